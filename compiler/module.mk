@@ -1,0 +1,31 @@
+# libtorq-compiler: the MLIR front end (lexer, parser, IR, verifier, printer), and torq-compile.
+COMPILER_SRCS := $(wildcard compiler/src/*.c)
+COMPILER_CPPFLAGS := -Icompiler/include $(BASE_CPPFLAGS)
+LIB_COMPILER := $(BUILD)/lib/libtorq-compiler.a
+COMPILER_LDLIBS := $(BASE_LDLIBS) -lm
+
+$(LIB_COMPILER): $(call objs,$(COMPILER_SRCS))
+$(call objs,$(COMPILER_SRCS)): CPPFLAGS += $(COMPILER_CPPFLAGS) -Icompiler/src
+LIBS += $(LIB_COMPILER)
+
+$(BIN)/torq-compile: $(call objs,compiler/tools/torq_compile.c) $(LIB_COMPILER) $(LIB_BASE)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS)
+$(call objs,compiler/tools/torq_compile.c): CPPFLAGS += $(COMPILER_CPPFLAGS)
+TOOLS += $(BIN)/torq-compile
+
+# Tests may include private headers (compiler/src) to test internals.
+COMPILER_TEST_SRCS := $(wildcard compiler/tests/*.c)
+$(BUILD)/tests/compiler-tests: $(call objs,$(COMPILER_TEST_SRCS)) $(LIB_COMPILER) $(LIB_BASE)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS) $(call pkg_libs,check)
+$(call objs,$(COMPILER_TEST_SRCS)): CPPFLAGS += $(COMPILER_CPPFLAGS) -Icompiler/src $(call pkg_cflags,check)
+TEST_BINS += $(BUILD)/tests/compiler-tests
+
+# libFuzzer target for the parser (clang only; built apart from the flavour's objects).
+FUZZ_PARSER := build/fuzz/fuzz-mlir-parser
+$(FUZZ_PARSER): compiler/fuzz/fuzz_parser.c $(COMPILER_SRCS) $(BASE_SRCS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) $(COMPILER_CPPFLAGS) -Icompiler/src $^ -o $@ $(BASE_LDLIBS) -lm
+FUZZ_BINS += $(FUZZ_PARSER)
+FUZZ_SEEDS_fuzz-mlir-parser := $(TORQ_TESTDATA)/tosa_ops
