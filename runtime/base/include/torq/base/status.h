@@ -84,7 +84,8 @@ void tq_status_free(tq_status_t status);
   } while (0)
 
 /* The exit status a tool returns for a code (DESIGN section 3): 0 OK, 2 bad usage or
- * configuration, 3 infrastructure, 1 otherwise. */
+ * configuration (INVALID_ARGUMENT), 3 infrastructure (UNAVAILABLE, DEADLINE_EXCEEDED), 130
+ * CANCELLED (as after SIGINT), 1 otherwise. */
 int tq_status_exit_code(const struct tq_status_s *status);
 
 #ifdef __cplusplus

@@ -1,0 +1,99 @@
+/* Growable NUL-terminated byte buffers. */
+#include <stdio.h>
+#include <string.h>
+
+#include "torq/base/alloc.h"
+#include "torq/base/checked.h"
+#include "torq/base/str.h"
+
+#define TQ_BUF_MIN_CAP ((size_t)64)
+
+void tq_buf_init(tq_buf_t *buf, size_t limit) {
+  buf->data = NULL;
+  buf->len = 0;
+  buf->cap = 0;
+  buf->limit = limit;
+}
+
+void tq_buf_deinit(tq_buf_t *buf) {
+  tq_free(buf->data);
+  buf->data = NULL;
+  buf->len = 0;
+  buf->cap = 0;
+}
+
+void tq_buf_clear(tq_buf_t *buf) {
+  buf->len = 0;
+  if (buf->data) buf->data[0] = '\0';
+}
+
+tq_status_t tq_buf_reserve(tq_buf_t *buf, size_t extra) {
+  size_t need;
+  if (!tq_size_add(buf->len, extra, &need) || (buf->limit && need > buf->limit))
+    return TQ_STATUS(TQ_LIMIT, "buffer of %zu bytes cannot grow by %zu: over the limit of %zu bytes",
+                     buf->len, extra, buf->limit);
+  if (!tq_size_add(need, 1, &need))
+    return TQ_STATUS(TQ_LIMIT, "buffer size overflows");
+  if (need <= buf->cap) return NULL;
+  /* Doubling keeps appends amortized O(1); the limit bounds the slack, not just the length. */
+  size_t cap = buf->cap < TQ_BUF_MIN_CAP ? TQ_BUF_MIN_CAP : buf->cap;
+  while (cap < need) {
+    if (!tq_size_mul(cap, 2, &cap)) {
+      cap = need;
+      break;
+    }
+  }
+  if (buf->limit && cap - 1 > buf->limit) cap = buf->limit + 1;
+  char *data = tq_realloc(buf->data, cap);
+  if (!data)
+    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory growing a buffer to %zu bytes", cap);
+  data[buf->len] = '\0';
+  buf->data = data;
+  buf->cap = cap;
+  return NULL;
+}
+
+tq_status_t tq_buf_append(tq_buf_t *buf, const void *data, size_t len) {
+  TQ_TRY(tq_buf_reserve(buf, len));
+  if (len) memcpy(buf->data + buf->len, data, len);
+  buf->len += len;
+  buf->data[buf->len] = '\0';
+  return NULL;
+}
+
+tq_status_t tq_buf_append_cstr(tq_buf_t *buf, const char *s) {
+  return tq_buf_append(buf, s, strlen(s));
+}
+
+tq_status_t tq_buf_putc(tq_buf_t *buf, char c) { return tq_buf_append(buf, &c, 1); }
+
+tq_status_t tq_buf_vprintf(tq_buf_t *buf, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) return TQ_STATUS(TQ_INVALID_ARGUMENT, "cannot format \"%s\"", fmt);
+  TQ_TRY(tq_buf_reserve(buf, (size_t)n));
+  va_copy(ap2, ap);
+  vsnprintf(buf->data + buf->len, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  buf->len += (size_t)n;
+  return NULL;
+}
+
+tq_status_t tq_buf_printf(tq_buf_t *buf, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tq_status_t s = tq_buf_vprintf(buf, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+char *tq_buf_detach(tq_buf_t *buf) {
+  if (!buf->data) return tq_strndup("", 0);
+  char *data = buf->data;
+  buf->data = NULL;
+  buf->len = 0;
+  buf->cap = 0;
+  return data;
+}

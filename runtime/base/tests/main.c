@@ -1,0 +1,19 @@
+/* The libtorq-base test binary: every suite, one runner. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "helpers.h"
+
+int main(void) {
+  SRunner *sr = srunner_create(status_suite());
+  srunner_add_suite(sr, alloc_suite());
+  srunner_add_suite(sr, checked_suite());
+  srunner_add_suite(sr, arena_suite());
+  srunner_add_suite(sr, str_suite());
+  srunner_add_suite(sr, file_suite());
+  srunner_add_suite(sr, sha256_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failures = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,280 @@
+/* Tests for str.h: string views and growable buffers. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "torq/base/alloc.h"
+#include "torq/base/str.h"
+
+START_TEST(sv_compares_by_content_and_length) {
+  const char text[] = "conv2d_relu";
+  ck_assert_int_eq(tq_sv_eq(tq_sv(text, 6), tq_sv_cstr("conv2d")), 1);
+  ck_assert_int_eq(tq_sv_eq_cstr(tq_sv(text, 6), "conv2"), 0);
+  ck_assert_int_eq(tq_sv_eq_cstr(tq_sv(text, 6), "conv2d_"), 0);
+  ck_assert_int_eq(tq_sv_eq(tq_sv(NULL, 0), tq_sv_cstr("")), 1);
+  ck_assert_int_eq(tq_sv_starts_with(tq_sv_cstr(text), "conv"), 1);
+  ck_assert_int_eq(tq_sv_starts_with(tq_sv_cstr(text), ""), 1);
+  ck_assert_int_eq(tq_sv_starts_with(tq_sv(text, 3), "conv"), 0);
+}
+END_TEST
+
+START_TEST(buf_starts_empty_with_null_data) {
+  tq_buf_t b;
+  tq_buf_init(&b, 10);
+  ck_assert_ptr_null(b.data);
+  ck_assert_uint_eq(b.len, 0);
+  ck_assert_uint_eq(b.cap, 0);
+  ck_assert_uint_eq(b.limit, 10);
+  tq_buf_deinit(&b);
+  ck_assert_ptr_null(b.data);
+}
+END_TEST
+
+START_TEST(buf_append_concatenates_and_nul_terminates) {
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  TH_ASSERT_OK(tq_buf_append(&b, "ab", 2));
+  TH_ASSERT_OK(tq_buf_append_cstr(&b, "cd"));
+  TH_ASSERT_OK(tq_buf_putc(&b, 'e'));
+  TH_ASSERT_OK(tq_buf_append(&b, "fXXX", 1));
+  ck_assert_uint_eq(b.len, 6);
+  ck_assert_str_eq(b.data, "abcdef");
+  ck_assert_uint_ge(b.cap, b.len + 1);
+  tq_buf_deinit(&b);
+}
+END_TEST
+
+START_TEST(buf_append_of_nothing_still_makes_an_empty_string) {
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  TH_ASSERT_OK(tq_buf_append(&b, NULL, 0));
+  ck_assert_ptr_nonnull(b.data);
+  ck_assert_str_eq(b.data, "");
+  ck_assert_uint_eq(b.len, 0);
+  tq_buf_deinit(&b);
+}
+END_TEST
+
+START_TEST(buf_grows_geometrically_and_keeps_content) {
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  int reallocs = 0;
+  size_t cap = b.cap;
+  for (int k = 0; k < 100000; k++) {
+    TH_ASSERT_OK(tq_buf_putc(&b, (char)('a' + k % 26)));
+    if (b.cap != cap) {
+      reallocs++;
+      ck_assert_uint_ge(b.cap, 2 * cap);
+      cap = b.cap;
+    }
+  }
+  ck_assert_uint_eq(b.len, 100000);
+  ck_assert_int_le(reallocs, 12);
+  for (int k = 0; k < 100000; k++) ck_assert_int_eq(b.data[k], 'a' + k % 26);
+  ck_assert_int_eq(b.data[100000], '\0');
+  tq_buf_deinit(&b);
+}
+END_TEST
+
+START_TEST(buf_append_past_limit_fails_with_limit_and_keeps_content) {
+  tq_buf_t b;
+  tq_buf_init(&b, 8);
+  TH_ASSERT_OK(tq_buf_append_cstr(&b, "12345"));
+  tq_status_t s = tq_buf_append_cstr(&b, "6789");
+  ck_assert_int_eq(tq_status_code(s), TQ_LIMIT);
+  tq_status_free(s);
+  ck_assert_uint_eq(b.len, 5);
+  ck_assert_str_eq(b.data, "12345");
+  TH_ASSERT_OK(tq_buf_append_cstr(&b, "678"));
+  ck_assert_str_eq(b.data, "12345678");
+  s = tq_buf_putc(&b, '9');
+  ck_assert_int_eq(tq_status_code(s), TQ_LIMIT);
+  tq_status_free(s);
+  ck_assert_str_eq(b.data, "12345678");
+  ck_assert_uint_le(b.cap, 9);
+  tq_buf_deinit(&b);
+}
+END_TEST
+
+START_TEST(buf_printf_past_limit_fails_with_limit_and_keeps_content) {
+  tq_buf_t b;
+  tq_buf_init(&b, 10);
+  TH_ASSERT_OK(tq_buf_printf(&b, "%d,", 123));
+  tq_status_t s = tq_buf_printf(&b, "%s", "too long here");
+  ck_assert_int_eq(tq_status_code(s), TQ_LIMIT);
+  tq_status_free(s);
+  ck_assert_str_eq(b.data, "123,");
+  ck_assert_uint_eq(b.len, 4);
+  tq_buf_deinit(&b);
+}
+END_TEST
+
+START_TEST(buf_reserve_past_limit_or_size_max_fails_with_limit) {
+  tq_buf_t b;
+  tq_buf_init(&b, 100);
+  TH_ASSERT_OK(tq_buf_reserve(&b, 100));
+  ck_assert_uint_ge(b.cap, 101);
+  tq_status_t s = tq_buf_reserve(&b, 101);
+  ck_assert_int_eq(tq_status_code(s), TQ_LIMIT);
+  tq_status_free(s);
+  tq_buf_deinit(&b);
+
+  tq_buf_init(&b, 0);
+  TH_ASSERT_OK(tq_buf_append_cstr(&b, "x"));
+  s = tq_buf_reserve(&b, SIZE_MAX);
+  ck_assert_int_eq(tq_status_code(s), TQ_LIMIT);
+  tq_status_free(s);
+  s = tq_buf_reserve(&b, SIZE_MAX - 1);
+  ck_assert_int_eq(tq_status_code(s), TQ_LIMIT);
+  tq_status_free(s);
+  ck_assert_str_eq(b.data, "x");
+  tq_buf_deinit(&b);
+}
+END_TEST
+
+START_TEST(buf_capacity_never_exceeds_limit_plus_nul) {
+  tq_buf_t b;
+  tq_buf_init(&b, 100);
+  for (int k = 0; k < 100; k++) TH_ASSERT_OK(tq_buf_putc(&b, 'z'));
+  ck_assert_uint_eq(b.len, 100);
+  ck_assert_uint_le(b.cap, 101);
+  tq_buf_deinit(&b);
+}
+END_TEST
+
+START_TEST(buf_printf_appends_formatted_text_of_any_length) {
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  TH_ASSERT_OK(tq_buf_printf(&b, "%s=%d;", "cycles", 42));
+  TH_ASSERT_OK(tq_buf_printf(&b, "%0300d", 7));
+  ck_assert_uint_eq(b.len, 10 + 300);
+  ck_assert_int_eq(strncmp(b.data, "cycles=42;000", 13), 0);
+  ck_assert_int_eq(b.data[309], '7');
+  ck_assert_int_eq(b.data[310], '\0');
+  TH_ASSERT_OK(tq_buf_printf(&b, "%s", ""));
+  ck_assert_uint_eq(b.len, 310);
+  tq_buf_deinit(&b);
+}
+END_TEST
+
+static tq_status_t th_vprintf_twice(tq_buf_t *b, const char *fmt, ...) TQ_PRINTF(2, 3);
+static tq_status_t th_vprintf_twice(tq_buf_t *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tq_status_t s = tq_buf_vprintf(b, fmt, ap);
+  va_end(ap);
+  if (s) return s;
+  va_start(ap, fmt);
+  s = tq_buf_vprintf(b, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+START_TEST(buf_vprintf_leaves_the_callers_va_list_usable) {
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  TH_ASSERT_OK(th_vprintf_twice(&b, "[%s %d]", "long enough to need the second pass", 5));
+  ck_assert_str_eq(b.data,
+                   "[long enough to need the second pass 5]"
+                   "[long enough to need the second pass 5]");
+  tq_buf_deinit(&b);
+}
+END_TEST
+
+START_TEST(buf_append_under_oom_returns_out_of_memory_and_keeps_content) {
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  TH_ASSERT_OK(tq_buf_append_cstr(&b, "abc"));
+  char big[200];
+  memset(big, 'q', sizeof(big));
+  tq_alloc_fail_after(0);
+  tq_status_t s = tq_buf_append(&b, big, sizeof(big));
+  tq_status_t p = tq_buf_printf(&b, "%0500d", 1);
+  tq_alloc_fail_after(-1);
+  ck_assert_int_eq(tq_status_code(s), TQ_OUT_OF_MEMORY);
+  ck_assert_int_eq(tq_status_code(p), TQ_OUT_OF_MEMORY);
+  tq_status_free(s);
+  tq_status_free(p);
+  ck_assert_uint_eq(b.len, 3);
+  ck_assert_str_eq(b.data, "abc");
+  tq_buf_deinit(&b);
+}
+END_TEST
+
+START_TEST(buf_clear_empties_and_keeps_memory) {
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  TH_ASSERT_OK(tq_buf_append_cstr(&b, "something"));
+  char *data = b.data;
+  size_t cap = b.cap;
+  tq_buf_clear(&b);
+  ck_assert_uint_eq(b.len, 0);
+  ck_assert_str_eq(b.data, "");
+  ck_assert_ptr_eq(b.data, data);
+  ck_assert_uint_eq(b.cap, cap);
+  TH_ASSERT_OK(tq_buf_append_cstr(&b, "new"));
+  ck_assert_str_eq(b.data, "new");
+  tq_buf_deinit(&b);
+}
+END_TEST
+
+START_TEST(buf_detach_hands_over_content_and_empties) {
+  tq_buf_t b;
+  tq_buf_init(&b, 50);
+  TH_ASSERT_OK(tq_buf_append_cstr(&b, "owned"));
+  char *s = tq_buf_detach(&b);
+  ck_assert_str_eq(s, "owned");
+  ck_assert_ptr_null(b.data);
+  ck_assert_uint_eq(b.len, 0);
+  ck_assert_uint_eq(b.cap, 0);
+  ck_assert_uint_eq(b.limit, 50);
+  tq_free(s);
+  tq_buf_deinit(&b);
+}
+END_TEST
+
+START_TEST(buf_detach_of_nothing_returns_an_empty_heap_string) {
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  char *s = tq_buf_detach(&b);
+  ck_assert_ptr_nonnull(s);
+  ck_assert_str_eq(s, "");
+  tq_free(s);
+  tq_alloc_fail_after(0);
+  s = tq_buf_detach(&b);
+  tq_alloc_fail_after(-1);
+  ck_assert_ptr_null(s);
+  tq_buf_deinit(&b);
+}
+END_TEST
+
+Suite *str_suite(void) {
+  Suite *s = suite_create("str");
+  TCase *tc = tcase_create("sv");
+  tcase_add_test(tc, sv_compares_by_content_and_length);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("buf");
+  tcase_add_checked_fixture(tc, NULL, th_alloc_reset);
+  tcase_add_test(tc, buf_starts_empty_with_null_data);
+  tcase_add_test(tc, buf_append_concatenates_and_nul_terminates);
+  tcase_add_test(tc, buf_append_of_nothing_still_makes_an_empty_string);
+  tcase_add_test(tc, buf_grows_geometrically_and_keeps_content);
+  tcase_add_test(tc, buf_printf_appends_formatted_text_of_any_length);
+  tcase_add_test(tc, buf_vprintf_leaves_the_callers_va_list_usable);
+  tcase_add_test(tc, buf_clear_empties_and_keeps_memory);
+  tcase_add_test(tc, buf_detach_hands_over_content_and_empties);
+  tcase_add_test(tc, buf_detach_of_nothing_returns_an_empty_heap_string);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("limits");
+  tcase_add_checked_fixture(tc, NULL, th_alloc_reset);
+  tcase_add_test(tc, buf_append_past_limit_fails_with_limit_and_keeps_content);
+  tcase_add_test(tc, buf_printf_past_limit_fails_with_limit_and_keeps_content);
+  tcase_add_test(tc, buf_reserve_past_limit_or_size_max_fails_with_limit);
+  tcase_add_test(tc, buf_capacity_never_exceeds_limit_plus_nul);
+  tcase_add_test(tc, buf_append_under_oom_returns_out_of_memory_and_keeps_content);
+  suite_add_tcase(s, tc);
+  return s;
+}
