@@ -1,14 +1,15 @@
 # libtorq-compiler: the MLIR front end (lexer, parser, IR, verifier, printer), and torq-compile.
 COMPILER_SRCS := $(wildcard compiler/src/*.c)
-COMPILER_CPPFLAGS := -Icompiler/include $(BASE_CPPFLAGS)
+COMPILER_CPPFLAGS := -Icompiler/include $(BASE_CPPFLAGS) $(FORMATS_CPPFLAGS)
 LIB_COMPILER := $(BUILD)/lib/libtorq-compiler.a
-COMPILER_LDLIBS := $(BASE_LDLIBS) -lm
+COMPILER_LDLIBS := $(FORMATS_LDLIBS) $(BASE_LDLIBS) -lm
 
 $(LIB_COMPILER): $(call objs,$(COMPILER_SRCS))
 $(call objs,$(COMPILER_SRCS)): CPPFLAGS += $(COMPILER_CPPFLAGS) -Icompiler/src
+$(call objs,$(COMPILER_SRCS) $(wildcard compiler/tests/*.c compiler/tools/*.c)): | $(FORMATS_GEN_H)
 LIBS += $(LIB_COMPILER)
 
-$(BIN)/torq-compile: $(call objs,compiler/tools/torq_compile.c) $(LIB_COMPILER) $(LIB_BASE)
+$(BIN)/torq-compile: $(call objs,compiler/tools/torq_compile.c) $(LIB_COMPILER) $(LIB_FORMATS) $(LIB_BASE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS)
 $(call objs,compiler/tools/torq_compile.c): CPPFLAGS += $(COMPILER_CPPFLAGS)
@@ -16,7 +17,7 @@ TOOLS += $(BIN)/torq-compile
 
 # Tests may include private headers (compiler/src) to test internals.
 COMPILER_TEST_SRCS := $(wildcard compiler/tests/*.c)
-$(BUILD)/tests/compiler-tests: $(call objs,$(COMPILER_TEST_SRCS)) $(LIB_COMPILER) $(LIB_BASE)
+$(BUILD)/tests/compiler-tests: $(call objs,$(COMPILER_TEST_SRCS)) $(LIB_COMPILER) $(LIB_FORMATS) $(LIB_BASE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS) $(call pkg_libs,check)
 $(call objs,$(COMPILER_TEST_SRCS)): CPPFLAGS += $(COMPILER_CPPFLAGS) -Icompiler/src $(call pkg_cflags,check)
@@ -29,3 +30,10 @@ $(FUZZ_PARSER): compiler/fuzz/fuzz_parser.c $(COMPILER_SRCS) $(BASE_SRCS)
 	clang $(FUZZ_CFLAGS) $(COMPILER_CPPFLAGS) -Icompiler/src $^ -o $@ $(BASE_LDLIBS) -lm
 FUZZ_BINS += $(FUZZ_PARSER)
 FUZZ_SEEDS_fuzz-mlir-parser := $(TORQ_TESTDATA)/tosa_ops
+
+# The one-process front-end timer behind scripts/bench-parse.
+$(BIN)/torq-bench-parse: $(call objs,compiler/fuzz/bench_parse_main.c) $(LIB_COMPILER) $(LIB_FORMATS) $(LIB_BASE)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS)
+$(call objs,compiler/fuzz/bench_parse_main.c): CPPFLAGS += $(COMPILER_CPPFLAGS)
+TOOLS += $(BIN)/torq-bench-parse

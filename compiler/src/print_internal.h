@@ -1,0 +1,11 @@
+/* Printer pieces other parts of the compiler use (private). */
+#ifndef TORQ_COMPILER_PRINT_INTERNAL_H
+#define TORQ_COMPILER_PRINT_INTERNAL_H
+
+#include "torq/base/str.h"
+#include "torq/compiler/ir.h"
+
+/* Appends a type as MLIR writes it. */
+tq_status_t tqc__print_type(const tqc_type_t *type, tq_buf_t *out) TQ_MUST_USE;
+
+#endif

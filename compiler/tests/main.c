@@ -1,0 +1,53 @@
+/* The compiler-tests binary: every suite of libtorq-compiler, one runner. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites.h"
+#include "torq/base/alloc.h"
+
+tqc_module_t *tt_parse(const char *text) {
+  tqc_module_t *m = NULL;
+  TT_ASSERT_OK(tqc_module_parse("t.mlir", text, strlen(text), NULL, &m));
+  ck_assert_ptr_nonnull(m);
+  return m;
+}
+
+char *tt_expect_error(const char *text, const char *prefix) {
+  tqc_module_t *m = NULL;
+  tq_status_t st = tqc_module_parse("t.mlir", text, strlen(text), NULL, &m);
+  if (!st) {
+    st = tqc_module_verify(m);
+    tqc_module_destroy(m);
+  }
+  ck_assert_msg(st != NULL, "expected an error starting with '%s'", prefix);
+  ck_assert_int_eq(tq_status_code(st), TQ_INVALID_INPUT);
+  const char *msg = tq_status_message(st);
+  ck_assert_msg(strncmp(msg, prefix, strlen(prefix)) == 0, "message '%s' does not start with '%s'",
+                msg, prefix);
+  char *copy = tq_strndup(msg, strlen(msg));
+  tq_status_free(st);
+  ck_assert_ptr_nonnull(copy);
+  return copy;
+}
+
+char *tt_print(const tqc_module_t *module) {
+  tq_buf_t buf;
+  tq_buf_init(&buf, 0);
+  TT_ASSERT_OK(tqc_module_print(module, &buf));
+  char *s = tq_buf_detach(&buf);
+  ck_assert_ptr_nonnull(s);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(NULL);
+#define TT_ADD_SUITE(name) \
+  if (name##_suite) srunner_add_suite(sr, name##_suite());
+  TT_SUITES(TT_ADD_SUITE)
+#undef TT_ADD_SUITE
+  srunner_run_all(sr, CK_NORMAL);
+  int failures = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failures ? 1 : 0;
+}

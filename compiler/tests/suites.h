@@ -1,0 +1,51 @@
+/* The suites of the compiler-tests binary, one per test file, and helpers they share. */
+#ifndef TORQ_COMPILER_TESTS_SUITES_H
+#define TORQ_COMPILER_TESTS_SUITES_H
+
+#include <check.h>
+
+#include "torq/base/status.h"
+#include "torq/compiler/ir.h"
+#include "torq/compiler/mlir.h"
+
+/* Every suite of the binary, in run order. A suite whose file is not linked is skipped: the
+ * declarations are weak, so the runner never needs editing when a suite is added or removed. */
+#define TT_SUITES(X) \
+  X(lexer) \
+  X(parser) \
+  X(printer) \
+  X(verifier) \
+  X(corpus) \
+  X(bad_input) \
+  X(cost_model) \
+  X(trace_csv) \
+  X(tosa_check) \
+  X(compile) \
+  X(golden)
+
+#define TT_DECLARE_SUITE(name) Suite *name##_suite(void) __attribute__((weak));
+TT_SUITES(TT_DECLARE_SUITE)
+#undef TT_DECLARE_SUITE
+
+/* Asserts that a status is OK, showing the error otherwise (and freeing it). */
+#define TT_ASSERT_OK(status)                                                  \
+  do {                                                                        \
+    tq_status_t tt__s = (status);                                             \
+    if (tt__s) {                                                              \
+      char *tt__text = tq_status_format(tt__s, 1);                            \
+      tq_status_free(tt__s);                                                  \
+      ck_abort_msg("unexpected status: %s", tt__text ? tt__text : "(oom)"); \
+    }                                                                         \
+  } while (0)
+
+/* Parses `text` as "t.mlir"; fails the test on error. */
+tqc_module_t *tt_parse(const char *text);
+
+/* Parses and verifies `text`, expecting TQ_INVALID_INPUT whose message starts with `prefix`
+ * (e.g. "t.mlir:3:5: error: use of undefined"). Returns the message (heap, caller frees). */
+char *tt_expect_error(const char *text, const char *prefix);
+
+/* Prints a module; fails the test on error. Heap string, caller frees with tq_free. */
+char *tt_print(const tqc_module_t *module);
+
+#endif

@@ -1,0 +1,172 @@
+/* The corpus: every model of $TORQ_TESTDATA/tosa_ops parses, verifies, prints, and prints the
+ * same text again after a re-parse; and mlir-opt-22, given the printed text, accepts it and
+ * prints it back byte for byte (skipped when mlir-opt is missing, or under valgrind with
+ * TORQ_VALGRIND set, where it is slow). */
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "suites.h"
+#include "torq/base/alloc.h"
+#include "torq/base/file.h"
+
+#define MLIR_OPT "/usr/lib/llvm-22/bin/mlir-opt"
+#define MAX_FILES 4096
+#define PARALLEL 8
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The sorted .mlir paths of the corpus folder; 0 when it is absent. */
+static size_t list_corpus(char ***out_paths) {
+  const char *root = getenv("TORQ_TESTDATA");
+  *out_paths = NULL;
+  if (!root) return 0;
+  char dir[4096];
+  snprintf(dir, sizeof(dir), "%s/tosa_ops", root);
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  char **paths = calloc(MAX_FILES, sizeof(*paths));
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && n < MAX_FILES) {
+    size_t len = strlen(e->d_name);
+    if (len < 6 || strcmp(e->d_name + len - 5, ".mlir") != 0) continue;
+    paths[n] = malloc(strlen(dir) + len + 2);
+    sprintf(paths[n], "%s/%s", dir, e->d_name);
+    n++;
+  }
+  closedir(d);
+  qsort(paths, n, sizeof(*paths), cmp_str);
+  *out_paths = paths;
+  return n;
+}
+
+static void free_paths(char **paths, size_t n) {
+  for (size_t i = 0; i < n; i++) free(paths[i]);
+  free(paths);
+}
+
+static char *parse_print(const char *path, const char *text, size_t len) {
+  tqc_module_t *m = NULL;
+  TT_ASSERT_OK(tqc_module_parse(path, text, len, NULL, &m));
+  TT_ASSERT_OK(tqc_module_verify(m));
+  char *s = tt_print(m);
+  tqc_module_destroy(m);
+  return s;
+}
+
+START_TEST(corpus_parses_verifies_and_round_trips) {
+  char **paths;
+  size_t n = list_corpus(&paths);
+  if (n == 0) {
+    fprintf(stderr, "corpus: skipped: no $TORQ_TESTDATA/tosa_ops\n");
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    tqc_module_t *m = NULL;
+    tq_status_t st = tqc_module_parse_file(paths[i], NULL, &m);
+    if (st) {
+      char *t = tq_status_format(st, 0);
+      ck_abort_msg("%s: %s", paths[i], t ? t : "?");
+    }
+    TT_ASSERT_OK(tqc_module_verify(m));
+    ck_assert_msg(tqc_module_entry(m) != NULL, "%s has no entry point", paths[i]);
+    char *first = tt_print(m);
+    tqc_module_destroy(m);
+    char *second = parse_print(paths[i], first, strlen(first));
+    ck_assert_msg(strcmp(first, second) == 0, "%s: the reprint differs", paths[i]);
+    tq_free(first);
+    tq_free(second);
+  }
+  fprintf(stderr, "corpus: %zu models parse, verify and round-trip\n", n);
+  free_paths(paths, n);
+}
+END_TEST
+
+static pid_t spawn_mlir_opt(const char *in, const char *out) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) dup2(devnull, 2);
+    execl(MLIR_OPT, "mlir-opt", "--mlir-print-op-generic", "--mlir-print-debuginfo",
+          "--mlir-print-local-scope", in, "-o", out, (char *)NULL);
+    _exit(127);
+  }
+  return pid;
+}
+
+START_TEST(corpus_printed_form_is_accepted_and_kept_by_mlir_opt) {
+  if (getenv("TORQ_VALGRIND")) {
+    fprintf(stderr, "corpus: mlir-opt check skipped under valgrind (TORQ_VALGRIND)\n");
+    return;
+  }
+  if (access(MLIR_OPT, X_OK) != 0) {
+    fprintf(stderr, "corpus: mlir-opt check skipped: no %s\n", MLIR_OPT);
+    return;
+  }
+  char **paths;
+  size_t n = list_corpus(&paths);
+  if (n == 0) {
+    fprintf(stderr, "corpus: skipped: no $TORQ_TESTDATA/tosa_ops\n");
+    return;
+  }
+  char dir[] = "/tmp/torq-corpus-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char **printed = calloc(n, sizeof(*printed));
+  size_t accepted = 0, identical = 0;
+  for (size_t start = 0; start < n; start += PARALLEL) {
+    size_t end = start + PARALLEL < n ? start + PARALLEL : n;
+    pid_t pids[PARALLEL];
+    char in[PARALLEL][4200], out[PARALLEL][4200];
+    for (size_t i = start; i < end; i++) {
+      tq_buf_t text;
+      TT_ASSERT_OK(tq_file_read(paths[i], 0, &text));
+      printed[i] = parse_print(paths[i], text.data, text.len);
+      tq_buf_deinit(&text);
+      snprintf(in[i - start], sizeof(in[0]), "%s/%zu.in.mlir", dir, i);
+      snprintf(out[i - start], sizeof(out[0]), "%s/%zu.out.mlir", dir, i);
+      TT_ASSERT_OK(tq_file_write_atomic(in[i - start], printed[i], strlen(printed[i])));
+      pids[i - start] = spawn_mlir_opt(in[i - start], out[i - start]);
+      ck_assert_int_gt(pids[i - start], 0);
+    }
+    for (size_t i = start; i < end; i++) {
+      int status = 0;
+      ck_assert_int_eq(waitpid(pids[i - start], &status, 0), pids[i - start]);
+      ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                    "mlir-opt rejects the printed form of %s", paths[i]);
+      accepted++;
+      tq_buf_t back;
+      TT_ASSERT_OK(tq_file_read(out[i - start], 0, &back));
+      ck_assert_msg(back.len == strlen(printed[i]) && memcmp(back.data, printed[i], back.len) == 0,
+                    "mlir-opt prints %s differently", paths[i]);
+      identical++;
+      tq_buf_deinit(&back);
+      unlink(in[i - start]);
+      unlink(out[i - start]);
+      tq_free(printed[i]);
+    }
+  }
+  rmdir(dir);
+  free(printed);
+  fprintf(stderr, "corpus: mlir-opt accepts %zu of %zu printed models, %zu kept byte for byte\n",
+          accepted, n, identical);
+  free_paths(paths, n);
+}
+END_TEST
+
+Suite *corpus_suite(void) {
+  Suite *s = suite_create("corpus");
+  TCase *tc = tcase_create("tosa_ops");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, corpus_parses_verifies_and_round_trips);
+  tcase_add_test(tc, corpus_printed_form_is_accepted_and_kept_by_mlir_opt);
+  suite_add_tcase(s, tc);
+  return s;
+}
