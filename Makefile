@@ -75,7 +75,7 @@ objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 include runtime/base/module.mk
 include runtime/formats/module.mk
--include sim/module.mk
+include sim/module.mk
 include compiler/module.mk
 
 $(BUILD)/obj/%.o: %.c

@@ -50,9 +50,9 @@ const char *tq_status_code_name(tq_status_code_t code);
 /* Makes a status. Never returns NULL: when memory runs out it returns a shared, static
  * out-of-memory status (which tq_status_free() accepts). `code` must not be TQ_OK. */
 tq_status_t tq_status_make(tq_status_code_t code, const char *file, int line, const char *fmt, ...)
-    TQ_PRINTF(4, 5) TQ_MUST_USE;
+    TQ_PRINTF(4, 5) TQ_MUST_USE __attribute__((returns_nonnull));
 tq_status_t tq_status_makev(tq_status_code_t code, const char *file, int line, const char *fmt,
-                            va_list ap) TQ_MUST_USE;
+                            va_list ap) TQ_MUST_USE __attribute__((returns_nonnull));
 
 #define TQ_STATUS(code, ...) tq_status_make((code), __FILE__, __LINE__, __VA_ARGS__)
 
