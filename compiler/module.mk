@@ -1,6 +1,6 @@
 # libtorq-compiler: the MLIR front end (lexer, parser, IR, verifier, printer), and torq-compile.
 COMPILER_SRCS := $(wildcard compiler/src/*.c)
-COMPILER_CPPFLAGS := -Icompiler/include $(BASE_CPPFLAGS) $(FORMATS_CPPFLAGS)
+COMPILER_CPPFLAGS := -Icompiler/include $(SIM_CPPFLAGS) $(FORMATS_CPPFLAGS)
 LIB_COMPILER := $(BUILD)/lib/libtorq-compiler.a
 COMPILER_LDLIBS := $(FORMATS_LDLIBS) $(BASE_LDLIBS) -lm
 
@@ -9,7 +9,7 @@ $(call objs,$(COMPILER_SRCS)): CPPFLAGS += $(COMPILER_CPPFLAGS) -Icompiler/src
 $(call objs,$(COMPILER_SRCS) $(wildcard compiler/tests/*.c compiler/tools/*.c)): | $(FORMATS_GEN_H)
 LIBS += $(LIB_COMPILER)
 
-$(BIN)/torq-compile: $(call objs,compiler/tools/torq_compile.c) $(LIB_COMPILER) $(LIB_FORMATS) $(LIB_BASE)
+$(BIN)/torq-compile: $(call objs,compiler/tools/torq_compile.c) $(LIB_COMPILER) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS)
 $(call objs,compiler/tools/torq_compile.c): CPPFLAGS += $(COMPILER_CPPFLAGS)
@@ -17,7 +17,7 @@ TOOLS += $(BIN)/torq-compile
 
 # Tests may include private headers (compiler/src) to test internals.
 COMPILER_TEST_SRCS := $(wildcard compiler/tests/*.c)
-$(BUILD)/tests/compiler-tests: $(call objs,$(COMPILER_TEST_SRCS)) $(LIB_COMPILER) $(LIB_FORMATS) $(LIB_BASE)
+$(BUILD)/tests/compiler-tests: $(call objs,$(COMPILER_TEST_SRCS)) $(LIB_COMPILER) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS) $(call pkg_libs,check)
 $(call objs,$(COMPILER_TEST_SRCS)): CPPFLAGS += $(COMPILER_CPPFLAGS) -Icompiler/src $(call pkg_cflags,check)
@@ -25,14 +25,14 @@ TEST_BINS += $(BUILD)/tests/compiler-tests
 
 # libFuzzer target for the parser (clang only; built apart from the flavour's objects).
 FUZZ_PARSER := build/fuzz/fuzz-mlir-parser
-$(FUZZ_PARSER): compiler/fuzz/fuzz_parser.c $(COMPILER_SRCS) $(BASE_SRCS)
+$(FUZZ_PARSER): compiler/fuzz/fuzz_parser.c $(COMPILER_SRCS) $(SIM_SRCS) $(BASE_SRCS) $(FORMATS_GEN_C)
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) $(COMPILER_CPPFLAGS) -Icompiler/src $^ -o $@ $(BASE_LDLIBS) -lm
+	clang $(FUZZ_CFLAGS) $(COMPILER_CPPFLAGS) -Icompiler/src -Isim/src $(filter %.c,$^) -o $@ $(FORMATS_LDLIBS) $(BASE_LDLIBS) -lm
 FUZZ_BINS += $(FUZZ_PARSER)
 FUZZ_SEEDS_fuzz-mlir-parser := $(TORQ_TESTDATA)/tosa_ops
 
 # The one-process front-end timer behind scripts/bench-parse.
-$(BIN)/torq-bench-parse: $(call objs,compiler/fuzz/bench_parse_main.c) $(LIB_COMPILER) $(LIB_FORMATS) $(LIB_BASE)
+$(BIN)/torq-bench-parse: $(call objs,compiler/fuzz/bench_parse_main.c) $(LIB_COMPILER) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS)
 $(call objs,compiler/fuzz/bench_parse_main.c): CPPFLAGS += $(COMPILER_CPPFLAGS)

@@ -17,7 +17,6 @@
   X(verifier) \
   X(corpus) \
   X(bad_input) \
-  X(cost_model) \
   X(trace_csv) \
   X(tosa_check) \
   X(compile) \

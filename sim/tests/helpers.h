@@ -20,6 +20,7 @@ Suite *pool_suite(void);
 Suite *data_suite(void);
 Suite *reduce_suite(void);
 Suite *errors_suite(void);
+Suite *cost_model_suite(void);
 
 /* Checked fixture teardown: destroys every tensor the th_ builders made in the test. */
 void th_free_all(void);

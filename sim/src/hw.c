@@ -1,5 +1,5 @@
 /* The Torq NPU hardware description and the `--torq-hw=SPEC` parser. */
-#include "torq/compiler/hw.h"
+#include "torq/sim/hw.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,14 +9,14 @@
 #include "torq/base/checked.h"
 #include "torq/base/str.h"
 
-const char *tqc_unit_name(tqc_unit_t unit) {
-  static const char *const names[TQC_UNIT_COUNT] = {"DMA_IN", "DMA_OUT", "SLICE0",
+const char *tqs_unit_name(tqs_unit_t unit) {
+  static const char *const names[TQS_UNIT_COUNT] = {"DMA_IN", "DMA_OUT", "SLICE0",
                                                     "SLICE1", "CDMA",    "CSS"};
-  if ((unsigned)unit >= (unsigned)TQC_UNIT_COUNT) return "?";
+  if ((unsigned)unit >= (unsigned)TQS_UNIT_COUNT) return "?";
   return names[unit];
 }
 
-void tqc_hw_initialize_sl2610(tqc_hw_t *hw) {
+void tqs_hw_initialize_sl2610(tqs_hw_t *hw) {
   memset(hw, 0, sizeof(*hw));
   hw->clock_hz = 800000000u;
   hw->lram_bytes = 512ull * 1024;
@@ -37,60 +37,60 @@ void tqc_hw_initialize_sl2610(tqc_hw_t *hw) {
 
 /* ---- The spec parser ------------------------------------------------------------------------ */
 
-typedef enum tqc__hw_value_kind_e {
-  TQC__HW_COUNT,    /* integer, K/M/G = 10^3/10^6/10^9 */
-  TQC__HW_BYTES,    /* integer, K/M/G = 2^10/2^20/2^30 */
-  TQC__HW_FRACTION, /* decimal fraction in (0, 1], stored as a double */
-} tqc__hw_value_kind_t;
+typedef enum tqs__hw_value_kind_e {
+  TQS__HW_COUNT,    /* integer, K/M/G = 10^3/10^6/10^9 */
+  TQS__HW_BYTES,    /* integer, K/M/G = 2^10/2^20/2^30 */
+  TQS__HW_FRACTION, /* decimal fraction in (0, 1], stored as a double */
+} tqs__hw_value_kind_t;
 
-typedef struct tqc__hw_key_s {
+typedef struct tqs__hw_key_s {
   const char *name;
-  tqc__hw_value_kind_t kind;
-  size_t field; /* offsetof(tqc_hw_t, ...) */
+  tqs__hw_value_kind_t kind;
+  size_t field; /* offsetof(tqs_hw_t, ...) */
   size_t width; /* sizeof the field: 4 or 8 for integers */
   uint64_t min;
   uint64_t max;
-} tqc__hw_key_t;
+} tqs__hw_key_t;
 
-#define TQC__HW_FIELD(f) offsetof(tqc_hw_t, f), sizeof(((tqc_hw_t *)0)->f)
+#define TQS__HW_FIELD(f) offsetof(tqs_hw_t, f), sizeof(((tqs_hw_t *)0)->f)
 
-static const tqc__hw_key_t tqc__hw_keys[] = {
-    {"clock", TQC__HW_COUNT, TQC__HW_FIELD(clock_hz), 1, UINT64_MAX},
-    {"lram", TQC__HW_BYTES, TQC__HW_FIELD(lram_bytes), 1, UINT64_MAX},
-    {"slices", TQC__HW_COUNT, TQC__HW_FIELD(slices), 1, TQC_HW_MAX_SLICES},
-    {"macs", TQC__HW_COUNT, TQC__HW_FIELD(macs_per_slice), 1, UINT32_MAX},
-    {"lanes", TQC__HW_COUNT, TQC__HW_FIELD(elementwise_lanes_per_slice), 1, UINT32_MAX},
-    {"slice_overhead", TQC__HW_COUNT, TQC__HW_FIELD(slice_task_overhead_cycles), 0, UINT64_MAX},
-    {"task_overhead", TQC__HW_COUNT, TQC__HW_FIELD(nss_task_overhead_cycles), 0, UINT64_MAX},
-    {"dma_bpc", TQC__HW_COUNT, TQC__HW_FIELD(dma_bytes_per_cycle), 1, UINT32_MAX},
-    {"dma_eff", TQC__HW_FRACTION, TQC__HW_FIELD(dma_efficiency), 0, 0},
-    {"mtu", TQC__HW_COUNT, TQC__HW_FIELD(dma_mtu_log2), 0, 16},
-    {"dma_setup", TQC__HW_COUNT, TQC__HW_FIELD(dma_setup_cycles), 0, UINT64_MAX},
-    {"cdma_bpc", TQC__HW_COUNT, TQC__HW_FIELD(cdma_bytes_per_cycle), 1, UINT32_MAX},
-    {"itcm", TQC__HW_BYTES, TQC__HW_FIELD(itcm_bytes), 1, UINT64_MAX},
-    {"dtcm", TQC__HW_BYTES, TQC__HW_FIELD(dtcm_bytes), 1, UINT64_MAX},
-    {"css", TQC__HW_COUNT, TQC__HW_FIELD(css_call_cycles), 0, UINT64_MAX},
+static const tqs__hw_key_t tqs__hw_keys[] = {
+    {"clock", TQS__HW_COUNT, TQS__HW_FIELD(clock_hz), 1, UINT64_MAX},
+    {"lram", TQS__HW_BYTES, TQS__HW_FIELD(lram_bytes), 1, UINT64_MAX},
+    {"slices", TQS__HW_COUNT, TQS__HW_FIELD(slices), 1, TQS_HW_MAX_SLICES},
+    {"macs", TQS__HW_COUNT, TQS__HW_FIELD(macs_per_slice), 1, UINT32_MAX},
+    {"lanes", TQS__HW_COUNT, TQS__HW_FIELD(elementwise_lanes_per_slice), 1, UINT32_MAX},
+    {"slice_overhead", TQS__HW_COUNT, TQS__HW_FIELD(slice_task_overhead_cycles), 0, UINT64_MAX},
+    {"task_overhead", TQS__HW_COUNT, TQS__HW_FIELD(nss_task_overhead_cycles), 0, UINT64_MAX},
+    {"dma_bpc", TQS__HW_COUNT, TQS__HW_FIELD(dma_bytes_per_cycle), 1, UINT32_MAX},
+    {"dma_eff", TQS__HW_FRACTION, TQS__HW_FIELD(dma_efficiency), 0, 0},
+    {"mtu", TQS__HW_COUNT, TQS__HW_FIELD(dma_mtu_log2), 0, 16},
+    {"dma_setup", TQS__HW_COUNT, TQS__HW_FIELD(dma_setup_cycles), 0, UINT64_MAX},
+    {"cdma_bpc", TQS__HW_COUNT, TQS__HW_FIELD(cdma_bytes_per_cycle), 1, UINT32_MAX},
+    {"itcm", TQS__HW_BYTES, TQS__HW_FIELD(itcm_bytes), 1, UINT64_MAX},
+    {"dtcm", TQS__HW_BYTES, TQS__HW_FIELD(dtcm_bytes), 1, UINT64_MAX},
+    {"css", TQS__HW_COUNT, TQS__HW_FIELD(css_call_cycles), 0, UINT64_MAX},
 };
-#define TQC__HW_KEY_COUNT (sizeof(tqc__hw_keys) / sizeof(tqc__hw_keys[0]))
-#define TQC__HW_KEY_LIST                                                                     \
+#define TQS__HW_KEY_COUNT (sizeof(tqs__hw_keys) / sizeof(tqs__hw_keys[0]))
+#define TQS__HW_KEY_LIST                                                                     \
   "clock, lram, slices, macs, lanes, slice_overhead, task_overhead, dma_bpc, dma_eff, mtu, " \
   "dma_setup, cdma_bpc, itcm, dtcm, css"
 
-typedef struct tqc__hw_preset_s {
+typedef struct tqs__hw_preset_s {
   const char *name;
-  void (*initialize)(tqc_hw_t *hw);
-} tqc__hw_preset_t;
+  void (*initialize)(tqs_hw_t *hw);
+} tqs__hw_preset_t;
 
-static const tqc__hw_preset_t tqc__hw_presets[] = {
-    {"sl2610", tqc_hw_initialize_sl2610},
+static const tqs__hw_preset_t tqs__hw_presets[] = {
+    {"sl2610", tqs_hw_initialize_sl2610},
 };
-#define TQC__HW_PRESET_COUNT (sizeof(tqc__hw_presets) / sizeof(tqc__hw_presets[0]))
-#define TQC__HW_PRESET_LIST "sl2610"
+#define TQS__HW_PRESET_COUNT (sizeof(tqs__hw_presets) / sizeof(tqs__hw_presets[0]))
+#define TQS__HW_PRESET_LIST "sl2610"
 
 /* "--torq-hw: MESSAGE", then the spec and a caret under byte `offset`, as compiler diagnostics
  * show a source line. */
 TQ_PRINTF(3, 4)
-static tq_status_t tqc__hw_error(const char *spec, size_t offset, const char *fmt, ...) {
+static tq_status_t tqs__hw_error(const char *spec, size_t offset, const char *fmt, ...) {
   tq_buf_t msg;
   tq_buf_init(&msg, 0);
   va_list ap;
@@ -108,7 +108,7 @@ static tq_status_t tqc__hw_error(const char *spec, size_t offset, const char *fm
 
 /* Parses digits and an optional K/M/G suffix. Returns 1 with *out set, 0 when malformed or
  * overflowing. */
-static int tqc__hw_parse_integer(tq_sv_t text, int binary, uint64_t *out) {
+static int tqs__hw_parse_integer(tq_sv_t text, int binary, uint64_t *out) {
   size_t i = 0;
   uint64_t v = 0;
   while (i < text.len && text.data[i] >= '0' && text.data[i] <= '9') {
@@ -144,7 +144,7 @@ static int tqc__hw_parse_integer(tq_sv_t text, int binary, uint64_t *out) {
 /* Parses DIGITS[.DIGITS] or .DIGITS with at most 15 significant digits, locale-independent.
  * The quotient of two exactly representable doubles is correctly rounded, so "0.65" gives the
  * same double as the literal 0.65. */
-static int tqc__hw_parse_fraction(tq_sv_t text, double *out) {
+static int tqs__hw_parse_fraction(tq_sv_t text, double *out) {
   uint64_t mantissa = 0;
   int digits = 0, fraction_digits = 0, seen_point = 0;
   for (size_t i = 0; i < text.len; i++) {
@@ -166,26 +166,26 @@ static int tqc__hw_parse_fraction(tq_sv_t text, double *out) {
   return 1;
 }
 
-static tq_status_t tqc__hw_apply(const char *spec, size_t item_offset, tq_sv_t item, tqc_hw_t *hw) {
+static tq_status_t tqs__hw_apply(const char *spec, size_t item_offset, tq_sv_t item, tqs_hw_t *hw) {
   const char *eq = memchr(item.data, '=', item.len);
   if (!eq)
-    return tqc__hw_error(spec, item_offset, "expected KEY=VALUE, got \"%.*s\" at offset %zu",
+    return tqs__hw_error(spec, item_offset, "expected KEY=VALUE, got \"%.*s\" at offset %zu",
                          (int)item.len, item.data, item_offset);
   tq_sv_t key = tq_sv(item.data, (size_t)(eq - item.data));
   tq_sv_t value = tq_sv(eq + 1, item.len - key.len - 1);
   size_t value_offset = item_offset + key.len + 1;
-  const tqc__hw_key_t *k = NULL;
-  for (size_t i = 0; i < TQC__HW_KEY_COUNT && !k; i++)
-    if (tq_sv_eq_cstr(key, tqc__hw_keys[i].name)) k = &tqc__hw_keys[i];
+  const tqs__hw_key_t *k = NULL;
+  for (size_t i = 0; i < TQS__HW_KEY_COUNT && !k; i++)
+    if (tq_sv_eq_cstr(key, tqs__hw_keys[i].name)) k = &tqs__hw_keys[i];
   if (!k)
-    return tqc__hw_error(spec, item_offset, "unknown key \"%.*s\" at offset %zu (keys: %s)",
-                         (int)key.len, key.data, item_offset, TQC__HW_KEY_LIST);
+    return tqs__hw_error(spec, item_offset, "unknown key \"%.*s\" at offset %zu (keys: %s)",
+                         (int)key.len, key.data, item_offset, TQS__HW_KEY_LIST);
 
   unsigned char *field = (unsigned char *)hw + k->field;
-  if (k->kind == TQC__HW_FRACTION) {
+  if (k->kind == TQS__HW_FRACTION) {
     double x;
-    if (!tqc__hw_parse_fraction(value, &x) || !(x > 0.0 && x <= 1.0))
-      return tqc__hw_error(spec, value_offset,
+    if (!tqs__hw_parse_fraction(value, &x) || !(x > 0.0 && x <= 1.0))
+      return tqs__hw_error(spec, value_offset,
                            "bad value \"%.*s\" for key \"%s\" at offset %zu: expected a decimal "
                            "fraction in (0, 1], such as 0.65",
                            (int)value.len, value.data, k->name, value_offset);
@@ -193,13 +193,13 @@ static tq_status_t tqc__hw_apply(const char *spec, size_t item_offset, tq_sv_t i
     return NULL;
   }
   uint64_t v;
-  if (!tqc__hw_parse_integer(value, k->kind == TQC__HW_BYTES, &v))
-    return tqc__hw_error(spec, value_offset,
+  if (!tqs__hw_parse_integer(value, k->kind == TQS__HW_BYTES, &v))
+    return tqs__hw_error(spec, value_offset,
                          "bad value \"%.*s\" for key \"%s\" at offset %zu: expected digits with "
                          "an optional K, M or G suffix",
                          (int)value.len, value.data, k->name, value_offset);
   if (v < k->min || v > k->max)
-    return tqc__hw_error(spec, value_offset,
+    return tqs__hw_error(spec, value_offset,
                          "value %llu for key \"%s\" at offset %zu is out of range: must be at %s "
                          "%llu",
                          (unsigned long long)v, k->name, value_offset,
@@ -214,35 +214,35 @@ static tq_status_t tqc__hw_apply(const char *spec, size_t item_offset, tq_sv_t i
   return NULL;
 }
 
-tq_status_t tqc_hw_parse(const char *spec, tqc_hw_t *out_hw) {
+tq_status_t tqs_hw_parse(const char *spec, tqs_hw_t *out_hw) {
   memset(out_hw, 0, sizeof(*out_hw));
   if (!spec || !*spec)
-    return tqc__hw_error(spec ? spec : "", 0,
-                         "empty spec at offset 0: expected a preset (" TQC__HW_PRESET_LIST
+    return tqs__hw_error(spec ? spec : "", 0,
+                         "empty spec at offset 0: expected a preset (" TQS__HW_PRESET_LIST
                          ") or KEY=VALUE overrides");
-  tqc_hw_t hw;
-  tqc_hw_initialize_sl2610(&hw);
+  tqs_hw_t hw;
+  tqs_hw_initialize_sl2610(&hw);
   size_t len = strlen(spec);
   size_t pos = 0;
   for (int first = 1;; first = 0) {
     const char *comma = memchr(spec + pos, ',', len - pos);
     size_t end = comma ? (size_t)(comma - spec) : len;
     tq_sv_t item = tq_sv(spec + pos, end - pos);
-    if (item.len == 0) return tqc__hw_error(spec, pos, "empty item at offset %zu", pos);
+    if (item.len == 0) return tqs__hw_error(spec, pos, "empty item at offset %zu", pos);
     if (first && !memchr(item.data, '=', item.len)) {
-      const tqc__hw_preset_t *preset = NULL;
-      for (size_t i = 0; i < TQC__HW_PRESET_COUNT && !preset; i++) {
-        if (item.len == strlen(tqc__hw_presets[i].name) &&
-            strncasecmp(item.data, tqc__hw_presets[i].name, item.len) == 0)
-          preset = &tqc__hw_presets[i];
+      const tqs__hw_preset_t *preset = NULL;
+      for (size_t i = 0; i < TQS__HW_PRESET_COUNT && !preset; i++) {
+        if (item.len == strlen(tqs__hw_presets[i].name) &&
+            strncasecmp(item.data, tqs__hw_presets[i].name, item.len) == 0)
+          preset = &tqs__hw_presets[i];
       }
       if (!preset)
-        return tqc__hw_error(
-            spec, pos, "unknown preset \"%.*s\" at offset %zu (presets: " TQC__HW_PRESET_LIST ")",
+        return tqs__hw_error(
+            spec, pos, "unknown preset \"%.*s\" at offset %zu (presets: " TQS__HW_PRESET_LIST ")",
             (int)item.len, item.data, pos);
       preset->initialize(&hw);
     } else {
-      TQ_TRY(tqc__hw_apply(spec, pos, item, &hw));
+      TQ_TRY(tqs__hw_apply(spec, pos, item, &hw));
     }
     if (!comma) break;
     pos = end + 1;

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "torq/base/status.h"
-#include "torq/compiler/cost_model.h"
-#include "torq/compiler/hw.h"
+#include "torq/sim/cost_model.h"
+#include "torq/sim/hw.h"
 
 Suite *cost_model_suite(void);
 
@@ -20,13 +20,13 @@ Suite *cost_model_suite(void);
     }                                                                       \
   } while (0)
 
-static tqc_hw_t sl2610(void) {
-  tqc_hw_t hw;
-  tqc_hw_initialize_sl2610(&hw);
+static tqs_hw_t sl2610(void) {
+  tqs_hw_t hw;
+  tqs_hw_initialize_sl2610(&hw);
   return hw;
 }
 
-static void assert_hw_eq(const tqc_hw_t *got, const tqc_hw_t *want) {
+static void assert_hw_eq(const tqs_hw_t *got, const tqs_hw_t *want) {
   ck_assert_uint_eq(got->clock_hz, want->clock_hz);
   ck_assert_uint_eq(got->lram_bytes, want->lram_bytes);
   ck_assert_uint_eq(got->slices, want->slices);
@@ -47,7 +47,7 @@ static void assert_hw_eq(const tqc_hw_t *got, const tqc_hw_t *want) {
 /* ---- The SL2610 description ----------------------------------------------------------------- */
 
 START_TEST(sl2610_has_the_documented_numbers) {
-  tqc_hw_t hw = sl2610();
+  tqs_hw_t hw = sl2610();
   ck_assert_uint_eq(hw.clock_hz, 800000000u);
   ck_assert_uint_eq(hw.lram_bytes, 524288u);
   ck_assert_uint_eq(hw.slices, 2);
@@ -67,41 +67,41 @@ START_TEST(sl2610_has_the_documented_numbers) {
 END_TEST
 
 START_TEST(unit_names_match_the_trace_and_module_names) {
-  ck_assert_str_eq(tqc_unit_name(TQC_UNIT_DMA_IN), "DMA_IN");
-  ck_assert_str_eq(tqc_unit_name(TQC_UNIT_DMA_OUT), "DMA_OUT");
-  ck_assert_str_eq(tqc_unit_name(TQC_UNIT_SLICE0), "SLICE0");
-  ck_assert_str_eq(tqc_unit_name(TQC_UNIT_SLICE1), "SLICE1");
-  ck_assert_str_eq(tqc_unit_name(TQC_UNIT_CDMA), "CDMA");
-  ck_assert_str_eq(tqc_unit_name(TQC_UNIT_CSS), "CSS");
-  ck_assert_str_eq(tqc_unit_name(TQC_UNIT_COUNT), "?");
-  ck_assert_str_eq(tqc_unit_name((tqc_unit_t)-1), "?");
+  ck_assert_str_eq(tqs_unit_name(TQS_UNIT_DMA_IN), "DMA_IN");
+  ck_assert_str_eq(tqs_unit_name(TQS_UNIT_DMA_OUT), "DMA_OUT");
+  ck_assert_str_eq(tqs_unit_name(TQS_UNIT_SLICE0), "SLICE0");
+  ck_assert_str_eq(tqs_unit_name(TQS_UNIT_SLICE1), "SLICE1");
+  ck_assert_str_eq(tqs_unit_name(TQS_UNIT_CDMA), "CDMA");
+  ck_assert_str_eq(tqs_unit_name(TQS_UNIT_CSS), "CSS");
+  ck_assert_str_eq(tqs_unit_name(TQS_UNIT_COUNT), "?");
+  ck_assert_str_eq(tqs_unit_name((tqs_unit_t)-1), "?");
 }
 END_TEST
 
 /* ---- --torq-hw parsing ---------------------------------------------------------------------- */
 
-static void want_defaults(tqc_hw_t *hw) {
+static void want_defaults(tqs_hw_t *hw) {
   (void)hw;
 }
-static void want_readme_example(tqc_hw_t *hw) {
+static void want_readme_example(tqs_hw_t *hw) {
   hw->lram_bytes = 256ull * 1024;
   hw->slices = 1;
   hw->clock_hz = 600000000u;
   hw->dma_mtu_log2 = 3;
 }
-static void want_lram_128k(tqc_hw_t *hw) {
+static void want_lram_128k(tqs_hw_t *hw) {
   hw->lram_bytes = 128ull * 1024;
 }
-static void want_lram_2k(tqc_hw_t *hw) {
+static void want_lram_2k(tqs_hw_t *hw) {
   hw->lram_bytes = 2048;
 }
-static void want_dma_and_compute(tqc_hw_t *hw) {
+static void want_dma_and_compute(tqs_hw_t *hw) {
   hw->dma_efficiency = 0.5;
   hw->dma_bytes_per_cycle = 16;
   hw->macs_per_slice = 512;
   hw->elementwise_lanes_per_slice = 128;
 }
-static void want_css_and_overheads(tqc_hw_t *hw) {
+static void want_css_and_overheads(tqs_hw_t *hw) {
   hw->itcm_bytes = 16ull * 1024;
   hw->dtcm_bytes = 1024ull * 1024;
   hw->css_call_cycles = 4000;
@@ -111,16 +111,16 @@ static void want_css_and_overheads(tqc_hw_t *hw) {
   hw->slice_task_overhead_cycles = 32;
   hw->clock_hz = 1000000000u;
 }
-static void want_decimal_counts(tqc_hw_t *hw) {
+static void want_decimal_counts(tqs_hw_t *hw) {
   hw->clock_hz = 2000;
   hw->css_call_cycles = 3000000;
   hw->lram_bytes = 3ull << 30;
 }
-static void want_eff_quarter(tqc_hw_t *hw) {
+static void want_eff_quarter(tqs_hw_t *hw) {
   hw->dma_efficiency = 0.25;
   hw->dma_mtu_log2 = 0;
 }
-static void want_eff_one(tqc_hw_t *hw) {
+static void want_eff_one(tqs_hw_t *hw) {
   hw->dma_efficiency = 1.0;
   hw->dma_mtu_log2 = 16;
   hw->slices = 2;
@@ -128,7 +128,7 @@ static void want_eff_one(tqc_hw_t *hw) {
 
 static const struct {
   const char *spec;
-  void (*want)(tqc_hw_t *hw);
+  void (*want)(tqs_hw_t *hw);
 } good_specs[] = {
     {"sl2610", want_defaults},
     {"SL2610", want_defaults},
@@ -145,9 +145,9 @@ static const struct {
 };
 
 START_TEST(hw_parse_accepts_presets_and_overrides) {
-  tqc_hw_t want = sl2610(), got;
+  tqs_hw_t want = sl2610(), got;
   good_specs[_i].want(&want);
-  CM_ASSERT_OK(tqc_hw_parse(good_specs[_i].spec, &got));
+  CM_ASSERT_OK(tqs_hw_parse(good_specs[_i].spec, &got));
   assert_hw_eq(&got, &want);
 }
 END_TEST
@@ -204,9 +204,9 @@ static const struct {
 };
 
 START_TEST(hw_parse_rejects_bad_specs_naming_the_offset) {
-  tqc_hw_t hw;
+  tqs_hw_t hw;
   memset(&hw, 0xab, sizeof(hw));
-  tq_status_t st = tqc_hw_parse(bad_specs[_i].spec, &hw);
+  tq_status_t st = tqs_hw_parse(bad_specs[_i].spec, &hw);
   ck_assert_ptr_nonnull(st);
   ck_assert_int_eq(tq_status_code(st), TQ_INVALID_ARGUMENT);
   const char *msg = tq_status_message(st);
@@ -230,8 +230,8 @@ START_TEST(hw_parse_rejects_bad_specs_naming_the_offset) {
 END_TEST
 
 START_TEST(hw_parse_unknown_key_message_lists_the_keys) {
-  tqc_hw_t hw;
-  tq_status_t st = tqc_hw_parse("sl2610,foo=1", &hw);
+  tqs_hw_t hw;
+  tq_status_t st = tqs_hw_parse("sl2610,foo=1", &hw);
   ck_assert_ptr_nonnull(st);
   ck_assert_str_eq(tq_status_message(st),
                    "--torq-hw: unknown key \"foo\" at offset 7 (keys: clock, lram, slices, macs, "
@@ -244,8 +244,8 @@ START_TEST(hw_parse_unknown_key_message_lists_the_keys) {
 END_TEST
 
 START_TEST(hw_parse_rejects_null_spec) {
-  tqc_hw_t hw;
-  tq_status_t st = tqc_hw_parse(NULL, &hw);
+  tqs_hw_t hw;
+  tq_status_t st = tqs_hw_parse(NULL, &hw);
   ck_assert_ptr_nonnull(st);
   ck_assert_int_eq(tq_status_code(st), TQ_INVALID_ARGUMENT);
   tq_status_free(st);
@@ -255,56 +255,56 @@ END_TEST
 /* ---- DMA ------------------------------------------------------------------------------------ */
 
 START_TEST(dma_throughput_is_832_over_175_bytes_per_cycle) {
-  tqc_hw_t hw = sl2610();
+  tqs_hw_t hw = sl2610();
   /* 8 * 0.65 * 16 / (16 + 1.5) = 5.2 * 16 / 17.5 = 83.2 / 17.5 = 832 / 175 = 4.754285714... */
-  double t = tqc_cost_dma_throughput(&hw);
+  double t = tqs_cost_dma_throughput(&hw);
   ck_assert_double_eq_tol(t, 832.0 / 175.0, 1e-14);
   ck_assert_double_eq(t, 4.7542857142857144);
   /* m = 3: 8 * 0.65 * 8 / 9.5 = 41.6 / 9.5 = 4.378947... */
   hw.dma_mtu_log2 = 3;
-  ck_assert_double_eq_tol(tqc_cost_dma_throughput(&hw), 41.6 / 9.5, 1e-14);
+  ck_assert_double_eq_tol(tqs_cost_dma_throughput(&hw), 41.6 / 9.5, 1e-14);
 }
 END_TEST
 
 START_TEST(dma_of_a_1x56x56x24_i8_tensor_is_15831_cycles) {
-  tqc_hw_t hw = sl2610();
+  tqs_hw_t hw = sl2610();
   /* 1*56*56*24 = 75,264 bytes. 75,264 / (832/175) = 75,264 * 175 / 832 = 13,171,200 / 832
    * = 15,830.769..., rounded up: 15,831 cycles. */
-  ck_assert_uint_eq(tqc_cost_dma(&hw, 75264), 15831);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 75264), 15831);
   /* With mtu=3: 75,264 / (41.6 / 9.5) = 715,008 / 41.6 = 17,187.69..., so 17,188. */
   hw.dma_mtu_log2 = 3;
-  ck_assert_uint_eq(tqc_cost_dma(&hw, 75264), 17188);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 75264), 17188);
 }
 END_TEST
 
 START_TEST(dma_of_a_whole_quotient_costs_no_extra_cycle) {
-  tqc_hw_t hw = sl2610();
+  tqs_hw_t hw = sl2610();
   /* 832 bytes / (832/175) = exactly 175 cycles; 1664 -> 350; 833 -> 175.2 -> 176. */
-  ck_assert_uint_eq(tqc_cost_dma(&hw, 832), 175);
-  ck_assert_uint_eq(tqc_cost_dma(&hw, 1664), 350);
-  ck_assert_uint_eq(tqc_cost_dma(&hw, 833), 176);
-  ck_assert_uint_eq(tqc_cost_dma(&hw, 1), 1);
-  ck_assert_uint_eq(tqc_cost_dma(&hw, 0), 0);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 832), 175);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 1664), 350);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 833), 176);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 1), 1);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 0), 0);
   /* dma_eff=0.7: 8 * 0.7 * 16 / 17.5 = 5.12 bytes/cycle, so 128 bytes are exactly 25 cycles, but
    * in doubles 128 / 5.12 is 25.000000000000004: that noise must not make 26. */
   hw.dma_efficiency = 0.7;
-  ck_assert_double_ne(128.0 / tqc_cost_dma_throughput(&hw), 25.0);
-  ck_assert_uint_eq(tqc_cost_dma(&hw, 128), 25);
-  ck_assert_uint_eq(tqc_cost_dma(&hw, 384), 75);
-  ck_assert_uint_eq(tqc_cost_dma(&hw, 129), 26);
+  ck_assert_double_ne(128.0 / tqs_cost_dma_throughput(&hw), 25.0);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 128), 25);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 384), 75);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 129), 26);
 }
 END_TEST
 
 START_TEST(dma_is_within_one_cycle_of_bytes_over_throughput) {
-  tqc_hw_t hw = sl2610();
+  tqs_hw_t hw = sl2610();
   for (uint64_t bytes = 1; bytes < 200000; bytes += 97) {
     /* Exact rational: cycles = ceil(bytes * 175 / 832). */
     uint64_t exact = (bytes * 175 + 831) / 832;
-    ck_assert_uint_eq(tqc_cost_dma(&hw, bytes), exact);
+    ck_assert_uint_eq(tqs_cost_dma(&hw, bytes), exact);
   }
   for (uint64_t bytes = 1; bytes < (1ull << 50); bytes = bytes * 3 + 1) {
     double q = (double)bytes / (832.0 / 175.0);
-    uint64_t c = tqc_cost_dma(&hw, bytes);
+    uint64_t c = tqs_cost_dma(&hw, bytes);
     ck_assert_msg((double)c >= q - 1.0 && (double)c <= q + 1.0, "%llu bytes: %llu cycles",
                   (unsigned long long)bytes, (unsigned long long)c);
   }
@@ -312,23 +312,23 @@ START_TEST(dma_is_within_one_cycle_of_bytes_over_throughput) {
 END_TEST
 
 START_TEST(dma_setup_cycles_are_added_to_each_non_empty_transfer) {
-  tqc_hw_t hw = sl2610();
+  tqs_hw_t hw = sl2610();
   hw.dma_setup_cycles = 100;
-  ck_assert_uint_eq(tqc_cost_dma(&hw, 75264), 15831 + 100);
-  ck_assert_uint_eq(tqc_cost_dma(&hw, 0), 0);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 75264), 15831 + 100);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 0), 0);
 }
 END_TEST
 
 START_TEST(dma_saturates_instead_of_wrapping) {
-  tqc_hw_t hw = sl2610();
+  tqs_hw_t hw = sl2610();
   hw.dma_setup_cycles = UINT64_MAX - 5;
-  ck_assert_uint_eq(tqc_cost_dma(&hw, 75264), TQC_CYCLES_MAX);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 75264), TQS_CYCLES_MAX);
   hw = sl2610();
   hw.dma_efficiency = 0.0; /* hand-built, invalid: must not divide by zero */
-  ck_assert_uint_eq(tqc_cost_dma(&hw, 1), TQC_CYCLES_MAX);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 1), TQS_CYCLES_MAX);
   hw = sl2610();
   hw.dma_efficiency = 1e-300;
-  ck_assert_uint_eq(tqc_cost_dma(&hw, UINT64_MAX), TQC_CYCLES_MAX);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, UINT64_MAX), TQS_CYCLES_MAX);
 }
 END_TEST
 
@@ -345,114 +345,114 @@ static const struct {
 };
 
 START_TEST(rates_scale_with_the_element_width) {
-  tqc_hw_t hw = sl2610();
-  ck_assert_uint_eq(tqc_cost_macs_per_cycle(&hw, width_rates[_i].bits),
+  tqs_hw_t hw = sl2610();
+  ck_assert_uint_eq(tqs_cost_macs_per_cycle(&hw, width_rates[_i].bits),
                     width_rates[_i].macs_per_cycle);
-  ck_assert_uint_eq(tqc_cost_elementwise_per_cycle(&hw, width_rates[_i].bits),
+  ck_assert_uint_eq(tqs_cost_elementwise_per_cycle(&hw, width_rates[_i].bits),
                     width_rates[_i].elements_per_cycle);
 }
 END_TEST
 
 START_TEST(conv2d_3x3_on_1x56x56x24_costs_42400_cycles_per_slice) {
-  tqc_hw_t hw = sl2610();
+  tqs_hw_t hw = sl2610();
   /* conv2d i8, input 1x56x56x24, weights 32x3x3x24, stride 1, same padding: output 1x56x56x32.
    * MACs = N*OH*OW*OC*KH*KW*IC = 1*56*56*32*3*3*24 = 3,136 * 32 * 216 = 21,676,032. */
   uint64_t macs = 1ull * 56 * 56 * 32 * 3 * 3 * 24;
   ck_assert_uint_eq(macs, 21676032);
   uint64_t per_slice[2];
-  tqc_split_over_slices(macs, hw.slices, per_slice);
+  tqs_split_over_slices(macs, hw.slices, per_slice);
   ck_assert_uint_eq(per_slice[0], 10838016);
   ck_assert_uint_eq(per_slice[1], 10838016);
   /* 10,838,016 / 256 = 42,336 exactly, + 64 overhead = 42,400. */
-  ck_assert_uint_eq(tqc_cost_slice_macs(&hw, per_slice[0], 8), 42400);
-  ck_assert_uint_eq(tqc_cost_slice_macs(&hw, per_slice[1], 8), 42400);
+  ck_assert_uint_eq(tqs_cost_slice_macs(&hw, per_slice[0], 8), 42400);
+  ck_assert_uint_eq(tqs_cost_slice_macs(&hw, per_slice[1], 8), 42400);
 }
 END_TEST
 
 START_TEST(depthwise_3x3_stride2_rounds_up_to_2049_cycles_per_slice) {
-  tqc_hw_t hw = sl2610();
+  tqs_hw_t hw = sl2610();
   /* depthwise_conv2d i8, input 1x56x56x144, weights 3x3x144x1, stride 2: output 1x28x28x144.
    * MACs = N*OH*OW*C*M*KH*KW = 28*28*144*1*3*3 = 784 * 1,296 = 1,016,064. */
   uint64_t macs = 1ull * 28 * 28 * 144 * 1 * 3 * 3;
   ck_assert_uint_eq(macs, 1016064);
   uint64_t per_slice[2];
-  tqc_split_over_slices(macs, 2, per_slice);
+  tqs_split_over_slices(macs, 2, per_slice);
   ck_assert_uint_eq(per_slice[0], 508032);
   /* 508,032 / 256 = 1,984.5 -> 1,985, + 64 = 2,049. */
-  ck_assert_uint_eq(tqc_cost_slice_macs(&hw, per_slice[0], 8), 2049);
+  ck_assert_uint_eq(tqs_cost_slice_macs(&hw, per_slice[0], 8), 2049);
 }
 END_TEST
 
 START_TEST(matmul_1024x1000_costs_2064_cycles_per_slice_at_i8_and_8064_at_i16) {
-  tqc_hw_t hw = sl2610();
+  tqs_hw_t hw = sl2610();
   /* fully connected / matmul: [1, 1024] x [1024, 1000]. MACs = M*K*N = 1*1024*1000 = 1,024,000;
    * per slice 512,000. i8: 512,000 / 256 = 2,000 + 64 = 2,064. i16: 512,000 / 64 = 8,000 + 64 =
    * 8,064. i32: 512,000 / 16 = 32,000 + 64 = 32,064. */
   uint64_t per_slice[2];
-  tqc_split_over_slices(1ull * 1024 * 1000, 2, per_slice);
+  tqs_split_over_slices(1ull * 1024 * 1000, 2, per_slice);
   ck_assert_uint_eq(per_slice[0], 512000);
   ck_assert_uint_eq(per_slice[1], 512000);
-  ck_assert_uint_eq(tqc_cost_slice_macs(&hw, per_slice[0], 8), 2064);
-  ck_assert_uint_eq(tqc_cost_slice_macs(&hw, per_slice[0], 16), 8064);
-  ck_assert_uint_eq(tqc_cost_slice_macs(&hw, per_slice[0], 32), 32064);
+  ck_assert_uint_eq(tqs_cost_slice_macs(&hw, per_slice[0], 8), 2064);
+  ck_assert_uint_eq(tqs_cost_slice_macs(&hw, per_slice[0], 16), 8064);
+  ck_assert_uint_eq(tqs_cost_slice_macs(&hw, per_slice[0], 32), 32064);
 }
 END_TEST
 
 START_TEST(small_odd_matmul_puts_the_extra_mac_on_slice_0) {
-  tqc_hw_t hw = sl2610();
+  tqs_hw_t hw = sl2610();
   /* [7, 13] x [13, 5]: 7*13*5 = 455 MACs -> 228 on slice 0, 227 on slice 1; each is one cycle of
    * MACs (ceil(228/256) = 1) + 64 overhead = 65. */
   uint64_t per_slice[2];
-  tqc_split_over_slices(7ull * 13 * 5, 2, per_slice);
+  tqs_split_over_slices(7ull * 13 * 5, 2, per_slice);
   ck_assert_uint_eq(per_slice[0], 228);
   ck_assert_uint_eq(per_slice[1], 227);
-  ck_assert_uint_eq(tqc_cost_slice_macs(&hw, per_slice[0], 8), 65);
-  ck_assert_uint_eq(tqc_cost_slice_macs(&hw, per_slice[1], 8), 65);
+  ck_assert_uint_eq(tqs_cost_slice_macs(&hw, per_slice[0], 8), 65);
+  ck_assert_uint_eq(tqs_cost_slice_macs(&hw, per_slice[1], 8), 65);
 }
 END_TEST
 
 START_TEST(elementwise_add_of_1x56x56x24_costs_652_cycles_per_slice) {
-  tqc_hw_t hw = sl2610();
+  tqs_hw_t hw = sl2610();
   /* add i8: 75,264 output elements, 37,632 per slice; 37,632 / 64 = 588 + 64 = 652. At i32:
    * 37,632 / 16 = 2,352 + 64 = 2,416. */
   uint64_t per_slice[2];
-  tqc_split_over_slices(1ull * 56 * 56 * 24, 2, per_slice);
+  tqs_split_over_slices(1ull * 56 * 56 * 24, 2, per_slice);
   ck_assert_uint_eq(per_slice[0], 37632);
-  ck_assert_uint_eq(tqc_cost_slice_elementwise(&hw, per_slice[0], 8), 652);
-  ck_assert_uint_eq(tqc_cost_slice_elementwise(&hw, per_slice[0], 32), 2416);
+  ck_assert_uint_eq(tqs_cost_slice_elementwise(&hw, per_slice[0], 8), 652);
+  ck_assert_uint_eq(tqs_cost_slice_elementwise(&hw, per_slice[0], 32), 2416);
   /* 1 element still costs a cycle of lanes plus the overhead; none costs nothing. */
-  ck_assert_uint_eq(tqc_cost_slice_elementwise(&hw, 1, 8), 65);
-  ck_assert_uint_eq(tqc_cost_slice_elementwise(&hw, 0, 8), 0);
+  ck_assert_uint_eq(tqs_cost_slice_elementwise(&hw, 1, 8), 65);
+  ck_assert_uint_eq(tqs_cost_slice_elementwise(&hw, 0, 8), 0);
 }
 END_TEST
 
 START_TEST(idle_slice_costs_nothing_and_huge_work_saturates) {
-  tqc_hw_t hw = sl2610();
-  ck_assert_uint_eq(tqc_cost_slice_macs(&hw, 0, 8), 0);
+  tqs_hw_t hw = sl2610();
+  ck_assert_uint_eq(tqs_cost_slice_macs(&hw, 0, 8), 0);
   /* ceil((2^64-1) / 1) + 64 does not fit. */
-  ck_assert_uint_eq(tqc_cost_slice_macs(&hw, UINT64_MAX, 4096), TQC_CYCLES_MAX);
-  ck_assert_uint_eq(tqc_cost_slice_elementwise(&hw, UINT64_MAX, 4096), TQC_CYCLES_MAX);
+  ck_assert_uint_eq(tqs_cost_slice_macs(&hw, UINT64_MAX, 4096), TQS_CYCLES_MAX);
+  ck_assert_uint_eq(tqs_cost_slice_elementwise(&hw, UINT64_MAX, 4096), TQS_CYCLES_MAX);
   /* A hand-built description with zero rates divides by 1, not 0. */
   hw.macs_per_slice = 0;
   hw.elementwise_lanes_per_slice = 0;
   hw.cdma_bytes_per_cycle = 0;
-  ck_assert_uint_eq(tqc_cost_slice_macs(&hw, 10, 8), 10 + 64);
-  ck_assert_uint_eq(tqc_cost_slice_elementwise(&hw, 10, 8), 10 + 64);
-  ck_assert_uint_eq(tqc_cost_cdma(&hw, 10), 10);
+  ck_assert_uint_eq(tqs_cost_slice_macs(&hw, 10, 8), 10 + 64);
+  ck_assert_uint_eq(tqs_cost_slice_elementwise(&hw, 10, 8), 10 + 64);
+  ck_assert_uint_eq(tqs_cost_cdma(&hw, 10), 10);
 }
 END_TEST
 
 /* ---- CDMA, CSS, split ----------------------------------------------------------------------- */
 
 START_TEST(cdma_moves_4_bytes_per_cycle_and_css_costs_8000) {
-  tqc_hw_t hw = sl2610();
+  tqs_hw_t hw = sl2610();
   /* The whole 8 KiB ITCM: 8,192 / 4 = 2,048 cycles; 5 bytes: ceil(5/4) = 2. */
-  ck_assert_uint_eq(tqc_cost_cdma(&hw, hw.itcm_bytes), 2048);
-  ck_assert_uint_eq(tqc_cost_cdma(&hw, 5), 2);
-  ck_assert_uint_eq(tqc_cost_cdma(&hw, 0), 0);
-  ck_assert_uint_eq(tqc_cost_css(&hw), 8000);
+  ck_assert_uint_eq(tqs_cost_cdma(&hw, hw.itcm_bytes), 2048);
+  ck_assert_uint_eq(tqs_cost_cdma(&hw, 5), 2);
+  ck_assert_uint_eq(tqs_cost_cdma(&hw, 0), 0);
+  ck_assert_uint_eq(tqs_cost_css(&hw), 8000);
   hw.css_call_cycles = 123;
-  ck_assert_uint_eq(tqc_cost_css(&hw), 123);
+  ck_assert_uint_eq(tqs_cost_css(&hw), 123);
 }
 END_TEST
 
@@ -469,7 +469,7 @@ static const struct {
 
 START_TEST(split_over_slices_is_balanced_with_the_remainder_first) {
   uint64_t out[3] = {99, 99, 99}; /* 99: entries past `slices` stay untouched */
-  tqc_split_over_slices(splits[_i].total, splits[_i].slices, out);
+  tqs_split_over_slices(splits[_i].total, splits[_i].slices, out);
   for (int s = 0; s < 3; s++) ck_assert_uint_eq(out[s], splits[_i].want[s]);
 }
 END_TEST
@@ -477,73 +477,73 @@ END_TEST
 /* ---- NSS schedule --------------------------------------------------------------------------- */
 
 START_TEST(schedule_of_three_tasks_follows_the_nss_task_rule) {
-  tqc_hw_t hw = sl2610();
-  tqc_task_timing_t tasks[3];
+  tqs_hw_t hw = sl2610();
+  tqs_task_timing_t tasks[3];
   memset(tasks, 0, sizeof(tasks));
   /* Task 0: DMA in the 1x56x56x24 i8 input: 15,831 cycles (worked out above). */
-  tasks[0].cycles[TQC_UNIT_DMA_IN] = tqc_cost_dma(&hw, 75264);
+  tasks[0].cycles[TQS_UNIT_DMA_IN] = tqs_cost_dma(&hw, 75264);
   /* Task 1: the 3x3 conv on both slices (42,400 each) while the next tile comes in. */
-  tasks[1].cycles[TQC_UNIT_SLICE0] = tqc_cost_slice_macs(&hw, 10838016, 8);
-  tasks[1].cycles[TQC_UNIT_SLICE1] = tqc_cost_slice_macs(&hw, 10838016, 8);
-  tasks[1].cycles[TQC_UNIT_DMA_IN] = tqc_cost_dma(&hw, 75264);
+  tasks[1].cycles[TQS_UNIT_SLICE0] = tqs_cost_slice_macs(&hw, 10838016, 8);
+  tasks[1].cycles[TQS_UNIT_SLICE1] = tqs_cost_slice_macs(&hw, 10838016, 8);
+  tasks[1].cycles[TQS_UNIT_DMA_IN] = tqs_cost_dma(&hw, 75264);
   /* Task 2: DMA out the 1x56x56x32 result, 100,352 bytes: 100,352 * 175 / 832 = 21,107.69 ->
    * 21,108; and one CSS call, 8,000. */
-  tasks[2].cycles[TQC_UNIT_DMA_OUT] = tqc_cost_dma(&hw, 100352);
-  tasks[2].cycles[TQC_UNIT_CSS] = tqc_cost_css(&hw);
-  ck_assert_uint_eq(tasks[2].cycles[TQC_UNIT_DMA_OUT], 21108);
+  tasks[2].cycles[TQS_UNIT_DMA_OUT] = tqs_cost_dma(&hw, 100352);
+  tasks[2].cycles[TQS_UNIT_CSS] = tqs_cost_css(&hw);
+  ck_assert_uint_eq(tasks[2].cycles[TQS_UNIT_DMA_OUT], 21108);
 
-  uint64_t total = tqc_task_schedule(&hw, tasks, 3);
+  uint64_t total = tqs_task_schedule(&hw, tasks, 3);
 
   /* Task 0: starts at 0, ends at 15,831. */
   ck_assert_uint_eq(tasks[0].start, 0);
   ck_assert_uint_eq(tasks[0].end, 15831);
-  ck_assert_uint_eq(tasks[0].unit_end[TQC_UNIT_DMA_IN], 15831);
-  ck_assert_uint_eq(tasks[0].unit_end[TQC_UNIT_SLICE0], 0); /* idle: ends where it starts */
+  ck_assert_uint_eq(tasks[0].unit_end[TQS_UNIT_DMA_IN], 15831);
+  ck_assert_uint_eq(tasks[0].unit_end[TQS_UNIT_SLICE0], 0); /* idle: ends where it starts */
   /* Task 1: 15,831 + 16 (NSS overhead) = 15,847. Every unit starts there; the DMA ends at
    * 15,847 + 15,831 = 31,678, the slices at 15,847 + 42,400 = 58,247, which ends the task. */
   ck_assert_uint_eq(tasks[1].start, 15847);
-  ck_assert_uint_eq(tasks[1].unit_end[TQC_UNIT_DMA_IN], 31678);
-  ck_assert_uint_eq(tasks[1].unit_end[TQC_UNIT_SLICE0], 58247);
-  ck_assert_uint_eq(tasks[1].unit_end[TQC_UNIT_SLICE1], 58247);
+  ck_assert_uint_eq(tasks[1].unit_end[TQS_UNIT_DMA_IN], 31678);
+  ck_assert_uint_eq(tasks[1].unit_end[TQS_UNIT_SLICE0], 58247);
+  ck_assert_uint_eq(tasks[1].unit_end[TQS_UNIT_SLICE1], 58247);
   ck_assert_uint_eq(tasks[1].end, 58247);
   /* Task 2: 58,247 + 16 = 58,263; CSS ends at 66,263, DMA out at 58,263 + 21,108 = 79,371. */
   ck_assert_uint_eq(tasks[2].start, 58263);
-  ck_assert_uint_eq(tasks[2].unit_end[TQC_UNIT_CSS], 66263);
-  ck_assert_uint_eq(tasks[2].unit_end[TQC_UNIT_DMA_OUT], 79371);
+  ck_assert_uint_eq(tasks[2].unit_end[TQS_UNIT_CSS], 66263);
+  ck_assert_uint_eq(tasks[2].unit_end[TQS_UNIT_DMA_OUT], 79371);
   ck_assert_uint_eq(tasks[2].end, 79371);
   ck_assert_uint_eq(total, 79371);
 }
 END_TEST
 
 START_TEST(schedule_without_overhead_chains_tasks_back_to_back) {
-  tqc_hw_t hw = sl2610();
+  tqs_hw_t hw = sl2610();
   hw.nss_task_overhead_cycles = 0;
-  tqc_task_timing_t tasks[3];
+  tqs_task_timing_t tasks[3];
   memset(tasks, 0, sizeof(tasks));
-  tasks[0].cycles[TQC_UNIT_CDMA] = 10;
+  tasks[0].cycles[TQS_UNIT_CDMA] = 10;
   /* Task 1 has no work at all: it still takes its place in the chain, for zero cycles. */
-  tasks[2].cycles[TQC_UNIT_DMA_OUT] = 5;
-  tasks[2].cycles[TQC_UNIT_SLICE1] = 7;
-  ck_assert_uint_eq(tqc_task_schedule(&hw, tasks, 3), 17);
+  tasks[2].cycles[TQS_UNIT_DMA_OUT] = 5;
+  tasks[2].cycles[TQS_UNIT_SLICE1] = 7;
+  ck_assert_uint_eq(tqs_task_schedule(&hw, tasks, 3), 17);
   ck_assert_uint_eq(tasks[1].start, 10);
   ck_assert_uint_eq(tasks[1].end, 10);
   ck_assert_uint_eq(tasks[2].start, 10);
-  ck_assert_uint_eq(tasks[2].unit_end[TQC_UNIT_DMA_OUT], 15);
+  ck_assert_uint_eq(tasks[2].unit_end[TQS_UNIT_DMA_OUT], 15);
   ck_assert_uint_eq(tasks[2].end, 17);
 }
 END_TEST
 
 START_TEST(schedule_of_no_tasks_is_zero_and_overflow_saturates) {
-  tqc_hw_t hw = sl2610();
-  ck_assert_uint_eq(tqc_task_schedule(&hw, NULL, 0), 0);
-  tqc_task_timing_t tasks[2];
+  tqs_hw_t hw = sl2610();
+  ck_assert_uint_eq(tqs_task_schedule(&hw, NULL, 0), 0);
+  tqs_task_timing_t tasks[2];
   memset(tasks, 0, sizeof(tasks));
-  tasks[0].cycles[TQC_UNIT_CSS] = UINT64_MAX - 10;
-  tasks[1].cycles[TQC_UNIT_CSS] = 100;
-  ck_assert_uint_eq(tqc_task_schedule(&hw, tasks, 2), TQC_CYCLES_MAX);
+  tasks[0].cycles[TQS_UNIT_CSS] = UINT64_MAX - 10;
+  tasks[1].cycles[TQS_UNIT_CSS] = 100;
+  ck_assert_uint_eq(tqs_task_schedule(&hw, tasks, 2), TQS_CYCLES_MAX);
   /* (2^64 - 1 - 10) + 16 overhead does not fit: task 1 starts at the saturated maximum. */
-  ck_assert_uint_eq(tasks[1].start, TQC_CYCLES_MAX);
-  ck_assert_uint_eq(tasks[1].end, TQC_CYCLES_MAX);
+  ck_assert_uint_eq(tasks[1].start, TQS_CYCLES_MAX);
+  ck_assert_uint_eq(tasks[1].end, TQS_CYCLES_MAX);
 }
 END_TEST
 

@@ -1,0 +1,92 @@
+/* The Torq NPU cost model: cycles per DMA transfer, slice program, CDMA copy and CSS call, and
+ * the NSS task schedule. */
+#include "torq/sim/cost_model.h"
+
+#include <float.h>
+#include <math.h>
+
+static uint64_t tqs__sat_add(uint64_t a, uint64_t b) {
+  return a > TQS_CYCLES_MAX - b ? TQS_CYCLES_MAX : a + b;
+}
+
+static uint64_t tqs__ceil_div(uint64_t n, uint64_t d) {
+  if (d == 0) d = 1;
+  return n / d + (n % d != 0);
+}
+
+/* ceil(max(bits, 1) / 8), with 0 bits counting as 8. */
+static uint64_t tqs__width_bytes(uint32_t element_bits) {
+  if (element_bits == 0) return 1;
+  return ((uint64_t)element_bits + 7) / 8;
+}
+
+double tqs_cost_dma_throughput(const tqs_hw_t *hw) {
+  double burst = ldexp(1.0, (int)hw->dma_mtu_log2);
+  double bpc = hw->dma_bytes_per_cycle ? (double)hw->dma_bytes_per_cycle : 1.0;
+  return bpc * hw->dma_efficiency * (burst / (burst + 1.5));
+}
+
+uint64_t tqs_cost_dma(const tqs_hw_t *hw, uint64_t bytes) {
+  if (bytes == 0) return 0;
+  double throughput = tqs_cost_dma_throughput(hw);
+  if (!(throughput > 0.0)) return TQS_CYCLES_MAX;
+  double q = (double)bytes / throughput;
+  /* Binary rounding of the efficiency can leave a whole real-number quotient a few ulps above an
+   * integer; that must not cost a cycle. The margin is relative to q's own precision, so it never
+   * exceeds a small fraction of a cycle. */
+  double c = ceil(q - q * (4 * DBL_EPSILON));
+  if (!(c < 18446744073709551616.0)) return TQS_CYCLES_MAX;
+  return tqs__sat_add((uint64_t)c, hw->dma_setup_cycles);
+}
+
+uint64_t tqs_cost_macs_per_cycle(const tqs_hw_t *hw, uint32_t element_bits) {
+  uint64_t w = tqs__width_bytes(element_bits);
+  uint64_t rate = hw->macs_per_slice / (w * w);
+  return rate ? rate : 1;
+}
+
+uint64_t tqs_cost_slice_macs(const tqs_hw_t *hw, uint64_t macs, uint32_t element_bits) {
+  if (macs == 0) return 0;
+  return tqs__sat_add(tqs__ceil_div(macs, tqs_cost_macs_per_cycle(hw, element_bits)),
+                      hw->slice_task_overhead_cycles);
+}
+
+uint64_t tqs_cost_elementwise_per_cycle(const tqs_hw_t *hw, uint32_t element_bits) {
+  uint64_t rate = hw->elementwise_lanes_per_slice / tqs__width_bytes(element_bits);
+  return rate ? rate : 1;
+}
+
+uint64_t tqs_cost_slice_elementwise(const tqs_hw_t *hw, uint64_t elements, uint32_t element_bits) {
+  if (elements == 0) return 0;
+  return tqs__sat_add(tqs__ceil_div(elements, tqs_cost_elementwise_per_cycle(hw, element_bits)),
+                      hw->slice_task_overhead_cycles);
+}
+
+uint64_t tqs_cost_cdma(const tqs_hw_t *hw, uint64_t bytes) {
+  return tqs__ceil_div(bytes, hw->cdma_bytes_per_cycle);
+}
+
+uint64_t tqs_cost_css(const tqs_hw_t *hw) {
+  return hw->css_call_cycles;
+}
+
+void tqs_split_over_slices(uint64_t total_units, uint32_t slices, uint64_t out_per_slice[]) {
+  if (slices == 0) return;
+  uint64_t base = total_units / slices, extra = total_units % slices;
+  for (uint32_t s = 0; s < slices; s++) out_per_slice[s] = base + (s < extra);
+}
+
+uint64_t tqs_task_schedule(const tqs_hw_t *hw, tqs_task_timing_t *tasks, size_t count) {
+  uint64_t now = 0;
+  for (size_t i = 0; i < count; i++) {
+    tqs_task_timing_t *t = &tasks[i];
+    t->start = i == 0 ? 0 : tqs__sat_add(now, hw->nss_task_overhead_cycles);
+    t->end = t->start;
+    for (int u = 0; u < TQS_UNIT_COUNT; u++) {
+      t->unit_end[u] = tqs__sat_add(t->start, t->cycles[u]);
+      if (t->unit_end[u] > t->end) t->end = t->unit_end[u];
+    }
+    now = t->end;
+  }
+  return now;
+}
