@@ -1,15 +1,16 @@
 # libtorq-sim: tensors and the TOSA 1.0 reference interpreter (the NPU model builds on them).
 SIM_SRCS := $(wildcard sim/src/*.c)
-SIM_CPPFLAGS := -Isim/include $(BASE_CPPFLAGS)
+SIM_CPPFLAGS := -Isim/include $(BASE_CPPFLAGS) $(FORMATS_CPPFLAGS)
 LIB_SIM := $(BUILD)/lib/libtorq-sim.a
-SIM_LDLIBS := $(BASE_LDLIBS) -lm
+SIM_LDLIBS := $(FORMATS_LDLIBS) $(BASE_LDLIBS) -lm
 
 $(LIB_SIM): $(call objs,$(SIM_SRCS))
 $(call objs,$(SIM_SRCS)): CPPFLAGS += $(SIM_CPPFLAGS) -Isim/src
+$(call objs,$(SIM_SRCS) $(wildcard sim/tests/*.c)): | $(FORMATS_GEN_H)
 LIBS += $(LIB_SIM)
 
 SIM_TEST_SRCS := $(wildcard sim/tests/*.c)
-$(BUILD)/tests/sim-tests: $(call objs,$(SIM_TEST_SRCS)) $(LIB_SIM) $(LIB_BASE)
+$(BUILD)/tests/sim-tests: $(call objs,$(SIM_TEST_SRCS)) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(SIM_LDLIBS) $(call pkg_libs,check)
 $(call objs,$(SIM_TEST_SRCS)): CPPFLAGS += $(SIM_CPPFLAGS) $(call pkg_cflags,check)
