@@ -8,6 +8,7 @@
 #   make valgrind             the tests under valgrind (CK_FORK=no)
 #   make fuzz                 build and run the libFuzzer targets for FUZZ_SECONDS each
 #   make bench                the benchmark scripts
+#   make golden               rewrite the golden files of the compiler tests (review the diff!)
 #   make tidy / make format   clang-tidy / clang-format
 #   WERROR=1                  warnings are errors (CI)
 
@@ -76,6 +77,7 @@ objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 include runtime/base/module.mk
 include runtime/formats/module.mk
 include sim/module.mk
+-include runtime/module.mk
 include compiler/module.mk
 
 $(BUILD)/obj/%.o: %.c
@@ -87,7 +89,7 @@ $(BUILD)/lib/%.a:
 	rm -f $@
 	ar rcs $@ $^
 
-.PHONY: all run check valgrind fuzz bench tidy format clean help
+.PHONY: all run check valgrind fuzz bench golden tidy format clean help
 all: $(LIBS) $(TOOLS) $(TEST_BINS)
 
 # The main job. For now: parse, verify and summarise every model the suites name.
@@ -111,14 +113,19 @@ valgrind: $(TOOLS) $(TEST_BINS)
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined
 fuzz: $(FUZZ_BINS)
-	@rc=0; for f in $(FUZZ_BINS); do \
-	  echo "== fuzz $$f ($(FUZZ_SECONDS) s)"; mkdir -p build/fuzz-corpus/$$(basename $$f); \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build/fuzz-corpus/$$(basename $$f) \
-	      $(FUZZ_SEEDS_$$(basename $$f)) 2>&1 | tail -n 12 || rc=1; \
-	done; exit $$rc
+	@set -o pipefail; rc=0; $(foreach f,$(FUZZ_BINS),\
+	  echo "== fuzz $(f) ($(FUZZ_SECONDS) s)"; mkdir -p build/fuzz-corpus/$(notdir $(f)); \
+	  $(f) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(FUZZ_FLAGS_$(notdir $(f))) \
+	      build/fuzz-corpus/$(notdir $(f)) $(FUZZ_SEEDS_$(notdir $(f))) 2>&1 | tail -n 12 || rc=1;) \
+	exit $$rc
+
+# Golden files change only through this target, so that a diff in review shows every change.
+golden: $(BUILD)/tests/compiler-tests
+	CK_RUN_SUITE=golden TORQ_UPDATE_GOLDEN=1 $(BUILD)/tests/compiler-tests
 
 bench: $(TOOLS)
 	@scripts/bench-parse $(BIN)/torq-compile
+	@scripts/bench-compile $(BIN)
 
 SOURCES := $(shell find runtime compiler sim harness -name '*.[ch]' 2>/dev/null)
 tidy:

@@ -741,7 +741,6 @@ static void parser_deinit(tqc_parser_t *p) {
   tq_free(p->entries);
   tq_free(p->scopes);
   tq_free(p->pending_locs);
-  tq_free(p->pending_loc_pos);
   tq_buf_deinit(&p->scratch);
 }
 

@@ -86,7 +86,6 @@ typedef struct tqc_parser_s {
   tqc_map_t loc_aliases;  /* #name -> const tqc_loc_t * */
   tqc_loc_t **pending_locs; /* TQC_LOC_ALIAS placeholders to resolve after parsing */
   size_t num_pending_locs, cap_pending_locs;
-  tqc_srcpos_t *pending_loc_pos;
 
   /* LIFO scratch for lists whose length is not known in advance (copied to the arena). */
   tq_buf_t scratch;

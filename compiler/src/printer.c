@@ -335,11 +335,10 @@ static void print_attr(printer_t *pr, const tqc_attr_t *a) {
     break;
   }
   case TQC_ATTR_FLOAT:
+    /* Unlike i64 for integers, MLIR always writes the type, f64 included. */
     print_float(pr, a->flt.type->flt.fkind, a->flt.bits);
-    if (a->flt.type->flt.fkind != TQC_F64) {
-      puts_(pr, " : ");
-      print_type(pr, a->flt.type);
-    }
+    puts_(pr, " : ");
+    print_type(pr, a->flt.type);
     break;
   case TQC_ATTR_BOOL: puts_(pr, a->boolean ? "true" : "false"); break;
   case TQC_ATTR_UNIT: puts_(pr, "unit"); break;
@@ -388,7 +387,17 @@ static void print_attr(printer_t *pr, const tqc_attr_t *a) {
 
 /* ---- Locations ------------------------------------------------------------------------------ */
 
-static void print_loc_inner(printer_t *pr, const tqc_loc_t *l) {
+/* The parser bounds how deep a location nests and rejects alias cycles; IR built by other code
+ * is bounded here too, so that a cyclic location cannot recurse until the stack runs out. */
+#define MAX_LOC_DEPTH 10000
+
+static void print_loc_inner(printer_t *pr, const tqc_loc_t *l, size_t depth) {
+  if (pr->st) return;
+  if (depth > MAX_LOC_DEPTH) {
+    pr->st =
+        TQ_STATUS(TQ_LIMIT, "a location nests deeper than %d levels (a cycle?)", MAX_LOC_DEPTH);
+    return;
+  }
   switch (l->kind) {
   case TQC_LOC_UNKNOWN:
   case TQC_LOC_ALIAS: puts_(pr, "unknown"); break;
@@ -400,15 +409,15 @@ static void print_loc_inner(printer_t *pr, const tqc_loc_t *l) {
     put_string(pr, l->name.name);
     if (l->name.child) {
       puts_(pr, "(");
-      print_loc_inner(pr, l->name.child);
+      print_loc_inner(pr, l->name.child, depth + 1);
       puts_(pr, ")");
     }
     break;
   case TQC_LOC_CALLSITE:
     puts_(pr, "callsite(");
-    print_loc_inner(pr, l->callsite.callee);
+    print_loc_inner(pr, l->callsite.callee, depth + 1);
     puts_(pr, " at ");
-    print_loc_inner(pr, l->callsite.caller);
+    print_loc_inner(pr, l->callsite.caller, depth + 1);
     puts_(pr, ")");
     break;
   case TQC_LOC_FUSED:
@@ -421,7 +430,7 @@ static void print_loc_inner(printer_t *pr, const tqc_loc_t *l) {
     puts_(pr, "[");
     for (size_t i = 0; i < l->fused.count; i++) {
       if (i) puts_(pr, ", ");
-      print_loc_inner(pr, l->fused.locs[i]);
+      print_loc_inner(pr, l->fused.locs[i], depth + 1);
     }
     puts_(pr, "]");
     break;
@@ -431,7 +440,7 @@ static void print_loc_inner(printer_t *pr, const tqc_loc_t *l) {
 static void print_loc(printer_t *pr, const tqc_loc_t *l) {
   puts_(pr, "loc(");
   if (l) {
-    print_loc_inner(pr, l);
+    print_loc_inner(pr, l, 0);
   } else {
     puts_(pr, "unknown");
   }

@@ -80,12 +80,24 @@ static const tqc_op_t *enclosing_func(const tqc_op_t *op) {
 
 static tq_status_t verify_specific(verifier_t *v, const tqc_op_t *op) {
   if (tqc_op_is(op, "func.func")) {
+    const tqc_attr_t *name = tqc_op_attr(op, "sym_name");
+    if (!name || name->kind != TQC_ATTR_STRING) {
+      return error_at(v, op->pos, "'func.func' op requires a string 'sym_name' property");
+    }
     const tqc_type_t *fn = tqc_func_type(op);
-    if (!fn) return error_at(v, op->pos, "'func.func' op needs a function_type property");
+    if (!fn) return error_at(v, op->pos, "'func.func' op requires a 'function_type' property");
     if (op->num_regions != 1) return error_at(v, op->pos, "'func.func' op needs one region");
     const tqc_region_t *r = &op->regions[0];
     if (r->num_blocks == 0) return NULL;
     for (size_t b = 0; b < r->num_blocks; b++) {
+      /* A terminator followed by more ops is reported there, not as a missing terminator at the
+       * end (the ops in the region are verified only after this). */
+      for (const tqc_op_t *o = r->blocks[b]->first; o && o->next; o = o->next) {
+        if (tqc_op_is(o, "func.return") || o->num_successors > 0) {
+          return error_at(v, o->pos, "'%.*s' op must be the last operation in the parent block",
+                          (int)o->name.len, o->name.data);
+        }
+      }
       const tqc_op_t *last = r->blocks[b]->last;
       if (!last || !(tqc_op_is(last, "func.return") || last->num_successors > 0)) {
         return error_at(v, last ? last->pos : op->pos,
@@ -111,7 +123,8 @@ static tq_status_t verify_specific(verifier_t *v, const tqc_op_t *op) {
   }
   if (tqc_op_is(op, "func.return")) {
     if (op->next) {
-      return error_at(v, op->pos, "'func.return' op must be the last operation of its block");
+      return error_at(v, op->pos,
+                      "'func.return' op must be the last operation in the parent block");
     }
     const tqc_op_t *f = enclosing_func(op);
     const tqc_type_t *fn = f ? tqc_func_type(f) : NULL;
@@ -165,6 +178,30 @@ static tq_status_t verify_specific(verifier_t *v, const tqc_op_t *op) {
 
 static tq_status_t verify_region(verifier_t *v, const tqc_region_t *r);
 
+/* A module is a symbol table: no two ops directly in it may have the same sym_name. */
+static tq_status_t verify_symbols(verifier_t *v, const tqc_op_t *module) {
+  tqc_map_t seen;
+  memset(&seen, 0, sizeof(seen));
+  tq_status_t st = NULL;
+  for (size_t i = 0; !st && i < module->num_regions; i++) {
+    const tqc_region_t *r = &module->regions[i];
+    for (size_t b = 0; !st && b < r->num_blocks; b++) {
+      for (const tqc_op_t *op = r->blocks[b]->first; !st && op; op = op->next) {
+        const tqc_attr_t *a = tqc_op_attr(op, "sym_name");
+        if (!a || a->kind != TQC_ATTR_STRING) continue;
+        if (tqc__map_find(&seen, a->string)) {
+          st = error_at(v, op->pos, "redefinition of symbol '@%.*s'", (int)a->string.len,
+                        a->string.data);
+        } else {
+          st = tqc__map_put(&seen, a->string, 1);
+        }
+      }
+    }
+  }
+  tqc__map_deinit(&seen);
+  return st;
+}
+
 static tq_status_t verify_op(verifier_t *v, const tqc_op_t *op) {
   for (size_t i = 0; i < op->num_operands; i++) {
     const tqc_value_t *val = op->operands[i];
@@ -196,6 +233,7 @@ static tq_status_t verify_op(verifier_t *v, const tqc_op_t *op) {
                     (int)op->name.len, op->name.data, op->num_results, op->num_bound_results);
   }
   TQ_TRY(verify_specific(v, op));
+  if (tqc_op_is(op, "builtin.module")) TQ_TRY(verify_symbols(v, op));
   size_t saved = v->barrier;
   if (op_is_isolated(op)) v->barrier = v->depth + 1;
   for (size_t i = 0; i < op->num_regions; i++) {

@@ -49,7 +49,7 @@ static const print_case_t pieces[] = {
     {"%0 = arith.constant 5", "<{value = 5}>"},
     {"%0 = arith.constant true", "<{value = true}> : () -> i1"},
     {"%0 = arith.constant 1.5 : bf16", "<{value = 1.500000e+00 : bf16}>"},
-    {"%0 = arith.constant 0.1 : f64", "<{value = 1.000000e-01}>"},
+    {"%0 = arith.constant 0.1 : f64", "<{value = 1.000000e-01 : f64}>"},
     {"%0 = arith.constant 0x7FC00000 : f32", "<{value = 0x7FC00000 : f32}>"},
     {"%0 = arith.constant dense<0.0673685893> : tensor<f32>", "dense<0.0673685893>"},
     {"%0 = arith.constant dense<[0x7F800000, -0.0]> : tensor<2xf32>",

@@ -233,7 +233,8 @@ struct tqc_loc_s {
       const tqc_attr_t *metadata; /* NULL when absent */
     } fused;
     struct {
-      tq_sv_t name; /* without '#' */
+      tq_sv_t name;       /* with the '#' */
+      uint32_t line, col; /* where the reference was written */
     } alias;
   };
 };
