@@ -6,7 +6,7 @@ COMPILER_LDLIBS := $(FORMATS_LDLIBS) $(BASE_LDLIBS) -lm
 
 $(LIB_COMPILER): $(call objs,$(COMPILER_SRCS))
 $(call objs,$(COMPILER_SRCS)): CPPFLAGS += $(COMPILER_CPPFLAGS) -Icompiler/src
-$(call objs,$(COMPILER_SRCS) $(wildcard compiler/tests/*.c compiler/tools/*.c)): | $(FORMATS_GEN_H)
+$(call objs,$(COMPILER_SRCS) $(wildcard compiler/tests/*.c compiler/tools/*.c compiler/bench/*.c)): | $(FORMATS_GEN_H)
 LIBS += $(LIB_COMPILER)
 
 $(BIN)/torq-compile: $(call objs,compiler/tools/torq_compile.c) $(LIB_COMPILER) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
@@ -32,8 +32,16 @@ FUZZ_BINS += $(FUZZ_PARSER)
 FUZZ_SEEDS_fuzz-mlir-parser := $(TORQ_TESTDATA)/tosa_ops
 
 # The one-process front-end timer behind scripts/bench-parse.
-$(BIN)/torq-bench-parse: $(call objs,compiler/fuzz/bench_parse_main.c) $(LIB_COMPILER) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
+$(BIN)/torq-bench-parse: $(call objs,compiler/bench/bench_parse_main.c) $(LIB_COMPILER) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS)
-$(call objs,compiler/fuzz/bench_parse_main.c): CPPFLAGS += $(COMPILER_CPPFLAGS)
+$(call objs,compiler/bench/bench_parse_main.c): CPPFLAGS += $(COMPILER_CPPFLAGS)
 TOOLS += $(BIN)/torq-bench-parse
+FUZZ_FLAGS_fuzz-mlir-parser := -dict=compiler/fuzz/fuzz_parser.dict
+
+# The one-process compiler timer behind scripts/bench-compile.
+$(BIN)/torq-bench-compile: $(call objs,compiler/bench/bench_compile_main.c) $(LIB_COMPILER) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS)
+$(call objs,compiler/bench/bench_compile_main.c): CPPFLAGS += $(COMPILER_CPPFLAGS)
+TOOLS += $(BIN)/torq-bench-compile

@@ -12,9 +12,9 @@
 /* Trace strings are short (IDs, locations, kernel names); small blocks keep a small trace small. */
 #define TQC__TRACE_ARENA_BLOCK 4096
 
-const char *tqc_unit_trace_prefix(tqc_unit_t unit) {
-  static const char *const prefixes[TQC_UNIT_COUNT] = {"DI", "DO", "S", "S", "CDMA", "CSS"};
-  if ((unsigned)unit >= (unsigned)TQC_UNIT_COUNT) return "?";
+const char *tqc_unit_trace_prefix(tqs_unit_t unit) {
+  static const char *const prefixes[TQS_UNIT_COUNT] = {"DI", "DO", "S", "S", "CDMA", "CSS"};
+  if ((unsigned)unit >= (unsigned)TQS_UNIT_COUNT) return "?";
   return prefixes[unit];
 }
 
@@ -50,14 +50,14 @@ void tqc_trace_ids_init(tqc_trace_ids_t *ids) {
 }
 
 /* Slice 1 numbers with Slice 0: both are "S". */
-static size_t tqc__ids_slot(tqc_unit_t unit) {
-  if ((unsigned)unit >= (unsigned)TQC_UNIT_COUNT) return TQC_UNIT_COUNT;
-  return unit == TQC_UNIT_SLICE1 ? TQC_UNIT_SLICE0 : (size_t)unit;
+static size_t tqc__ids_slot(tqs_unit_t unit) {
+  if ((unsigned)unit >= (unsigned)TQS_UNIT_COUNT) return TQS_UNIT_COUNT;
+  return unit == TQS_UNIT_SLICE1 ? TQS_UNIT_SLICE0 : (size_t)unit;
 }
 
-char *tqc_trace_ids_next(tqc_trace_ids_t *ids, tqc_unit_t unit, char out_id[TQC_TRACE_ID_MAX]) {
+char *tqc_trace_ids_next(tqc_trace_ids_t *ids, tqs_unit_t unit, char out_id[TQC_TRACE_ID_MAX]) {
   size_t slot = tqc__ids_slot(unit);
-  uint64_t n = slot < TQC_UNIT_COUNT ? ids->next[slot]++ : 0;
+  uint64_t n = slot < TQS_UNIT_COUNT ? ids->next[slot]++ : 0;
   snprintf(out_id, TQC_TRACE_ID_MAX, "%s%" PRIu64, tqc_unit_trace_prefix(unit), n);
   return out_id;
 }
@@ -112,20 +112,20 @@ tq_status_t tqc_trace_add(tqc_trace_t *trace, const char *id, uint64_t start, ui
   return NULL;
 }
 
-tq_status_t tqc_trace_add_unit(tqc_trace_t *trace, tqc_trace_ids_t *ids, tqc_unit_t unit,
+tq_status_t tqc_trace_add_unit(tqc_trace_t *trace, tqc_trace_ids_t *ids, tqs_unit_t unit,
                                uint64_t start, uint64_t end, const char *location,
                                const char *kernel) {
-  if ((unsigned)unit >= (unsigned)TQC_UNIT_COUNT)
+  if ((unsigned)unit >= (unsigned)TQS_UNIT_COUNT)
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "trace row for unknown unit %d", (int)unit);
-  int slice = unit == TQC_UNIT_SLICE0 || unit == TQC_UNIT_SLICE1;
+  int slice = unit == TQS_UNIT_SLICE0 || unit == TQS_UNIT_SLICE1;
   if (slice && (!kernel || !*kernel))
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "trace row for %s without a kernel name",
-                     tqc_unit_name(unit));
+                     tqs_unit_name(unit));
   /* Peek at the ID and consume it only once the row is in. */
   tqc_trace_ids_t next = *ids;
   char id[TQC_TRACE_ID_MAX];
   tqc_trace_ids_next(&next, unit, id);
-  TQ_TRY(tqc_trace_add(trace, id, start, end, location, slice ? kernel : tqc_unit_name(unit)));
+  TQ_TRY(tqc_trace_add(trace, id, start, end, location, slice ? kernel : tqs_unit_name(unit)));
   *ids = next;
   return NULL;
 }

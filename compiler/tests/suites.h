@@ -20,7 +20,8 @@
   X(trace_csv) \
   X(tosa_check) \
   X(compile) \
-  X(golden)
+  X(golden) \
+  X(npu_e2e)
 
 #define TT_DECLARE_SUITE(name) Suite *name##_suite(void) __attribute__((weak));
 TT_SUITES(TT_DECLARE_SUITE)

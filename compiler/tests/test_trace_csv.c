@@ -7,8 +7,8 @@
 #include "torq/base/alloc.h"
 #include "torq/base/status.h"
 #include "torq/base/str.h"
-#include "torq/compiler/cost_model.h"
-#include "torq/compiler/hw.h"
+#include "torq/sim/cost_model.h"
+#include "torq/sim/hw.h"
 #include "torq/compiler/trace_csv.h"
 
 Suite *trace_csv_suite(void);
@@ -171,19 +171,19 @@ START_TEST(id_allocator_numbers_each_prefix_from_zero) {
   tqc_trace_ids_t ids;
   tqc_trace_ids_init(&ids);
   char id[TQC_TRACE_ID_MAX];
-  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQC_UNIT_DMA_IN, id), "DI0");
-  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQC_UNIT_DMA_IN, id), "DI1");
-  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQC_UNIT_SLICE0, id), "S0");
-  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQC_UNIT_SLICE1, id), "S1"); /* shared with slice 0 */
-  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQC_UNIT_SLICE0, id), "S2");
-  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQC_UNIT_DMA_OUT, id), "DO0");
-  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQC_UNIT_CDMA, id), "CDMA0");
-  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQC_UNIT_CSS, id), "CSS0");
-  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQC_UNIT_CSS, id), "CSS1");
-  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQC_UNIT_DMA_IN, id), "DI2");
-  ids.next[TQC_UNIT_DMA_OUT] = UINT64_MAX;
-  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQC_UNIT_DMA_OUT, id), "DO18446744073709551615");
-  ck_assert_str_eq(tqc_unit_trace_prefix(TQC_UNIT_COUNT), "?");
+  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQS_UNIT_DMA_IN, id), "DI0");
+  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQS_UNIT_DMA_IN, id), "DI1");
+  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQS_UNIT_SLICE0, id), "S0");
+  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQS_UNIT_SLICE1, id), "S1"); /* shared with slice 0 */
+  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQS_UNIT_SLICE0, id), "S2");
+  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQS_UNIT_DMA_OUT, id), "DO0");
+  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQS_UNIT_CDMA, id), "CDMA0");
+  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQS_UNIT_CSS, id), "CSS0");
+  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQS_UNIT_CSS, id), "CSS1");
+  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQS_UNIT_DMA_IN, id), "DI2");
+  ids.next[TQS_UNIT_DMA_OUT] = UINT64_MAX;
+  ck_assert_str_eq(tqc_trace_ids_next(&ids, TQS_UNIT_DMA_OUT, id), "DO18446744073709551615");
+  ck_assert_str_eq(tqc_unit_trace_prefix(TQS_UNIT_COUNT), "?");
 }
 END_TEST
 
@@ -193,21 +193,21 @@ START_TEST(add_unit_names_dma_rows_by_unit_and_slice_rows_by_kernel) {
   tqc_trace_ids_t ids;
   tqc_trace_ids_init(&ids);
   const char *loc = "loc(\"m.mlir\":3:7)";
-  TC_ASSERT_OK(tqc_trace_add_unit(&t, &ids, TQC_UNIT_DMA_IN, 0, 5, loc, "ignored"));
-  TC_ASSERT_OK(tqc_trace_add_unit(&t, &ids, TQC_UNIT_SLICE0, 21, 30, loc, "add"));
-  TC_ASSERT_OK(tqc_trace_add_unit(&t, &ids, TQC_UNIT_SLICE1, 21, 29, loc, "add"));
+  TC_ASSERT_OK(tqc_trace_add_unit(&t, &ids, TQS_UNIT_DMA_IN, 0, 5, loc, "ignored"));
+  TC_ASSERT_OK(tqc_trace_add_unit(&t, &ids, TQS_UNIT_SLICE0, 21, 30, loc, "add"));
+  TC_ASSERT_OK(tqc_trace_add_unit(&t, &ids, TQS_UNIT_SLICE1, 21, 29, loc, "add"));
   /* A slice without a kernel name is refused and does not use up an ID. */
-  TC_ASSERT_CODE(tqc_trace_add_unit(&t, &ids, TQC_UNIT_SLICE1, 21, 29, loc, NULL),
+  TC_ASSERT_CODE(tqc_trace_add_unit(&t, &ids, TQS_UNIT_SLICE1, 21, 29, loc, NULL),
                  TQ_INVALID_ARGUMENT);
-  TC_ASSERT_CODE(tqc_trace_add_unit(&t, &ids, TQC_UNIT_SLICE0, 21, 29, loc, ""),
+  TC_ASSERT_CODE(tqc_trace_add_unit(&t, &ids, TQS_UNIT_SLICE0, 21, 29, loc, ""),
                  TQ_INVALID_ARGUMENT);
-  TC_ASSERT_CODE(tqc_trace_add_unit(&t, &ids, TQC_UNIT_DMA_OUT, 50, 40, loc, NULL),
+  TC_ASSERT_CODE(tqc_trace_add_unit(&t, &ids, TQS_UNIT_DMA_OUT, 50, 40, loc, NULL),
                  TQ_INVALID_ARGUMENT);
-  TC_ASSERT_CODE(tqc_trace_add_unit(&t, &ids, TQC_UNIT_COUNT, 0, 1, loc, NULL),
+  TC_ASSERT_CODE(tqc_trace_add_unit(&t, &ids, TQS_UNIT_COUNT, 0, 1, loc, NULL),
                  TQ_INVALID_ARGUMENT);
-  TC_ASSERT_OK(tqc_trace_add_unit(&t, &ids, TQC_UNIT_DMA_OUT, 46, 50, loc, NULL));
-  TC_ASSERT_OK(tqc_trace_add_unit(&t, &ids, TQC_UNIT_CDMA, 46, 48, NULL, NULL));
-  TC_ASSERT_OK(tqc_trace_add_unit(&t, &ids, TQC_UNIT_CSS, 46, 8046, NULL, "softmax"));
+  TC_ASSERT_OK(tqc_trace_add_unit(&t, &ids, TQS_UNIT_DMA_OUT, 46, 50, loc, NULL));
+  TC_ASSERT_OK(tqc_trace_add_unit(&t, &ids, TQS_UNIT_CDMA, 46, 48, NULL, NULL));
+  TC_ASSERT_OK(tqc_trace_add_unit(&t, &ids, TQS_UNIT_CSS, 46, 8046, NULL, "softmax"));
   ck_assert_uint_eq(t.count, 6);
   char *csv = csv_of(&t);
   ck_assert_str_eq(csv, HEADER
@@ -315,21 +315,21 @@ END_TEST
 /* The whole path: costs, schedule, IDs, CSV, for a hand-worked elementwise add of two
  * 1x56x56x24 i8 tensors on the SL2610. */
 START_TEST(trace_of_a_scheduled_add_matches_the_hand_worked_csv) {
-  tqc_hw_t hw;
-  tqc_hw_initialize_sl2610(&hw);
-  tqc_task_timing_t tasks[3];
+  tqs_hw_t hw;
+  tqs_hw_initialize_sl2610(&hw);
+  tqs_task_timing_t tasks[3];
   memset(tasks, 0, sizeof(tasks));
   /* Task 0: DMA in operand A, 75,264 bytes: ceil(75,264 * 175 / 832) = 15,831 cycles.
    * Task 1: DMA in operand B (15,831); the slices cannot start before both are in LRAM.
    * Task 2: add on both slices, 37,632 elements each: 37,632 / 64 + 64 = 652 cycles.
    * Task 3 would DMA out; it is left out to keep three tasks. */
-  tasks[0].cycles[TQC_UNIT_DMA_IN] = tqc_cost_dma(&hw, 75264);
-  tasks[1].cycles[TQC_UNIT_DMA_IN] = tqc_cost_dma(&hw, 75264);
-  tasks[2].cycles[TQC_UNIT_SLICE0] = tqc_cost_slice_elementwise(&hw, 37632, 8);
-  tasks[2].cycles[TQC_UNIT_SLICE1] = tqc_cost_slice_elementwise(&hw, 37632, 8);
+  tasks[0].cycles[TQS_UNIT_DMA_IN] = tqs_cost_dma(&hw, 75264);
+  tasks[1].cycles[TQS_UNIT_DMA_IN] = tqs_cost_dma(&hw, 75264);
+  tasks[2].cycles[TQS_UNIT_SLICE0] = tqs_cost_slice_elementwise(&hw, 37632, 8);
+  tasks[2].cycles[TQS_UNIT_SLICE1] = tqs_cost_slice_elementwise(&hw, 37632, 8);
   /* Starts: 0; 15,831 + 16 = 15,847; 15,847 + 15,831 + 16 = 31,694. Ends: 15,831; 31,678;
    * 31,694 + 652 = 32,346. */
-  ck_assert_uint_eq(tqc_task_schedule(&hw, tasks, 3), 32346);
+  ck_assert_uint_eq(tqs_task_schedule(&hw, tasks, 3), 32346);
 
   tqc_trace_t t;
   tqc_trace_init(&t);
@@ -338,9 +338,9 @@ START_TEST(trace_of_a_scheduled_add_matches_the_hand_worked_csv) {
   const char *loc = "loc(\"add.mlir\":4:10)";
   /* In program order, as the lowering will: task by task, unit by unit. */
   for (int k = 0; k < 3; k++) {
-    for (int u = 0; u < TQC_UNIT_COUNT; u++) {
+    for (int u = 0; u < TQS_UNIT_COUNT; u++) {
       if (!tasks[k].cycles[u]) continue;
-      TC_ASSERT_OK(tqc_trace_add_unit(&t, &ids, (tqc_unit_t)u, tasks[k].start, tasks[k].unit_end[u],
+      TC_ASSERT_OK(tqc_trace_add_unit(&t, &ids, (tqs_unit_t)u, tasks[k].start, tasks[k].unit_end[u],
                                       loc, "add"));
     }
   }

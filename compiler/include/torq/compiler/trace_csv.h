@@ -22,14 +22,14 @@
 #include "torq/base/arena.h"
 #include "torq/base/status.h"
 #include "torq/base/str.h"
-#include "torq/compiler/hw.h"
+#include "torq/sim/hw.h"
 
 /* Room for the longest ID: a prefix, the 20 digits of a uint64_t, a NUL. */
 #define TQC_TRACE_ID_MAX 32
 
 /* The ID prefix of a unit's rows: "DI", "DO", "S" (both slices), "CDMA", "CSS"; "?" for an
  * out-of-range value. */
-const char *tqc_unit_trace_prefix(tqc_unit_t unit);
+const char *tqc_unit_trace_prefix(tqs_unit_t unit);
 
 /* Orders two IDs: first by prefix (everything before the trailing run of digits), compared
  * bytewise, so CDMA < CSS < DI < DO < S; then by the trailing digits as a number, so S2 < S10
@@ -40,13 +40,13 @@ int tqc_trace_id_compare(const char *a, const char *b);
 /* Numbers the rows of each prefix from 0 (DI0, DI1, ..., S0, S1, ...). Slice 0 and Slice 1
  * share the S numbering. Caller storage; nothing to release. */
 typedef struct tqc_trace_ids_s {
-  uint64_t next[TQC_UNIT_COUNT]; /* indexed by unit; both slices use the SLICE0 entry */
+  uint64_t next[TQS_UNIT_COUNT]; /* indexed by unit; both slices use the SLICE0 entry */
 } tqc_trace_ids_t;
 
 void tqc_trace_ids_init(tqc_trace_ids_t *ids);
 
 /* Writes the next ID of `unit`'s prefix into out_id and returns out_id. */
-char *tqc_trace_ids_next(tqc_trace_ids_t *ids, tqc_unit_t unit, char out_id[TQC_TRACE_ID_MAX]);
+char *tqc_trace_ids_next(tqc_trace_ids_t *ids, tqs_unit_t unit, char out_id[TQC_TRACE_ID_MAX]);
 
 typedef struct tqc_trace_row_s {
   const char *id;       /* owned by the trace */
@@ -77,10 +77,10 @@ tq_status_t tqc_trace_add(tqc_trace_t *trace, const char *id, uint64_t start, ui
                           const char *location, const char *op_type) TQ_MUST_USE;
 
 /* Adds the row of one unit's work in a task, with the next ID of the unit's prefix from `ids`
- * and its Op Type: tqc_unit_name() for DMA, CDMA and CSS, `kernel` (conv2d, add, ...) for the
+ * and its Op Type: tqs_unit_name() for DMA, CDMA and CSS, `kernel` (conv2d, add, ...) for the
  * slices. Errors as tqc_trace_add, plus TQ_INVALID_ARGUMENT for a slice without a kernel name;
  * the ID is consumed only on success. */
-tq_status_t tqc_trace_add_unit(tqc_trace_t *trace, tqc_trace_ids_t *ids, tqc_unit_t unit,
+tq_status_t tqc_trace_add_unit(tqc_trace_t *trace, tqc_trace_ids_t *ids, tqs_unit_t unit,
                                uint64_t start, uint64_t end, const char *location,
                                const char *kernel) TQ_MUST_USE;
 

@@ -1,0 +1,341 @@
+/* Lowering of a TOSA entry function to a Torq module (private to compiler/src).
+ *
+ * Files: lower.c (values, buffers, actions, fusion, the walk over the function), lower_nss.c
+ * (LRAM layout and the double-buffered task pipeline of an NSS program), lower_conv.c (row-band
+ * tiling: conv2d, depthwise_conv2d, max_pool2d, avg_pool2d), lower_matmul.c (fully_connected),
+ * lower_eltwise.c (add, sub, mul, rescale, clamp), lower_host.c (host programs), compile.c (the
+ * public API and emitters), debug_info.c (the debug-info directory).
+ *
+ * ==== What a slice kernel computes (the contract the simulator implements) ====================
+ *
+ * A slice UnitWork (unit SLICE0 or SLICE1) names its kernel and lists LRAM regions, operands in
+ * kernel order, then the result. Every region is dense, row-major, little-endian, with the
+ * element storage of module.proto (ceil(width/8) bytes, except I48: 8 bytes, an int64 holding
+ * a value of the 48-bit range, i.e. sign-extended; the same in constants, XRAM and LRAM, and
+ * the reference interpreter's and the host programs' i48). The KernelParams give the types and
+ * shapes OF THE SLICE'S OWN PIECE OF WORK (not of the whole tensor). Integer arithmetic is
+ * exact in 64 bits unless said otherwise; "wrap to T" keeps the low bits of T's width as two's
+ * complement, where I48 counts as 64 bits wide (the reference interpreter computes i48 as i64,
+ * so an I48 value is never wrapped at 48 bits; TOSA-valid i48 accumulators stay in range);
+ * "saturate to T" clips to T's range (the 48-bit range for I48; the unsigned range for an
+ * output_unsigned rescale).
+ *
+ * The accumulator type of conv2d, depthwise_conv2d and fully_connected is I32 for I8 input
+ * and I48 for I16 input (TOSA's acc_type; the bias type of the convolutions).
+ *
+ * conv2d          regions [input, weights, bias, output]
+ *   input   [1, IH, IW, IC]  input_type    = params.input_shape    (NHWC; IH rows of the band)
+ *   weights [OC, KH, KW, IC] weight_type   = params.weight_shape   (OHWI; OC = this group's)
+ *   bias    [OC]             accumulator type: I32 for I8 input, I48 for I16 input
+ *   output  [1, OH, OW, OC]  output_type   = params.output_shape
+ *   stride [sy, sx], dilation [dy, dx], pad [top, bottom, left, right] (trimmed to the band:
+ *   rows outside IH at the top and bottom are padding only where the whole tensor has it).
+ *     acc(oy, ox, oc) = bias[oc] + sum over ky < KH, kx < KW, ic < IC of
+ *         (in[y, x, ic] - input_zp) * (w[oc, ky, kx, ic] - weight_zp),
+ *       y = oy * sy - top + ky * dy, x = ox * sx - left + kx * dx,
+ *       terms with y outside [0, IH) or x outside [0, IW) are skipped (TOSA padding).
+ *   Then the output stage below.
+ *
+ * depthwise_conv2d regions [input, weights, bias, output]
+ *   input   [1, IH, IW, C]       weights [KH, KW, C, M] (HWCM)   bias [C * M]
+ *   output  [1, OH, OW, C * M]   (C = this group's channels; output channel c * M + m)
+ *     acc(oy, ox, c * M + m) = bias[c * M + m] + sum over ky, kx of
+ *         (in[y, x, c] - input_zp) * (w[ky, kx, c, m] - weight_zp), y, x and skipping as conv2d.
+ *   Then the output stage below.
+ *
+ * fully_connected regions [input, weights, output]
+ *   input [R, K] (rows of A), weights [K, N] (columns of B), output [R, N]; no bias.
+ *     acc(r, n) = sum over k of (a[r, k] - input_zp) * (b[k, n] - weight_zp)
+ *   Then the output stage below. Corpus matmuls whose result type is narrower than TOSA's
+ *   accumulator (i8 x i8 -> i16, i16 x i16 -> i16) accumulate in the result type, as MLIR's own
+ *   lowering does: with no fused rescale the result is acc wrapped to output_type (the same value
+ *   as wrapping every step, since wrapping commutes with + and *). The compiler fuses a rescale
+ *   into a conv2d, depthwise_conv2d or matmul only when the op's result type IS the accumulator
+ *   type above (so never into those corpus matmuls).
+ *
+ * The output stage of conv2d, depthwise_conv2d and fully_connected, per output element of
+ * output channel oc (the innermost index of the output region):
+ *   - no fused rescale (multiplier empty): v = acc wrapped to output_type (the accumulator type
+ *     I32/I48, or the matmul result type);
+ *   - fused tosa.rescale (multiplier non-empty; one entry for all channels, or one per output
+ *     channel of THIS group, indexed by oc): first acc = acc wrapped to the accumulator type
+ *     (I32: its low 32 bits; I48: unchanged, 64 bits), the value the reference's conv2d /
+ *     depthwise_conv2d / matmul result holds when tosa.rescale reads it; then the TOSA rescale
+ *     of acc with input_zp 0:
+ *       m = multiplier[oc or 0], s = shift[oc or 0], r = 1 << (s - 1),
+ *       if double_round and s > 31: r += acc >= 0 ? 1 << 30 : -(1 << 30),
+ *       v = ((acc * m + r) >> s) + output_zp    (arithmetic shift, 64-bit, s in 2..62),
+ *       then v saturated to output_type;
+ *   - then the clamp: v = min(max(v, clamp_min), clamp_max). The compiler always sets the
+ *     bounds; without a fused tosa.clamp they are output_type's full range.
+ *
+ * max_pool2d regions [input, output]: input [1, IH, IW, C], output [1, OH, OW, C]; kernel
+ *   [KH, KW], stride, pad as conv2d (dilation 1): out = max of in[y, x, c] over the in-bounds
+ *   window positions (padding never wins).
+ * avg_pool2d regions [input, output]: as max_pool2d, the TOSA 1.0 integer avg_pool2d: acc = sum
+ *   of (in - input_zp) over the in-bounds window positions, count = their number; (multiplier,
+ *   shift) = TOSA reciprocal_scale(count); v = apply_scale_32(acc, multiplier, shift, false) +
+ *   output_zp, saturated to output_type. Pads trimmed to the band are exactly the tensor's
+ *   border, so counts equal those of the untiled op.
+ *
+ * add, sub, mul regions [a, b, output]: flat vectors of params.output_shape[0] elements; an
+ *   operand region holding exactly one element is broadcast over the output (TOSA's broadcast
+ *   of a single-element operand). a and b have input_type, the output output_type.
+ *     add: a + b wrapped to output_type; sub: a - b wrapped (TOSA leaves overflow undefined;
+ *     we wrap). mul: p = a * b (64-bit); if output_type is I32 and shift[0] > 0:
+ *     p = (p + (1 << (shift[0] - 1))) >> shift[0]; result p wrapped to output_type.
+ * rescale regions [input, output]: input_shape [E] (or [E / C, C] when per-channel with C
+ *   multipliers: the channel of an element is its index in the innermost dimension). TOSA 1.0
+ *   rescale: value = in (read as unsigned when extra[0] = input_unsigned is 1) - input_zp,
+ *   then the scale step of the output stage above with this kernel's multiplier/shift/
+ *   double_round, + output_zp, saturated to output_type (unsigned range when extra[1] =
+ *   output_unsigned is 1; the stored byte pattern is then the unsigned value). The zero
+ *   point of an unsigned side is given as its unsigned value (128, not -128).
+ * clamp regions [input, output]: out = min(max(in, clamp_min), clamp_max), same type.
+ *
+ * ==== DMA work ================================================================================
+ * A DMA_IN or DMA_OUT UnitWork holds one or more transfers, each a pair of regions [source,
+ * destination] (XRAM: buffer_id + offset, strided when counts are set; LRAM: address), run one
+ * after the other on the unit's channel; its cycles are the sum of tqs_cost_dma() per transfer
+ * (of the transfer's total bytes, size * product(counts)).
+ */
+#ifndef TORQ_COMPILER_LOWER_INTERNAL_H
+#define TORQ_COMPILER_LOWER_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "module.pb-c.h"
+#include "torq/base/arena.h"
+#include "torq/base/status.h"
+#include "torq/sim/hw.h"
+#include "torq/compiler/ir.h"
+#include "torq/compiler/trace_csv.h"
+
+/* The result of tqc_compile (compile.h). Everything lives in `arena`. */
+struct tqc_compiled_s {
+  tq_arena_t arena;
+  Torq__Module *module;
+  tqs_hw_t hw;
+  const char *source_path; /* as the parser was given it */
+  const char *source_text; /* a copy of the model text */
+  size_t source_len;
+  const char *func_name;
+  /* Per NSS program (by job id) and per host program: a NULL-terminated list of the source
+   * operators it came from, "tosa.conv2d@L12". */
+  char ***program_ops;
+  char ***host_ops;
+};
+
+/* A growable array of pointers in an arena (old arrays stay in the arena until it is freed). */
+typedef struct tqc_ptrvec_s {
+  void **items;
+  size_t count, cap;
+} tqc_ptrvec_t;
+
+int tqc__ptrvec_push(tq_arena_t *arena, tqc_ptrvec_t *vec, void *item);
+
+/* What the walk knows about one SSA value of the entry function. */
+typedef struct tqc_lval_s {
+  const tqc_value_t *root; /* the value whose storage this one views (itself if not a view) */
+  int64_t buffer;          /* buffer id, or -1 before one is made */
+  size_t last_use;         /* emission index of the last op that reads the root (views included) */
+  int keep;                /* root of a function output: never freed */
+  int is_input;            /* a function argument */
+  const tqc_op_t *user;    /* the only user when uses == 1 */
+  size_t uses;
+  int fused; /* computed inside a fused NSS program: no buffer */
+} tqc_lval_t;
+
+/* Per buffer: allocation state for the action list. */
+typedef struct tqc_lbuf_s {
+  int allocated, freed, is_input, keep, is_view;
+  size_t last_use;
+} tqc_lbuf_t;
+
+typedef struct tqc_lower_s {
+  tq_arena_t *arena; /* the compiled module's arena: everything built lands here */
+  const tqc_module_t *src;
+  const tqs_hw_t *hw;
+  Torq__Module *module;
+  tqc_ptrvec_t constants, buffers, actions, programs, hosts;
+  tqc_lbuf_t *bufs; /* heap, parallel to buffers */
+  size_t bufs_cap;
+  tqc_lval_t *vals; /* heap, indexed by value id */
+  tqc_trace_ids_t ids;
+  size_t op_index; /* emission index of the op being lowered */
+  /* Buffers the current program touches, for ALLOC before and DEALLOC after. */
+  uint32_t *touched;
+  size_t n_touched, cap_touched;
+  /* Per program, the source operators it came from ("tosa.conv2d@L12"), parallel to programs
+   * and hosts; and its location string. */
+  tqc_ptrvec_t program_ops, host_ops;
+} tqc_lower_t;
+
+/* Lowers the entry function into `L->module` (the caller set up L). */
+tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) TQ_MUST_USE;
+
+/* ---- lower.c helpers used by the per-op lowerings ------------------------------------------ */
+
+/* The arena copy of `loc("file":line:col)` for an op (its first file location, else the op's
+ * position in the parsed text). */
+const char *tqc__op_location(tqc_lower_t *L, const tqc_op_t *op);
+
+/* A located diagnostic (TQ_INVALID_INPUT) at `op`. */
+tq_status_t tqc__op_error(tqc_lower_t *L, const tqc_op_t *op, const char *fmt, ...)
+    TQ_PRINTF(3, 4) TQ_MUST_USE;
+
+/* The buffer of `value` (made on first use: constants get a Constant, views a View) and marks it
+ * touched by the current program. */
+tq_status_t tqc__value_buffer(tqc_lower_t *L, const tqc_value_t *value,
+                              uint32_t *out_id) TQ_MUST_USE;
+
+/* A new constant of `size` raw bytes typed `type` (dims) with its buffer, freed after the
+ * current program; returns the buffer id. `data` is copied. */
+tq_status_t tqc__new_constant(tqc_lower_t *L, Torq__ElementType et, const int64_t *dims,
+                              size_t rank, const void *data, size_t size,
+                              uint32_t *out_id) TQ_MUST_USE;
+
+/* The dense attribute of a constant value (tosa.const, arith.constant, tosa.const_shape), or
+ * NULL when it is not one. */
+const tqc_attr_t *tqc__const_dense(const tqc_value_t *value);
+
+/* Element type mapping; ELEMENT_TYPE_UNSPECIFIED for a type the module cannot hold. */
+Torq__ElementType tqc__element_type(const tqc_type_t *scalar);
+
+/* Integer range of an element type (output saturation bounds). */
+void tqc__int_range(const tqc_type_t *scalar, int64_t *out_min, int64_t *out_max);
+
+/* Scalar element of a tensor type (NULL if not a tensor). */
+const tqc_type_t *tqc__elem(const tqc_type_t *tensor);
+
+/* 1 when the type is a ranked static tensor of signless/signed integers of a width in the
+ * mask (bit w set for width w in 8, 16, 32, 48). */
+int tqc__is_int_tensor(const tqc_type_t *type, unsigned widths);
+#define TQC_W8 1u
+#define TQC_W16 2u
+#define TQC_W32 4u
+#define TQC_W48 8u
+
+/* Arena helpers. */
+int64_t *tqc__i64s(tqc_lower_t *L, size_t n, const int64_t *src);
+Torq__KernelParams *tqc__params_new(tqc_lower_t *L);
+Torq__Region *tqc__lram_region(tqc_lower_t *L, uint64_t addr, uint64_t size);
+
+/* ---- lower_nss.c: the pipeline ------------------------------------------------------------- */
+
+/* An XRAM piece: `count` blocks of `size` bytes, `stride` apart (count 0 = one block). */
+typedef struct tqc_xfer_s {
+  uint32_t buffer;
+  uint64_t offset, size, count, stride;
+  uint64_t lram; /* LRAM address of the (dense) LRAM side */
+} tqc_xfer_t;
+
+#define TQC_TILE_MAX_IN 4
+#define TQC_TILE_MAX_W 3
+
+typedef struct tqc_slice_work_s {
+  Torq__Region **regions; /* arena, LRAM */
+  size_t n_regions;
+  Torq__KernelParams *params;
+  uint64_t macs, cycles;
+} tqc_slice_work_t;
+
+/* One tile of the pipeline: loaded in task k, computed in task k + 1, stored in task k + 2. */
+typedef struct tqc_tile_s {
+  tqc_xfer_t win[TQC_TILE_MAX_W]; /* weights (of a new group) to load with this tile's input */
+  size_t n_win;
+  tqc_xfer_t in[TQC_TILE_MAX_IN];
+  size_t n_in;
+  tqc_xfer_t out;
+  tqc_slice_work_t slice[TQS_HW_MAX_SLICES]; /* cycles 0 = slice idle */
+} tqc_tile_t;
+
+/* The LRAM of a program: weight slots (nw of 0..2), two input and two output slots, each
+ * 64-byte aligned, from address 0. */
+typedef struct tqc_layout_s {
+  uint64_t w[2], in[2], out[2];
+  uint64_t total;
+} tqc_layout_t;
+
+/* Lays the slots out; returns 1 when they fit in hw->lram_bytes. */
+int tqc__layout(const tqs_hw_t *hw, uint64_t w_bytes, int nw, uint64_t in_bytes, uint64_t out_bytes,
+                tqc_layout_t *out_layout);
+
+/* A growable list of tiles (heap). */
+typedef struct tqc_tiles_s {
+  tqc_tile_t *items;
+  size_t count, cap;
+} tqc_tiles_t;
+
+tqc_tile_t *tqc__tiles_add(tqc_tiles_t *tiles); /* zeroed; NULL when out of memory */
+void tqc__tiles_deinit(tqc_tiles_t *tiles);
+
+/* Builds the NSS program of `tiles` (tasks, DMA work, schedule, trace IDs), adds it to the
+ * module with NSS_START/NSS_WAIT actions (and the ALLOC/DEALLOC around them) at `op`. `ops` is
+ * the list of source operators fused into it (for the debug info). */
+tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const char *kernel,
+                          const tqc_tiles_t *tiles, const tqc_op_t *const *ops,
+                          size_t n_ops) TQ_MUST_USE;
+
+/* Emits ALLOCs for the touched buffers not yet allocated, then returns. */
+tq_status_t tqc__emit_allocs(tqc_lower_t *L, const char *location) TQ_MUST_USE;
+/* Emits DEALLOCs for touched buffers whose last use is the current op; clears the touched set. */
+tq_status_t tqc__emit_deallocs(tqc_lower_t *L, const char *location) TQ_MUST_USE;
+tq_status_t tqc__emit_action(tqc_lower_t *L, Torq__ActionKind kind, uint32_t arg,
+                             const char *location) TQ_MUST_USE;
+/* Records "op@Lline" strings for a program's source operators. */
+char **tqc__op_names(tqc_lower_t *L, const tqc_op_t *const *ops, size_t n);
+
+/* ---- the per-op lowerings: each returns NULL and sets *out_done = 0 when the op is not one the
+ * NPU runs (the caller falls back to a host program). ------------------------------------------ */
+
+/* A fused group: a main op and the rescale and clamp folded into its output stage. */
+typedef struct tqc_group_s {
+  const tqc_op_t *main, *rescale, *clamp;
+} tqc_group_t;
+
+/* The output stage of a group into `p` (multiplier/shift/zp/double_round/clamp, output_type);
+ * `oc0`, `ocn` select the per-channel multipliers of an output-channel group. */
+void tqc__output_stage(tqc_lower_t *L, const tqc_group_t *g, Torq__KernelParams *p, size_t oc0,
+                       size_t ocn);
+/* The final result value of a group and its type. */
+const tqc_value_t *tqc__group_result(const tqc_group_t *g);
+
+/* 1 when the rescale `op` can be folded into an accumulator of the producer (constant params,
+ * input zp 0, signed types, SINGLE/DOUBLE_ROUND). */
+int tqc__rescale_foldable(const tqc_op_t *op);
+/* 1 when `op` is a tosa.clamp on integers (foldable). */
+int tqc__clamp_foldable(const tqc_op_t *op);
+
+/* 1 when the op (conv2d, depthwise_conv2d, matmul, pools, add, sub, mul, rescale, clamp) meets
+ * the NPU's conditions. */
+int tqc__npu_supports(const tqc_op_t *op);
+
+tq_status_t tqc__lower_band(tqc_lower_t *L, const tqc_group_t *g) TQ_MUST_USE;
+tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) TQ_MUST_USE;
+tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) TQ_MUST_USE;
+tq_status_t tqc__lower_host(tqc_lower_t *L, const tqc_op_t *op) TQ_MUST_USE;
+
+int tqc__band_supports(const tqc_op_t *op);
+int tqc__matmul_supports(const tqc_op_t *op);
+int tqc__eltwise_supports(const tqc_op_t *op);
+
+/* Reads exactly `n` integers of an array<i64: ...> (or [..] of integers) attribute; 0 on
+ * success. */
+int tqc__attr_i64s(const tqc_op_t *op, const char *name, int64_t *out, size_t n);
+
+/* Copies elements [first, first + n) of a dense attribute's storage (splats repeat) to dst. */
+void tqc__dense_copy(const tqc_attr_t *dense, size_t first, size_t n, uint8_t *dst);
+
+/* Element size in bytes and bits of a tensor's element type. */
+size_t tqc__esz(const tqc_type_t *tensor);
+uint32_t tqc__bits(const tqc_type_t *tensor);
+
+/* The dims of a ranked tensor type (NULL when not one). */
+const int64_t *tqc__dims(const tqc_type_t *tensor, size_t rank);
+
+/* Reads an integer scalar from a constant operand (element 0); 0 on success. */
+int tqc__const_int(const tqc_value_t *value, int64_t *out);
+
+#endif

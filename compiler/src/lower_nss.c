@@ -1,0 +1,245 @@
+/* NSS programs: the LRAM layout of a program and its double-buffered task pipeline.
+ *
+ * Tile k is loaded (DMA_IN) in task k, computed by the slices in task k + 1 and stored (DMA_OUT)
+ * in task k + 2, so a program of n tiles has n + 2 tasks and, in the steady state, the three
+ * stages of three tiles run at once (the NSS task rule: a task starts all its units and waits for
+ * all of them). Tiles alternate between two input and two output slots (k % 2), which is what
+ * makes the overlap safe: tile k + 2 reuses tile k's slots only after tile k was stored. Weights
+ * of an output-channel group (or a batch's B matrix) arrive with the group's first tile; with
+ * more than one group they alternate between two weight slots for the same reason.
+ */
+#include <string.h>
+
+#include "lower_internal.h"
+#include "torq/base/alloc.h"
+#include "torq/sim/cost_model.h"
+
+#define TQC_LRAM_ALIGN 64u
+
+/* Rounds up to the slot alignment; sizes past UINT64_MAX / 2 never fit anyway. */
+static uint64_t align_up(uint64_t x) {
+  if (x > UINT64_MAX / 2) return UINT64_MAX / 2;
+  return (x + TQC_LRAM_ALIGN - 1) / TQC_LRAM_ALIGN * TQC_LRAM_ALIGN;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+int tqc__layout(const tqs_hw_t *hw, uint64_t w_bytes, int nw, uint64_t in_bytes, uint64_t out_bytes,
+                tqc_layout_t *out_layout) {
+  tqc_layout_t l;
+  memset(&l, 0, sizeof(l));
+  uint64_t at = 0;
+  uint64_t w = align_up(w_bytes), in = align_up(in_bytes), out = align_up(out_bytes);
+  for (int i = 0; i < nw; i++) {
+    l.w[i] = at;
+    at = sat_add(at, w);
+  }
+  for (int i = 0; i < 2; i++) {
+    l.in[i] = at;
+    at = sat_add(at, in);
+  }
+  l.out[0] = at;
+  l.out[1] = sat_add(at, out);
+  /* The last slot need not be padded to the alignment. */
+  l.total = sat_add(l.out[1], out_bytes);
+  if (out_layout) *out_layout = l;
+  return l.total <= hw->lram_bytes;
+}
+
+tqc_tile_t *tqc__tiles_add(tqc_tiles_t *tiles) {
+  if (tiles->count == tiles->cap) {
+    size_t cap = tiles->cap ? tiles->cap * 2 : 16;
+    tqc_tile_t *t = tq_realloc(tiles->items, cap * sizeof(*t));
+    if (!t) return NULL;
+    tiles->items = t;
+    tiles->cap = cap;
+  }
+  tqc_tile_t *t = &tiles->items[tiles->count++];
+  memset(t, 0, sizeof(*t));
+  return t;
+}
+
+void tqc__tiles_deinit(tqc_tiles_t *tiles) {
+  tq_free(tiles->items);
+  memset(tiles, 0, sizeof(*tiles));
+}
+
+static tq_status_t oom(void) {
+  return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory while lowering");
+}
+
+static uint64_t xfer_bytes(const tqc_xfer_t *x) {
+  return x->count ? x->size * x->count : x->size;
+}
+
+/* The XRAM side of a transfer. A view (reshape) is resolved to the buffer that holds the bytes,
+ * so NSS programs only name buffers with storage. */
+static Torq__Region *xram_region(tqc_lower_t *L, const tqc_xfer_t *x) {
+  Torq__Region *r = tq_arena_alloc(L->arena, sizeof(*r));
+  if (!r) return NULL;
+  Torq__Region init = TORQ__REGION__INIT;
+  *r = init;
+  r->memory = TORQ__MEMORY__XRAM;
+  r->buffer_id = x->buffer;
+  r->offset = x->offset;
+  const Torq__Buffer *b = L->buffers.items[x->buffer];
+  if (b->contents_case == TORQ__BUFFER__CONTENTS_VIEW) {
+    r->buffer_id = b->view->buffer_id;
+    r->offset += b->view->offset;
+  }
+  r->size = x->size;
+  if (x->count) {
+    r->n_counts = r->n_strides = 1;
+    r->counts = tq_arena_alloc(L->arena, sizeof(uint64_t));
+    r->strides = tq_arena_alloc(L->arena, sizeof(uint64_t));
+    if (!r->counts || !r->strides) return NULL;
+    r->counts[0] = x->count;
+    r->strides[0] = x->stride;
+  }
+  return r;
+}
+
+static Torq__UnitWork *unit_new(tqc_lower_t *L, Torq__Unit unit, const char *location) {
+  Torq__UnitWork *u = tq_arena_alloc(L->arena, sizeof(*u));
+  if (!u) return NULL;
+  Torq__UnitWork init = TORQ__UNIT_WORK__INIT;
+  *u = init;
+  u->unit = unit;
+  u->location = (char *)location;
+  return u;
+}
+
+/* A DMA unit moving `n` transfers; `in` says XRAM -> LRAM. */
+static Torq__UnitWork *dma_unit(tqc_lower_t *L, int in, const tqc_xfer_t *const *xs, size_t n,
+                                const char *location, uint64_t *out_cycles) {
+  Torq__UnitWork *u = unit_new(L, in ? TORQ__UNIT__DMA_IN : TORQ__UNIT__DMA_OUT, location);
+  if (!u) return NULL;
+  u->regions = tq_arena_calloc(L->arena, 2 * n, sizeof(Torq__Region *));
+  if (!u->regions) return NULL;
+  uint64_t cycles = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t bytes = xfer_bytes(xs[i]);
+    Torq__Region *x = xram_region(L, xs[i]);
+    Torq__Region *l = tqc__lram_region(L, xs[i]->lram, bytes);
+    if (!x || !l) return NULL;
+    u->regions[u->n_regions++] = in ? x : l;
+    u->regions[u->n_regions++] = in ? l : x;
+    u->bytes += bytes;
+    cycles += tqs_cost_dma(L->hw, bytes);
+  }
+  *out_cycles = cycles;
+  return u;
+}
+
+static tq_status_t set_trace_id(tqc_lower_t *L, Torq__UnitWork *u, tqs_unit_t unit) {
+  char id[TQC_TRACE_ID_MAX];
+  tqc_trace_ids_next(&L->ids, unit, id);
+  u->trace_id = tq_arena_strndup(L->arena, id, strlen(id));
+  return u->trace_id ? NULL : oom();
+}
+
+tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const char *kernel,
+                          const tqc_tiles_t *tiles, const tqc_op_t *const *ops, size_t n_ops) {
+  const char *location = tqc__op_location(L, op);
+  size_t n = tiles->count, ntasks = n + 2;
+  tqs_task_timing_t *timing = tq_calloc(ntasks, sizeof(*timing));
+  Torq__NssProgram *prog = tq_arena_alloc(L->arena, sizeof(*prog));
+  Torq__NssTask **tasks = tq_arena_calloc(L->arena, ntasks, sizeof(Torq__NssTask *));
+  /* Per task, its units in unit order (DMA_IN, DMA_OUT, SLICE0, SLICE1). */
+  Torq__UnitWork *(*units)[TQS_UNIT_COUNT] = tq_calloc(ntasks, sizeof(*units));
+  tq_status_t st = NULL;
+  if (!timing || !prog || !tasks || !units) {
+    st = oom();
+    goto done;
+  }
+  Torq__NssProgram pinit = TORQ__NSS_PROGRAM__INIT;
+  *prog = pinit;
+  for (size_t k = 0; k < ntasks; k++) {
+    if (k < n) {
+      const tqc_tile_t *t = &tiles->items[k];
+      const tqc_xfer_t *xs[TQC_TILE_MAX_W + TQC_TILE_MAX_IN];
+      size_t nx = 0;
+      for (size_t i = 0; i < t->n_win; i++) xs[nx++] = &t->win[i];
+      for (size_t i = 0; i < t->n_in; i++) xs[nx++] = &t->in[i];
+      if (nx) {
+        units[k][TQS_UNIT_DMA_IN] =
+            dma_unit(L, 1, xs, nx, location, &timing[k].cycles[TQS_UNIT_DMA_IN]);
+        if (!units[k][TQS_UNIT_DMA_IN]) {
+          st = oom();
+          goto done;
+        }
+      }
+    }
+    if (k >= 2) {
+      const tqc_xfer_t *xs[1] = {&tiles->items[k - 2].out};
+      units[k][TQS_UNIT_DMA_OUT] =
+          dma_unit(L, 0, xs, 1, location, &timing[k].cycles[TQS_UNIT_DMA_OUT]);
+      if (!units[k][TQS_UNIT_DMA_OUT]) {
+        st = oom();
+        goto done;
+      }
+    }
+    if (k >= 1 && k - 1 < n) {
+      const tqc_tile_t *t = &tiles->items[k - 1];
+      for (uint32_t s = 0; s < TQS_HW_MAX_SLICES; s++) {
+        const tqc_slice_work_t *w = &t->slice[s];
+        if (!w->cycles) continue;
+        tqs_unit_t unit = s == 0 ? TQS_UNIT_SLICE0 : TQS_UNIT_SLICE1;
+        Torq__UnitWork *u = unit_new(L, s == 0 ? TORQ__UNIT__SLICE0 : TORQ__UNIT__SLICE1, location);
+        if (!u) {
+          st = oom();
+          goto done;
+        }
+        u->kernel = (char *)kernel;
+        u->macs = w->macs;
+        u->regions = w->regions;
+        u->n_regions = w->n_regions;
+        u->params = w->params;
+        units[k][unit] = u;
+        timing[k].cycles[unit] = w->cycles;
+      }
+    }
+  }
+  prog->estimated_cycles = tqs_task_schedule(L->hw, timing, ntasks);
+  for (size_t k = 0; k < ntasks; k++) {
+    Torq__NssTask *task = tq_arena_alloc(L->arena, sizeof(*task));
+    Torq__UnitWork **work = tq_arena_calloc(L->arena, TQS_UNIT_COUNT, sizeof(Torq__UnitWork *));
+    if (!task || !work) {
+      st = oom();
+      goto done;
+    }
+    Torq__NssTask tinit = TORQ__NSS_TASK__INIT;
+    *task = tinit;
+    task->estimated_start = timing[k].start;
+    task->estimated_end = timing[k].end;
+    task->work = work;
+    for (int u = 0; u < TQS_UNIT_COUNT; u++) {
+      Torq__UnitWork *w = units[k][u];
+      if (!w) continue;
+      w->estimated_start = timing[k].start;
+      w->estimated_end = timing[k].unit_end[u];
+      if ((st = set_trace_id(L, w, (tqs_unit_t)u))) goto done;
+      work[task->n_work++] = w;
+    }
+    tasks[k] = task;
+  }
+  prog->job_id = (uint32_t)L->programs.count;
+  prog->tasks = tasks;
+  prog->n_tasks = ntasks;
+  char **names = tqc__op_names(L, ops, n_ops);
+  if (!names || !tqc__ptrvec_push(L->arena, &L->programs, prog) ||
+      !tqc__ptrvec_push(L->arena, &L->program_ops, names)) {
+    st = oom();
+    goto done;
+  }
+  if ((st = tqc__emit_allocs(L, location))) goto done;
+  if ((st = tqc__emit_action(L, TORQ__ACTION_KIND__NSS_START, prog->job_id, location))) goto done;
+  if ((st = tqc__emit_action(L, TORQ__ACTION_KIND__NSS_WAIT, prog->job_id, location))) goto done;
+  st = tqc__emit_deallocs(L, location);
+done:
+  tq_free(timing);
+  tq_free(units);
+  return st;
+}

@@ -1,0 +1,24 @@
+"builtin.module"() ({
+  "torq.dispatch"() ({
+    "torq.buffer"() {id = 0 : i64, kind = "input", size = 2048 : i64, type = "1x16x16x8xi8"} : () -> () loc(unknown)
+    "torq.buffer"() {id = 1 : i64, kind = "output", size = 4096 : i64, type = "1x16x16x16xi8"} : () -> () loc(unknown)
+    "torq.buffer"() {id = 2 : i64, kind = "constant", size = 1216 : i64, type = "1216xi8"} : () -> () loc(unknown)
+    "torq.action"() {"torq-action-id" = 0 : i64, kind = "ALLOC", buffer = 1 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+    "torq.action"() {"torq-action-id" = 1 : i64, kind = "ALLOC", buffer = 2 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+    "torq.action"() {"torq-action-id" = 2 : i64, kind = "NSS_START", "torq-job-id" = 0 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+    "torq.action"() {"torq-action-id" = 3 : i64, kind = "NSS_WAIT", "torq-job-id" = 0 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+    "torq.action"() {"torq-action-id" = 4 : i64, kind = "DEALLOC", buffer = 2 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+    "torq.nss_program"() ({
+      "torq.task"() ({
+        "torq.unit"() {id = "DI0", unit = "DMA_IN", kernel = "DMA_IN", start = 0 : i64, end = 687 : i64, bytes = 3264 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+      }) {index = 0 : i64, start = 0 : i64, end = 687 : i64} : () -> () loc(unknown)
+      "torq.task"() ({
+        "torq.unit"() {id = "S0", unit = "SLICE0", kernel = "conv2d", start = 703 : i64, end = 1343 : i64, macs = 147456 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+        "torq.unit"() {id = "S1", unit = "SLICE1", kernel = "conv2d", start = 703 : i64, end = 1343 : i64, macs = 147456 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+      }) {index = 1 : i64, start = 703 : i64, end = 1343 : i64} : () -> () loc(unknown)
+      "torq.task"() ({
+        "torq.unit"() {id = "DO0", unit = "DMA_OUT", kernel = "DMA_OUT", start = 1359 : i64, end = 2221 : i64, bytes = 4096 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+      }) {index = 2 : i64, start = 1359 : i64, end = 2221 : i64} : () -> () loc(unknown)
+    }) {"torq-job-id" = 0 : i64, "torq-action-id" = 2 : i64, cycles = 2221 : i64, kernel = "conv2d", original_operators = ["tosa.conv2d@L9", "tosa.rescale@L14", "tosa.clamp@L15"], units = ["DMA_IN", "DMA_OUT", "SLICE0", "SLICE1"]} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+  }) {name = "main_dispatch_0", function = "main"} : () -> () loc(unknown)
+}) : () -> () loc(unknown)

@@ -1,0 +1,21 @@
+"builtin.module"() ({
+  "torq.dispatch"() ({
+    "torq.buffer"() {id = 0 : i64, kind = "input", size = 16384 : i64, type = "1x32x32x16xi8"} : () -> () loc(unknown)
+    "torq.buffer"() {id = 1 : i64, kind = "output", size = 4096 : i64, type = "1x16x16x16xi8"} : () -> () loc(unknown)
+    "torq.action"() {"torq-action-id" = 0 : i64, kind = "ALLOC", buffer = 1 : i64} : () -> () loc("maxpool_2x2_s2_32x32x16_i8.mlir":4:10)
+    "torq.action"() {"torq-action-id" = 1 : i64, kind = "NSS_START", "torq-job-id" = 0 : i64} : () -> () loc("maxpool_2x2_s2_32x32x16_i8.mlir":4:10)
+    "torq.action"() {"torq-action-id" = 2 : i64, kind = "NSS_WAIT", "torq-job-id" = 0 : i64} : () -> () loc("maxpool_2x2_s2_32x32x16_i8.mlir":4:10)
+    "torq.nss_program"() ({
+      "torq.task"() ({
+        "torq.unit"() {id = "DI0", unit = "DMA_IN", kernel = "DMA_IN", start = 0 : i64, end = 3447 : i64, bytes = 16384 : i64} : () -> () loc("maxpool_2x2_s2_32x32x16_i8.mlir":4:10)
+      }) {index = 0 : i64, start = 0 : i64, end = 3447 : i64} : () -> () loc(unknown)
+      "torq.task"() ({
+        "torq.unit"() {id = "S0", unit = "SLICE0", kernel = "max_pool2d", start = 3463 : i64, end = 3655 : i64, macs = 8192 : i64} : () -> () loc("maxpool_2x2_s2_32x32x16_i8.mlir":4:10)
+        "torq.unit"() {id = "S1", unit = "SLICE1", kernel = "max_pool2d", start = 3463 : i64, end = 3655 : i64, macs = 8192 : i64} : () -> () loc("maxpool_2x2_s2_32x32x16_i8.mlir":4:10)
+      }) {index = 1 : i64, start = 3463 : i64, end = 3655 : i64} : () -> () loc(unknown)
+      "torq.task"() ({
+        "torq.unit"() {id = "DO0", unit = "DMA_OUT", kernel = "DMA_OUT", start = 3671 : i64, end = 4533 : i64, bytes = 4096 : i64} : () -> () loc("maxpool_2x2_s2_32x32x16_i8.mlir":4:10)
+      }) {index = 2 : i64, start = 3671 : i64, end = 4533 : i64} : () -> () loc(unknown)
+    }) {"torq-job-id" = 0 : i64, "torq-action-id" = 1 : i64, cycles = 4533 : i64, kernel = "max_pool2d", original_operators = ["tosa.max_pool2d@L4"], units = ["DMA_IN", "DMA_OUT", "SLICE0", "SLICE1"]} : () -> () loc("maxpool_2x2_s2_32x32x16_i8.mlir":4:10)
+  }) {name = "main_dispatch_0", function = "main"} : () -> () loc(unknown)
+}) : () -> () loc(unknown)
