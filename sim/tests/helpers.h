@@ -21,6 +21,7 @@ Suite *data_suite(void);
 Suite *reduce_suite(void);
 Suite *errors_suite(void);
 Suite *cost_model_suite(void);
+Suite *npu_suite(void);
 
 /* Checked fixture teardown: destroys every tensor the th_ builders made in the test. */
 void th_free_all(void);

@@ -15,6 +15,7 @@ int main(void) {
   srunner_add_suite(sr, reduce_suite());
   srunner_add_suite(sr, errors_suite());
   srunner_add_suite(sr, cost_model_suite());
+  srunner_add_suite(sr, npu_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failures = srunner_ntests_failed(sr);
   srunner_free(sr);

@@ -55,7 +55,20 @@ tq_status_t tqs_npu_create(const tqs_hw_t *hw, tqs_npu_t **out_npu) TQ_MUST_USE;
 
 /* Runs `program` to completion. `xram` has `num_xram` entries indexed by buffer id. `observer`
  * may be NULL. *out_result is cleared on entry and filled on success. Does not allocate per task
- * or per work item (scratch memory is sized on first use and kept). */
+ * or per work item (scratch memory is sized on first use and kept).
+ *
+ * Time: the rule of tqs_task_schedule(), each item costing what the lowering charges for it
+ * (DMA: tqs_cost_dma per transfer, summed; slices: tqs_cost_slice_macs for conv2d,
+ * depthwise_conv2d and fully_connected, tqs_cost_slice_elementwise for the others; CDMA:
+ * tqs_cost_cdma of its `bytes`; CSS: tqs_cost_css), so a compiled program takes exactly its
+ * estimated_cycles. Observer events come in task order, then work-list order.
+ *
+ * Semantics: every run starts from a zeroed LRAM. The items of a task run concurrently, so one
+ * that writes bytes another item of the task reads or writes is an error ("LRAM hazard",
+ * "XRAM hazard"; strided regions count by their extent), as is a slice result overlapping its
+ * own operands. The whole program is validated before anything runs: on error no XRAM byte has
+ * changed. CDMA moves no bytes (the CSS memories are not modelled; its regions must lie in
+ * LRAM); the contract defines no CSS kernels, so only a CSS call without a kernel is accepted. */
 tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
                         const tqs_xram_buffer_t *xram, size_t num_xram,
                         const tqs_npu_observer_t *observer,

@@ -1,0 +1,570 @@
+/* The NPU model: the NPU object, program validation, the hazard check, and the event-driven
+ * execution of an NSS program's tasks with a busy-until clock per unit.
+ *
+ * Time follows the NSS task rule of tqs_task_schedule() exactly: the NSS issues a task when the
+ * previous one has ended plus nss_task_overhead_cycles (the first at cycle 0), every unit the task
+ * uses starts then, each runs for the cycles the cost model gives its work, and the task ends when
+ * its last unit does. So simulated totals equal the compile-time estimate for the same program.
+ *
+ * The work items of one task run concurrently on the hardware, so they must not depend on each
+ * other: the program is rejected ("hazard") when one item writes bytes another item of the same
+ * task reads or writes. Hazard-free items give the same bytes in any order; the model runs them in
+ * the task's order.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "npu_internal.h"
+#include "torq/base/alloc.h"
+
+/* ---- Element types --------------------------------------------------------------------------- */
+
+/* wbits is bits except for I48, which is held and computed as int64 (lower_internal.h). */
+#define TQS__E(name_, size_, bits_, is_int_, uns_, lo_, hi_)                                  \
+  {                                                                                           \
+    .name = (name_), .size = (size_), .bits = (bits_), .wbits = (bits_), .is_int = (is_int_), \
+    .is_unsigned = (uns_), .lo = (lo_), .hi = (hi_)                                           \
+  }
+
+static const tqs__etype_t tqs__etypes[] = {
+    [TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED] = TQS__E("UNSPECIFIED", 0, 0, 0, 0, 0, 0),
+    [TORQ__ELEMENT_TYPE__I1] = TQS__E("I1", 1, 1, 0, 1, 0, 1),
+    [TORQ__ELEMENT_TYPE__I8] = TQS__E("I8", 1, 8, 1, 0, INT8_MIN, INT8_MAX),
+    [TORQ__ELEMENT_TYPE__I16] = TQS__E("I16", 2, 16, 1, 0, INT16_MIN, INT16_MAX),
+    [TORQ__ELEMENT_TYPE__I32] = TQS__E("I32", 4, 32, 1, 0, INT32_MIN, INT32_MAX),
+    [TORQ__ELEMENT_TYPE__I64] = TQS__E("I64", 8, 64, 1, 0, INT64_MIN, INT64_MAX),
+    [TORQ__ELEMENT_TYPE__U8] = TQS__E("U8", 1, 8, 1, 1, 0, UINT8_MAX),
+    [TORQ__ELEMENT_TYPE__BF16] = TQS__E("BF16", 2, 16, 0, 0, 0, 0),
+    [TORQ__ELEMENT_TYPE__F16] = TQS__E("F16", 2, 16, 0, 0, 0, 0),
+    [TORQ__ELEMENT_TYPE__F32] = TQS__E("F32", 4, 32, 0, 0, 0, 0),
+    [TORQ__ELEMENT_TYPE__INDEX] = TQS__E("INDEX", 8, 64, 0, 0, 0, 0),
+    [TORQ__ELEMENT_TYPE__I48] = {.name = "I48",
+                                 .size = 8,
+                                 .bits = 48,
+                                 .wbits = 64,
+                                 .is_int = 1,
+                                 .lo = -(INT64_C(1) << 47),
+                                 .hi = (INT64_C(1) << 47) - 1},
+};
+
+const tqs__etype_t *tqs__etype(int type) {
+  if (type < 0 || (size_t)type >= sizeof(tqs__etypes) / sizeof(tqs__etypes[0]))
+    return &tqs__etypes[0];
+  return &tqs__etypes[type];
+}
+
+/* ---- Errors ---------------------------------------------------------------------------------- */
+
+tq_status_t tqs__npu_fail(const tqs__where_t *where, const char *file, int line, const char *fmt,
+                          ...) {
+  char message[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(message, sizeof(message), fmt, ap);
+  va_end(ap);
+  return tq_status_make(TQ_INVALID_INPUT, file, line,
+                        "NSS job %" PRIu32 ", task %zu, %s \"%s\": %s", where->job, where->task,
+                        tqs_unit_name(where->unit), where->trace_id, message);
+}
+
+static tq_status_t tqs__task_fail(uint32_t job, size_t task, const char *fmt, ...) TQ_PRINTF(3, 4);
+static tq_status_t tqs__task_fail(uint32_t job, size_t task, const char *fmt, ...) {
+  char message[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(message, sizeof(message), fmt, ap);
+  va_end(ap);
+  return TQ_STATUS(TQ_INVALID_INPUT, "NSS job %" PRIu32 ", task %zu: %s", job, task, message);
+}
+
+static tq_status_t tqs__program_fail(uint32_t job, const char *fmt, ...) TQ_PRINTF(2, 3);
+static tq_status_t tqs__program_fail(uint32_t job, const char *fmt, ...) {
+  char message[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(message, sizeof(message), fmt, ap);
+  va_end(ap);
+  return TQ_STATUS(TQ_INVALID_INPUT, "NSS job %" PRIu32 ": %s", job, message);
+}
+
+/* ---- Lifecycle ------------------------------------------------------------------------------- */
+
+tq_status_t tqs_npu_create(const tqs_hw_t *hw, tqs_npu_t **out_npu) {
+  if (!out_npu) return TQ_STATUS(TQ_INVALID_ARGUMENT, "tqs_npu_create: out_npu is NULL");
+  *out_npu = NULL;
+  if (!hw) return TQ_STATUS(TQ_INVALID_ARGUMENT, "tqs_npu_create: hw is NULL");
+  if (hw->lram_bytes == 0 || hw->slices < 1 || hw->slices > TQS_HW_MAX_SLICES) {
+    return TQ_STATUS(TQ_INVALID_ARGUMENT,
+                     "tqs_npu_create: the hardware needs LRAM and 1 or 2 slices (lram %" PRIu64
+                     " bytes, %" PRIu32 " slices)",
+                     hw->lram_bytes, hw->slices);
+  }
+  if (hw->lram_bytes > SIZE_MAX) {
+    return TQ_STATUS(TQ_LIMIT, "tqs_npu_create: an LRAM of %" PRIu64 " bytes does not fit memory",
+                     hw->lram_bytes);
+  }
+  tqs_npu_t *npu = tq_calloc(1, sizeof(*npu));
+  if (!npu) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory creating the NPU model");
+  npu->hw = *hw;
+  npu->lram = tq_calloc((size_t)hw->lram_bytes, 1);
+  if (!npu->lram) {
+    tq_free(npu);
+    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory for an LRAM of %" PRIu64 " bytes",
+                     hw->lram_bytes);
+  }
+  *out_npu = npu;
+  return NULL;
+}
+
+void tqs_npu_destroy(tqs_npu_t *npu) {
+  if (!npu) return;
+  tq_free(npu->lram);
+  tq_free(npu->scratch);
+  tq_free(npu->accesses);
+  tq_free(npu);
+}
+
+/* ---- Work items ------------------------------------------------------------------------------ */
+
+struct tqs__access_s {
+  uint64_t lo, hi; /* LRAM addresses, or host addresses for XRAM */
+  uint32_t item;   /* index of the work item in its task */
+  uint32_t region; /* its region number */
+  uint8_t xram, write;
+};
+
+/* One work item of the task being validated or run. */
+typedef struct tqs__item_s {
+  const Torq__UnitWork *work;
+  tqs__where_t where;
+  uint64_t cycles;
+  tqs__kern_t kern;
+  uint64_t lram_end; /* one past the highest LRAM byte it writes */
+} tqs__item_t;
+
+/* What a pass over a task does besides validating. */
+typedef struct tqs__pass_s {
+  int execute;             /* 0: validate and record accesses; 1: also move bytes */
+  tqs__access_t *accesses; /* pass 0: room for every region of the task */
+  size_t n_accesses;
+} tqs__pass_t;
+
+static uint64_t tqs__sat_add(uint64_t a, uint64_t b) {
+  return a > TQS_CYCLES_MAX - b ? TQS_CYCLES_MAX : a + b;
+}
+
+static void tqs__record(tqs__pass_t *pass, const tqs__span_t *s, uint32_t item, size_t region,
+                        int write) {
+  if (pass->execute || s->bytes == 0) return;
+  tqs__access_t *a = &pass->accesses[pass->n_accesses++];
+  uint64_t base = s->xram ? (uint64_t)(uintptr_t)s->base : 0;
+  a->lo = base + s->offset;
+  a->hi = base + s->end;
+  a->item = item;
+  a->region = (uint32_t)region;
+  a->xram = (uint8_t)s->xram;
+  a->write = (uint8_t)write;
+}
+
+static tq_status_t tqs__dma(tqs_npu_t *npu, const tqs_xram_buffer_t *xram, size_t num_xram,
+                            tqs__item_t *it, uint32_t index, tqs__pass_t *pass) {
+  const Torq__UnitWork *w = it->work;
+  const tqs__where_t *where = &it->where;
+  int in = where->unit == TQS_UNIT_DMA_IN;
+  if (w->n_regions == 0 || w->n_regions % 2) {
+    return TQS__NPU_FAIL(where, "DMA work holds %zu regions; it needs pairs [source, destination]",
+                         w->n_regions);
+  }
+  uint64_t total = 0, cycles = 0;
+  for (size_t i = 0; i < w->n_regions; i += 2) {
+    tqs__span_t src, dst;
+    TQ_TRY(tqs__span_init(npu, xram, num_xram, w->regions[i], i, "source", where, &src));
+    TQ_TRY(
+        tqs__span_init(npu, xram, num_xram, w->regions[i + 1], i + 1, "destination", where, &dst));
+    if (src.xram != in || dst.xram == in) {
+      return TQS__NPU_FAIL(where, "transfer %zu goes from %s to %s; %s moves %s", i / 2,
+                           src.xram ? "XRAM" : "LRAM", dst.xram ? "XRAM" : "LRAM",
+                           tqs_unit_name(where->unit), in ? "XRAM -> LRAM" : "LRAM -> XRAM");
+    }
+    if (src.bytes != dst.bytes) {
+      return TQS__NPU_FAIL(where, "transfer %zu reads %" PRIu64 " bytes but writes %" PRIu64, i / 2,
+                           src.bytes, dst.bytes);
+    }
+    total = tqs__sat_add(total, src.bytes);
+    cycles = tqs__sat_add(cycles, tqs_cost_dma(&npu->hw, src.bytes));
+    if (!dst.xram && dst.bytes && dst.end > it->lram_end) it->lram_end = dst.end;
+    tqs__record(pass, &src, index, i, 0);
+    tqs__record(pass, &dst, index, i + 1, 1);
+    if (pass->execute) {
+      tqs__span_copy(&dst, &src);
+      if (!dst.xram) tqs__wcache_written(&npu->wcache, dst.offset, dst.end);
+    }
+  }
+  if (w->bytes && w->bytes != total) {
+    return TQS__NPU_FAIL(where, "the work says %" PRIu64 " bytes but its transfers move %" PRIu64,
+                         w->bytes, total);
+  }
+  it->cycles = cycles;
+  return NULL;
+}
+
+static tq_status_t tqs__slice(tqs_npu_t *npu, tqs__item_t *it, uint32_t index, tqs__pass_t *pass) {
+  const Torq__UnitWork *w = it->work;
+  const tqs__where_t *where = &it->where;
+  const char *kernel = w->kernel ? w->kernel : "";
+  tqs__kid_t id = tqs__kern_lookup(kernel);
+  if (id == TQS__K_COUNT) return TQS__NPU_FAIL(where, "unknown kernel \"%s\"", kernel);
+  size_t want = tqs__kern_regions(id);
+  if (w->n_regions != want) {
+    return TQS__NPU_FAIL(where, "%s takes %zu regions (operands, then the result), not %zu", kernel,
+                         want, w->n_regions);
+  }
+  tqs__span_t spans[4];
+  for (size_t i = 0; i < want; i++) {
+    const char *what = i + 1 == want ? "result" : "operand";
+    TQ_TRY(tqs__span_init(npu, NULL, 0, w->regions[i], i, what, where, &spans[i]));
+    if (spans[i].xram) return TQS__NPU_FAIL(where, "region %zu (%s) is not in LRAM", i, what);
+    if (spans[i].levels) {
+      return TQS__NPU_FAIL(where, "region %zu (%s) is strided; slice regions are dense", i, what);
+    }
+  }
+  const tqs__span_t *res = &spans[want - 1];
+  for (size_t i = 0; i + 1 < want; i++) {
+    if (res->bytes && spans[i].bytes && res->offset < spans[i].end && spans[i].offset < res->end) {
+      return TQS__NPU_FAIL(where,
+                           "LRAM hazard: the result [%" PRIu64 ", %" PRIu64
+                           ") overlaps operand %zu [%" PRIu64 ", %" PRIu64 ")",
+                           res->offset, res->end, i, spans[i].offset, spans[i].end);
+    }
+  }
+  TQ_TRY(tqs__kern_decode(&npu->hw, w, spans, want, where, &it->kern));
+  if (w->macs && w->macs != it->kern.macs) {
+    return TQS__NPU_FAIL(where, "the work says %" PRIu64 " MACs but its parameters give %" PRIu64,
+                         w->macs, it->kern.macs);
+  }
+  it->cycles = it->kern.cycles;
+  if (res->bytes) it->lram_end = res->end;
+  for (size_t i = 0; i < want; i++) tqs__record(pass, &spans[i], index, i, i + 1 == want);
+  return NULL;
+}
+
+/* CDMA moves bytes between LRAM and the CSS memories, which the model does not hold: its LRAM
+ * regions are checked (and count as written, whichever the direction) and it takes the cycles of
+ * its `bytes`. */
+static tq_status_t tqs__cdma(tqs_npu_t *npu, tqs__item_t *it, uint32_t index, tqs__pass_t *pass) {
+  const Torq__UnitWork *w = it->work;
+  for (size_t i = 0; i < w->n_regions; i++) {
+    tqs__span_t s;
+    TQ_TRY(tqs__span_init(npu, NULL, 0, w->regions[i], i, "LRAM side", &it->where, &s));
+    if (s.xram) return TQS__NPU_FAIL(&it->where, "region %zu is not in LRAM", i);
+    tqs__record(pass, &s, index, i, 1);
+  }
+  it->cycles = tqs_cost_cdma(&npu->hw, w->bytes);
+  return NULL;
+}
+
+/* The contract defines no CSS kernels: a CSS call without a kernel is timed, anything else is an
+ * unknown kernel. */
+static tq_status_t tqs__css(tqs_npu_t *npu, tqs__item_t *it) {
+  const Torq__UnitWork *w = it->work;
+  if (w->kernel && w->kernel[0])
+    return TQS__NPU_FAIL(&it->where, "unknown kernel \"%s\"", w->kernel);
+  if (w->n_regions) return TQS__NPU_FAIL(&it->where, "a CSS call takes no regions");
+  it->cycles = tqs_cost_css(&npu->hw);
+  return NULL;
+}
+
+static int tqs__unit_of(Torq__Unit u, tqs_unit_t *out) {
+  switch (u) {
+    case TORQ__UNIT__DMA_IN:
+      *out = TQS_UNIT_DMA_IN;
+      return 1;
+    case TORQ__UNIT__DMA_OUT:
+      *out = TQS_UNIT_DMA_OUT;
+      return 1;
+    case TORQ__UNIT__SLICE0:
+      *out = TQS_UNIT_SLICE0;
+      return 1;
+    case TORQ__UNIT__SLICE1:
+      *out = TQS_UNIT_SLICE1;
+      return 1;
+    case TORQ__UNIT__CDMA:
+      *out = TQS_UNIT_CDMA;
+      return 1;
+    case TORQ__UNIT__CSS:
+      *out = TQS_UNIT_CSS;
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+/* ---- The hazard check ------------------------------------------------------------------------ */
+
+/* The two distinct items whose intervals reach furthest, among those seen so far. */
+typedef struct tqs__reach_s {
+  uint64_t hi[2];
+  size_t acc[2]; /* access index; SIZE_MAX for none */
+  uint32_t item[2];
+} tqs__reach_t;
+
+static void tqs__reach_reset(tqs__reach_t *r) {
+  memset(r, 0, sizeof(*r));
+  r->acc[0] = r->acc[1] = SIZE_MAX;
+  r->item[0] = r->item[1] = UINT32_MAX;
+}
+
+static void tqs__reach_add(tqs__reach_t *r, const tqs__access_t *a, size_t index) {
+  if (a->item == r->item[0]) {
+    if (a->hi > r->hi[0]) r->hi[0] = a->hi, r->acc[0] = index;
+    return;
+  }
+  if (a->item == r->item[1]) {
+    if (a->hi > r->hi[1]) r->hi[1] = a->hi, r->acc[1] = index;
+  } else if (r->acc[1] == SIZE_MAX || a->hi > r->hi[1]) {
+    r->hi[1] = a->hi, r->acc[1] = index, r->item[1] = a->item;
+  }
+  if (r->acc[0] == SIZE_MAX || r->hi[1] > r->hi[0]) {
+    tqs__reach_t t = *r;
+    r->hi[0] = t.hi[1], r->acc[0] = t.acc[1], r->item[0] = t.item[1];
+    r->hi[1] = t.hi[0], r->acc[1] = t.acc[0], r->item[1] = t.item[0];
+  }
+}
+
+/* An earlier access of another item that reaches past `a->lo`, or SIZE_MAX. */
+static size_t tqs__reach_hit(const tqs__reach_t *r, const tqs__access_t *a) {
+  int k = r->item[0] == a->item ? 1 : 0;
+  return r->acc[k] != SIZE_MAX && r->hi[k] > a->lo ? r->acc[k] : SIZE_MAX;
+}
+
+static int tqs__access_cmp(const tqs__access_t *a, const tqs__access_t *b) {
+  if (a->xram != b->xram) return a->xram < b->xram ? -1 : 1;
+  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+  if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+  if (a->item != b->item) return a->item < b->item ? -1 : 1;
+  if (a->region != b->region) return a->region < b->region ? -1 : 1;
+  return 0;
+}
+
+/* In-place heapsort: qsort may allocate for larger arrays, and a run must not. */
+static void tqs__sift(tqs__access_t *a, size_t root, size_t n) {
+  for (;;) {
+    size_t child = 2 * root + 1;
+    if (child >= n) return;
+    if (child + 1 < n && tqs__access_cmp(&a[child], &a[child + 1]) < 0) child++;
+    if (tqs__access_cmp(&a[root], &a[child]) >= 0) return;
+    tqs__access_t t = a[root];
+    a[root] = a[child];
+    a[child] = t;
+    root = child;
+  }
+}
+
+static void tqs__sort_accesses(tqs__access_t *a, size_t n) {
+  for (size_t i = n / 2; i-- > 0;) tqs__sift(a, i, n);
+  for (size_t end = n; end-- > 1;) {
+    tqs__access_t t = a[0];
+    a[0] = a[end];
+    a[end] = t;
+    tqs__sift(a, 0, end);
+  }
+}
+
+/* Two items of one task touching the same bytes, one of them writing: a sweep over the accesses
+ * sorted by address. Strided regions count by their extent, first to last byte: exact for dense
+ * regions (all the compiler makes in LRAM), conservative for interleaved strided ones. */
+static tq_status_t tqs__hazards(const tqs__pass_t *pass, const tqs__item_t *items, uint32_t job,
+                                size_t task) {
+  tqs__access_t *acc = pass->accesses;
+  size_t n = pass->n_accesses;
+  tqs__sort_accesses(acc, n);
+  tqs__reach_t all, writes;
+  for (size_t i = 0; i < n; i++) {
+    if (i == 0 || acc[i].xram != acc[i - 1].xram) {
+      tqs__reach_reset(&all);
+      tqs__reach_reset(&writes);
+    }
+    size_t j = tqs__reach_hit(acc[i].write ? &all : &writes, &acc[i]);
+    if (j != SIZE_MAX) {
+      const tqs__access_t *a = &acc[j], *b = &acc[i];
+      const tqs__item_t *ia = &items[a->item], *ib = &items[b->item];
+      uint64_t lo = b->lo, hi = a->hi < b->hi ? a->hi : b->hi;
+      if (b->xram) {
+        return tqs__task_fail(
+            job, task,
+            "XRAM hazard: %s \"%s\" region %" PRIu32 " and %s \"%s\" region %" PRIu32
+            " share %" PRIu64 " bytes, and one of them writes",
+            tqs_unit_name(ia->where.unit), ia->where.trace_id, a->region,
+            tqs_unit_name(ib->where.unit), ib->where.trace_id, b->region, hi - lo);
+      }
+      return tqs__task_fail(job, task,
+                            "LRAM hazard: %s \"%s\" region %" PRIu32
+                            " and %s \"%s\" region %" PRIu32 " share bytes [%" PRIu64 ", %" PRIu64
+                            "), and one of them writes",
+                            tqs_unit_name(ia->where.unit), ia->where.trace_id, a->region,
+                            tqs_unit_name(ib->where.unit), ib->where.trace_id, b->region, lo, hi);
+    }
+    tqs__reach_add(&all, &acc[i], i);
+    if (acc[i].write) tqs__reach_add(&writes, &acc[i], i);
+  }
+  return NULL;
+}
+
+/* ---- Tasks ----------------------------------------------------------------------------------- */
+
+/* Decodes (and with pass->execute, runs the DMA of) task `k` into items[0..*out_n). */
+static tq_status_t tqs__task(tqs_npu_t *npu, const Torq__NssProgram *program, size_t k,
+                             const tqs_xram_buffer_t *xram, size_t num_xram, tqs__pass_t *pass,
+                             tqs__item_t *items, size_t *out_n) {
+  const Torq__NssTask *task = program->tasks[k];
+  uint32_t used = 0;
+  *out_n = 0;
+  pass->n_accesses = 0;
+  for (size_t i = 0; i < task->n_work; i++) {
+    const Torq__UnitWork *w = task->work[i];
+    tqs__item_t *it = &items[i];
+    memset(it, 0, sizeof(*it));
+    it->work = w;
+    it->where.job = program->job_id;
+    it->where.task = k;
+    it->where.trace_id = w->trace_id ? w->trace_id : "";
+    if (!tqs__unit_of(w->unit, &it->where.unit)) {
+      return tqs__task_fail(program->job_id, k, "work item %zu (\"%s\"): unknown unit %d", i,
+                            it->where.trace_id, (int)w->unit);
+    }
+    tqs_unit_t u = it->where.unit;
+    if (used & (1u << u))
+      return TQS__NPU_FAIL(&it->where, "a second work item for the unit in one task");
+    used |= 1u << u;
+    if (u == TQS_UNIT_SLICE1 && npu->hw.slices < 2)
+      return TQS__NPU_FAIL(&it->where, "the hardware has one slice");
+    if (w->n_regions && !w->regions) return TQS__NPU_FAIL(&it->where, "no region data");
+    tq_status_t st;
+    switch (u) {
+      case TQS_UNIT_DMA_IN:
+      case TQS_UNIT_DMA_OUT:
+        st = tqs__dma(npu, xram, num_xram, it, (uint32_t)i, pass);
+        break;
+      case TQS_UNIT_SLICE0:
+      case TQS_UNIT_SLICE1:
+        st = tqs__slice(npu, it, (uint32_t)i, pass);
+        break;
+      case TQS_UNIT_CDMA:
+        st = tqs__cdma(npu, it, (uint32_t)i, pass);
+        break;
+      default:
+        st = tqs__css(npu, it);
+        break;
+    }
+    if (st) return st;
+    *out_n = i + 1;
+  }
+  if (!pass->execute) TQ_TRY(tqs__hazards(pass, items, program->job_id, k));
+  return NULL;
+}
+
+/* Checks the program's structure and returns the most regions any task holds. */
+static tq_status_t tqs__shape(const Torq__NssProgram *program, size_t *out_regions) {
+  *out_regions = 0;
+  if (program->n_tasks && !program->tasks)
+    return tqs__program_fail(program->job_id, "no task data");
+  for (size_t k = 0; k < program->n_tasks; k++) {
+    const Torq__NssTask *t = program->tasks[k];
+    if (!t) return tqs__task_fail(program->job_id, k, "the task is missing");
+    if (t->n_work && !t->work) return tqs__task_fail(program->job_id, k, "no work data");
+    if (t->n_work > TQS_UNIT_COUNT) {
+      return tqs__task_fail(program->job_id, k,
+                            "%zu work items; a task starts each unit at most once", t->n_work);
+    }
+    size_t regions = 0;
+    for (size_t i = 0; i < t->n_work; i++) {
+      if (!t->work[i]) return tqs__task_fail(program->job_id, k, "work item %zu is missing", i);
+      if (t->work[i]->n_regions > SIZE_MAX / 2 - regions)
+        return tqs__task_fail(program->job_id, k, "too many regions");
+      regions += t->work[i]->n_regions;
+    }
+    if (regions > *out_regions) *out_regions = regions;
+  }
+  return NULL;
+}
+
+static tq_status_t tqs__reserve(void **p, size_t *cap, size_t count, size_t size) {
+  if (count <= *cap) return NULL;
+  if (count > SIZE_MAX / size)
+    return TQ_STATUS(TQ_LIMIT, "NPU scratch of %zu x %zu bytes", count, size);
+  void *q = tq_realloc(*p, count * size);
+  if (!q)
+    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory for NPU scratch (%zu bytes)", count * size);
+  *p = q;
+  *cap = count;
+  return NULL;
+}
+
+tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
+                        const tqs_xram_buffer_t *xram, size_t num_xram,
+                        const tqs_npu_observer_t *observer, tqs_npu_result_t *out_result) {
+  if (out_result) memset(out_result, 0, sizeof(*out_result));
+  if (!npu || !program || !out_result || (num_xram && !xram))
+    return TQ_STATUS(TQ_INVALID_ARGUMENT, "tqs_npu_run: NULL argument");
+
+  size_t max_regions;
+  TQ_TRY(tqs__shape(program, &max_regions));
+  TQ_TRY(tqs__reserve((void **)&npu->accesses, &npu->accesses_cap, max_regions ? max_regions : 1,
+                      sizeof(tqs__access_t)));
+
+  /* Pass 0: validate everything, size the scratch and the LRAM the program writes. */
+  tqs__item_t items[TQS_UNIT_COUNT];
+  size_t n_items, scratch = 1;
+  uint64_t lram_end = 0;
+  tqs__pass_t pass = {.execute = 0, .accesses = npu->accesses};
+  for (size_t k = 0; k < program->n_tasks; k++) {
+    TQ_TRY(tqs__task(npu, program, k, xram, num_xram, &pass, items, &n_items));
+    for (size_t i = 0; i < n_items; i++) {
+      if (items[i].kern.scratch_bytes > scratch) scratch = items[i].kern.scratch_bytes;
+      if (items[i].lram_end > lram_end) lram_end = items[i].lram_end;
+    }
+  }
+  TQ_TRY(tqs__reserve(&npu->scratch, &npu->scratch_cap, scratch, 1));
+
+  /* A run starts from a zeroed LRAM, so results never depend on an earlier program. */
+  memset(npu->lram, 0, (size_t)npu->lram_dirty);
+  npu->lram_dirty = lram_end;
+  npu->wcache.valid = 0;
+
+  /* Pass 1: run. Every unit has a busy-until clock; the NSS's is when it can issue a task. */
+  uint64_t busy_until[TQS_UNIT_COUNT] = {0}, nss_free = 0, end = 0;
+  pass.execute = 1;
+  for (size_t k = 0; k < program->n_tasks; k++) {
+    TQ_TRY(tqs__task(npu, program, k, xram, num_xram, &pass, items, &n_items));
+    uint64_t start = nss_free;
+    for (size_t i = 0; i < n_items; i++)
+      if (busy_until[items[i].where.unit] > start) start = busy_until[items[i].where.unit];
+    end = start;
+    for (size_t i = 0; i < n_items; i++) {
+      tqs__item_t *it = &items[i];
+      tqs_unit_t u = it->where.unit;
+      if (u == TQS_UNIT_SLICE0 || u == TQS_UNIT_SLICE1) {
+        tqs__kern_run(&it->kern, npu->scratch, &npu->wcache);
+        tqs__wcache_written(&npu->wcache, it->kern.out_lo, it->kern.out_hi);
+      }
+      uint64_t stop = tqs__sat_add(start, it->cycles);
+      busy_until[u] = stop;
+      out_result->busy_cycles[u] = tqs__sat_add(out_result->busy_cycles[u], it->cycles);
+      if (stop > end) end = stop;
+      if (observer && observer->on_unit_work) {
+        tqs_npu_event_t ev = {.job_id = program->job_id,
+                              .task_index = (uint32_t)k,
+                              .unit = u,
+                              .trace_id = it->where.trace_id,
+                              .start_cycle = start,
+                              .end_cycle = stop};
+        observer->on_unit_work(observer->user, &ev);
+      }
+    }
+    nss_free = tqs__sat_add(end, npu->hw.nss_task_overhead_cycles);
+  }
+  out_result->cycles = end;
+  out_result->tasks = program->n_tasks;
+  return NULL;
+}

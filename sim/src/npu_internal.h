@@ -1,0 +1,288 @@
+/* Private to the NPU model (npu.c, npu_dma.c, npu_kernels.c, npu_eltwise.c): the NPU object,
+ * validated regions, decoded slice kernels, element access and the error helper.
+ *
+ * A run has two passes over the program. The first decodes and validates every work item of
+ * every task (regions inside their memory, kernel parameters consistent with the regions, no
+ * hazard between the items of a task) and sizes the scratch memory; the second decodes again,
+ * which cannot fail then, executes and times. So a malformed program is rejected before it
+ * writes a byte, and the second pass never allocates.
+ */
+#ifndef TORQ_SIM_NPU_INTERNAL_H
+#define TORQ_SIM_NPU_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "module.pb-c.h"
+#include "torq/base/status.h"
+#include "torq/sim/cost_model.h"
+#include "torq/sim/hw.h"
+#include "torq/sim/npu.h"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the NPU model stores elements in host order and needs a little-endian host"
+#endif
+
+/* Access records for the hazard check of one task (npu.c). */
+typedef struct tqs__access_s tqs__access_t;
+
+/* The weights of the last MAC kernel, converted in scratch (at its start): reused by the next
+ * work item that reads the same LRAM bytes the same way, until something writes those bytes. */
+typedef struct tqs__wcache_s {
+  int valid;
+  uint64_t lo, hi; /* the LRAM bytes they came from */
+  int type, narrow, transposed;
+  int64_t zp;
+} tqs__wcache_t;
+
+/* Forgets the cached weights when LRAM [lo, hi) is written. */
+static inline void tqs__wcache_written(tqs__wcache_t *c, uint64_t lo, uint64_t hi) {
+  if (c->valid && lo < c->hi && c->lo < hi) c->valid = 0;
+}
+
+struct tqs_npu_s {
+  tqs_hw_t hw;
+  uint8_t *lram;       /* hw.lram_bytes, owned */
+  uint64_t lram_dirty; /* bytes [0, lram_dirty) may be non-zero; cleared at the start of a run */
+  void *scratch;       /* kernel scratch, grown between runs' passes, never during execution */
+  size_t scratch_cap;
+  tqs__access_t *accesses;
+  size_t accesses_cap;
+  tqs__wcache_t wcache;
+};
+
+/* Where a work item is, for messages: "job 3, task 2, SLICE0 "S1"". */
+typedef struct tqs__where_s {
+  uint32_t job;
+  size_t task;
+  tqs_unit_t unit;
+  const char *trace_id; /* never NULL */
+} tqs__where_t;
+
+/* TQ_INVALID_INPUT whose message starts with the place. */
+tq_status_t tqs__npu_fail(const tqs__where_t *where, const char *file, int line, const char *fmt,
+                          ...) TQ_PRINTF(4, 5) TQ_MUST_USE;
+#define TQS__NPU_FAIL(where, ...) tqs__npu_fail((where), __FILE__, __LINE__, __VA_ARGS__)
+
+/* ---- Element types (module.proto storage: little-endian, ceil(width / 8) bytes, but 8 for I48) -
+ *
+ * I48 is held as an int64 (8 bytes, sign-extended), as the reference interpreter and the host
+ * programs hold it, and computed as one: it wraps at 64 bits (wbits), so an I48 value is the
+ * reference's i48 (= i64) value byte for byte. Its bits (48) are the cost model's and lo/hi its
+ * saturation range. */
+
+typedef struct tqs__etype_s {
+  const char *name;
+  uint8_t size;   /* bytes per element; 0 for an invalid value */
+  uint8_t bits;   /* for the cost model */
+  uint8_t wbits;  /* the width values wrap at: bits, but 64 for I48 */
+  uint8_t is_int; /* an integer type the kernels compute with */
+  uint8_t is_unsigned;
+  int64_t lo, hi; /* value range (integers) */
+} tqs__etype_t;
+
+/* The description of `type`; an "invalid" entry (size 0) for values outside the enum. */
+const tqs__etype_t *tqs__etype(int type);
+
+/* Loads the element at `p` of an integer type, sign- or zero-extended. */
+static inline int64_t tqs__ld(const uint8_t *p, int type) {
+  switch (type) {
+    case TORQ__ELEMENT_TYPE__I1:
+    case TORQ__ELEMENT_TYPE__U8:
+      return p[0];
+    case TORQ__ELEMENT_TYPE__I8:
+      return (int8_t)p[0];
+    case TORQ__ELEMENT_TYPE__I16: {
+      int16_t v;
+      memcpy(&v, p, 2);
+      return v;
+    }
+    case TORQ__ELEMENT_TYPE__I32: {
+      int32_t v;
+      memcpy(&v, p, 4);
+      return v;
+    }
+    default: { /* I48, I64: 8 bytes */
+      int64_t v;
+      memcpy(&v, p, 8);
+      return v;
+    }
+  }
+}
+
+/* Stores the low bits of `v` (two's complement) as an element of an integer type. */
+static inline void tqs__st(uint8_t *p, int type, int64_t v) {
+  switch (type) {
+    case TORQ__ELEMENT_TYPE__I1:
+    case TORQ__ELEMENT_TYPE__U8:
+    case TORQ__ELEMENT_TYPE__I8:
+      p[0] = (uint8_t)v;
+      return;
+    case TORQ__ELEMENT_TYPE__I16: {
+      uint16_t u = (uint16_t)v;
+      memcpy(p, &u, 2);
+      return;
+    }
+    case TORQ__ELEMENT_TYPE__I32: {
+      uint32_t u = (uint32_t)v;
+      memcpy(p, &u, 4);
+      return;
+    }
+    default: /* I48, I64: 8 bytes */
+      memcpy(p, &v, 8);
+      return;
+  }
+}
+
+/* `v` wrapped to an integer type's width (wbits: 64 for I48): the value its stored bits stand
+ * for. */
+static inline int64_t tqs__wrap_to(int64_t v, const tqs__etype_t *t) {
+  unsigned w = t->wbits;
+  if (w >= 64) return v;
+  if (t->is_unsigned) return (int64_t)((uint64_t)v & ((UINT64_C(1) << w) - 1));
+  return (int64_t)((uint64_t)v << (64 - w)) >> (64 - w);
+}
+
+/* ---- Regions --------------------------------------------------------------------------------- */
+
+#define TQS__MAX_LEVELS 8
+
+/* A region checked against its memory: every byte it names lies in [base, base + limit). */
+typedef struct tqs__span_s {
+  uint8_t *base; /* LRAM, or the XRAM buffer's data */
+  int xram;
+  uint64_t offset, size; /* size: bytes of the innermost block */
+  size_t levels;
+  uint64_t counts[TQS__MAX_LEVELS], strides[TQS__MAX_LEVELS];
+  uint64_t bytes; /* size * product(counts); 0 when any count or the size is 0 */
+  uint64_t end;   /* one past the highest byte named (the extent is [offset, end)) */
+} tqs__span_t;
+
+/* Validates `region` (region number `index`, named `what` in messages) against LRAM or the
+ * XRAM buffers and fills `out`. */
+tq_status_t tqs__span_init(tqs_npu_t *npu, const tqs_xram_buffer_t *xram, size_t num_xram,
+                           const Torq__Region *region, size_t index, const char *what,
+                           const tqs__where_t *where, tqs__span_t *out) TQ_MUST_USE;
+
+/* Copies src's bytes into dst's, block by block in order; both hold the same number of bytes. */
+void tqs__span_copy(const tqs__span_t *dst, const tqs__span_t *src);
+
+/* ---- Slice kernels --------------------------------------------------------------------------- */
+
+typedef enum tqs__kid_e {
+  TQS__K_CONV2D,
+  TQS__K_DEPTHWISE,
+  TQS__K_FULLY_CONNECTED,
+  TQS__K_MAX_POOL,
+  TQS__K_AVG_POOL,
+  TQS__K_ADD,
+  TQS__K_SUB,
+  TQS__K_MUL,
+  TQS__K_RESCALE,
+  TQS__K_CLAMP,
+  TQS__K_COUNT
+} tqs__kid_t;
+
+/* The output stage of conv2d, depthwise_conv2d and fully_connected, and the scale step of
+ * rescale (lower_internal.h). */
+typedef struct tqs__ostage_s {
+  const tqs__etype_t *out;
+  int out_type;
+  /* MAC kernels with a fused rescale: the accumulator is wrapped to its type before the scale
+   * step, as the reference's conv2d/matmul result is before tosa.rescale reads it: (acc <<
+   * acc_shift) >> acc_shift, 32 for an I32 accumulator, 0 for I48 (int64, wbits). */
+  unsigned acc_shift;
+  size_t n_scale; /* 0 (no fused rescale), 1, or one per output channel */
+  const int32_t *multiplier, *shift;
+  int double_round;
+  int64_t output_zp;
+  int64_t sat_lo, sat_hi; /* the output type's range */
+  int64_t clamp_min, clamp_max;
+} tqs__ostage_t;
+
+/* A slice work item, decoded and validated. Pointers are into LRAM. */
+typedef struct tqs__kern_s {
+  tqs__kid_t id;
+  int in_t, w_t, b_t, out_t;        /* element types (Torq__ElementType) */
+  const uint8_t *in, *w, *bias, *b; /* b: the second operand of add/sub/mul */
+  uint8_t *out;
+  /* conv2d, depthwise, pools: NHWC input and output of one batch; fully_connected: R = OH, K =
+   * IC, N = OC. */
+  int64_t IH, IW, IC, OH, OW, OC, KH, KW, M;
+  int64_t sy, sx, dy, dx, pt, pl;
+  int64_t input_zp, weight_zp;
+  int narrow;          /* operands minus zero points fit int16, so a product fits int32 */
+  size_t chunk;        /* narrow: products an int32 partial sum holds; 0 to sum in int64 at once */
+  int by_channel;      /* conv2d: vectorize over output channels (weights transposed to HWIO) */
+  uint64_t w_lo, w_hi; /* LRAM bytes of the weights */
+  uint64_t out_lo, out_hi; /* LRAM bytes of the result */
+  /* Elementwise: n output elements; a_step / b_step 0 for a broadcast operand. */
+  uint64_t n, a_step, b_step, channels;
+  int in_unsigned;
+  int mul_shift;
+  tqs__ostage_t os;
+  uint64_t macs; /* MACs, or output elements of elementwise work */
+  uint64_t cycles;
+  size_t scratch_bytes;
+} tqs__kern_t;
+
+/* Decodes the slice work `w` (its regions already validated into `spans`, n of them) and
+ * computes its cycles on `hw`. */
+tq_status_t tqs__kern_decode(const tqs_hw_t *hw, const Torq__UnitWork *w, const tqs__span_t *spans,
+                             size_t n, const tqs__where_t *where, tqs__kern_t *out) TQ_MUST_USE;
+
+/* The kernel id of a name, or TQS__K_COUNT. */
+tqs__kid_t tqs__kern_lookup(const char *name);
+
+/* Number of regions a kernel takes. */
+size_t tqs__kern_regions(tqs__kid_t id);
+
+/* Executes a decoded kernel; `scratch` holds at least k->scratch_bytes and starts with the
+ * weights `cache` describes. */
+void tqs__kern_run(const tqs__kern_t *k, void *scratch, tqs__wcache_t *cache);
+
+/* npu_eltwise.c: decoding and execution of add, sub, mul, rescale, clamp, and the output stage
+ * shared with the MAC kernels. */
+tq_status_t tqs__eltwise_decode(const Torq__KernelParams *p, const tqs__span_t *spans,
+                                const tqs__where_t *where, const char *kernel,
+                                tqs__kern_t *k) TQ_MUST_USE;
+void tqs__eltwise_run(const tqs__kern_t *k);
+
+/* Fills the output stage from the params, for `channels` output channels. */
+tq_status_t tqs__ostage_decode(const Torq__KernelParams *p, int64_t channels,
+                               const tqs__where_t *where, const char *kernel,
+                               tqs__ostage_t *os) TQ_MUST_USE;
+
+/* The scale step of the output stage: ((v * m + r) >> s) + output_zp, saturated to the output
+ * type; r = 1 << (s - 1), and with double_round and s > 31 another 2^30 away from zero. The
+ * arithmetic is the reference interpreter's apply_scale_32 (64-bit, wrapping), inline here
+ * because it runs once per output element. */
+static inline int64_t tqs__ostage_scale(const tqs__ostage_t *os, int64_t v, size_t channel) {
+  size_t i = os->n_scale == 1 ? 0 : channel;
+  int s = os->shift[i];
+  uint64_t r = UINT64_C(1) << (s - 1);
+  if (os->double_round && s > 31)
+    r += v >= 0 ? (UINT64_C(1) << 30) : (uint64_t) - (INT64_C(1) << 30);
+  int64_t x = (int64_t)((uint64_t)v * (uint64_t)(int64_t)os->multiplier[i] + r) >> s;
+  x = (int64_t)((uint64_t)x + (uint64_t)os->output_zp);
+  return x < os->sat_lo ? os->sat_lo : x > os->sat_hi ? os->sat_hi : x;
+}
+
+/* The whole output stage for accumulator `acc` (exact, or wrapped at 64 bits) of output channel
+ * `channel`: with a fused rescale, the scale step of acc wrapped to the accumulator type; else
+ * acc wrapped to the output type; then the clamp. */
+static inline int64_t tqs__ostage_apply(const tqs__ostage_t *os, int64_t acc, size_t channel) {
+  int64_t v = os->n_scale
+                  ? tqs__ostage_scale(
+                        os, (int64_t)((uint64_t)acc << os->acc_shift) >> os->acc_shift, channel)
+                  : tqs__wrap_to(acc, os->out);
+  if (v < os->clamp_min) v = os->clamp_min;
+  if (v > os->clamp_max) v = os->clamp_max;
+  return v;
+}
+
+/* The output stage of a row of n accumulators (channels 0..n-1), stored at `out`. */
+void tqs__ostage_row(const tqs__ostage_t *os, const int64_t *acc, size_t n, uint8_t *out);
+
+#endif
