@@ -1198,6 +1198,63 @@ START_TEST(cli_accepts_valid_model) {
 }
 END_TEST
 
+/* A compilation that fails after parsing (here: no tile of the conv fits a 1 KiB LRAM) exits 1
+ * with a located diagnostic and leaves the output path as it was: absent stays absent, an
+ * existing module keeps its bytes (the module is written to a temporary name and renamed). */
+START_TEST(cli_failed_compile_leaves_output_alone) {
+  const char *tool = cli_path();
+  if (!tool) return;
+  static const char conv[] =
+      "func.func @main(%arg0: tensor<1x8x8x64xi8>) -> tensor<1x8x8x64xi32> {\n"
+      "  %w = \"tosa.const\"() <{values = dense<3> : tensor<64x3x3x64xi8>}> : () -> "
+      "tensor<64x3x3x64xi8>\n"
+      "  %b = \"tosa.const\"() <{values = dense<0> : tensor<64xi32>}> : () -> tensor<64xi32>\n"
+      "  %zp = \"tosa.const\"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>\n"
+      "  %0 = tosa.conv2d %arg0, %w, %b, %zp, %zp {acc_type = i32, dilation = array<i64: 1, 1>, "
+      "pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x64xi8>, "
+      "tensor<64x3x3x64xi8>, tensor<64xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x64xi32>\n"
+      "  return %0 : tensor<1x8x8x64xi32>\n"
+      "}\n";
+  char model[PATH_MAX], output[PATH_MAX];
+  tmp_write("conv.mlir", conv, sizeof(conv) - 1, model);
+  tmp_path("conv.vmfb", output);
+  const char *small[] = {model, "-o", output, "--torq-hw=sl2610,lram=1K", NULL};
+  cli_result_t r;
+  cli_run(tool, small, 60.0, &r);
+  ck_assert_msg(r.exit_code == 1, "exit %d, expected 1; stderr: %.400s", r.exit_code, r.err.data);
+  ck_assert_msg(strstr(r.err.data, ":5:8: error: ") && strstr(r.err.data, "LRAM"),
+                "no located LRAM diagnostic: %.400s", r.err.data);
+  ck_assert_msg(access(output, F_OK) != 0, "a module was left after a failed compile");
+  tq_buf_deinit(&r.err);
+
+  /* The same model compiles with the default LRAM; a failed compile then keeps those bytes. */
+  const char *ok[] = {model, "-o", output, NULL};
+  cli_run(tool, ok, 60.0, &r);
+  ck_assert_msg(r.exit_code == 0, "exit %d; stderr: %.400s", r.exit_code, r.err.data);
+  tq_buf_deinit(&r.err);
+  tq_buf_t before, after;
+  TT_ASSERT_OK(tq_file_read(output, 0, &before));
+  ck_assert_uint_gt(before.len, 8);
+  ck_assert_int_eq(memcmp(before.data + 2, "TORQVMFB", 8), 0);
+  cli_run(tool, small, 60.0, &r);
+  ck_assert_int_eq(r.exit_code, 1);
+  tq_buf_deinit(&r.err);
+  TT_ASSERT_OK(tq_file_read(output, 0, &after));
+  ck_assert_uint_eq(after.len, before.len);
+  ck_assert_int_eq(memcmp(after.data, before.data, before.len), 0);
+  tq_buf_deinit(&before);
+  tq_buf_deinit(&after);
+
+  const char *bad_hw[] = {model, "-o", output, "--torq-hw=sl2610,lram=", NULL};
+  cli_run(tool, bad_hw, 60.0, &r);
+  ck_assert_msg(r.exit_code == 2, "bad --torq-hw: exit %d, expected 2; stderr: %.400s",
+                r.exit_code, r.err.data);
+  ck_assert_msg(strstr(r.err.data, "--torq-hw"), "message does not name --torq-hw: %.400s",
+                r.err.data);
+  tq_buf_deinit(&r.err);
+}
+END_TEST
+
 START_TEST(cli_reads_huge_literal) {
   size_t len;
   char *text = huge_model(huge_bytes(), 0, 0, &len);
@@ -1262,6 +1319,7 @@ Suite *bad_input_suite(void) {
   tcase_add_test(tc, cli_rejects_missing_file);
   tcase_add_test(tc, cli_rejects_directory);
   tcase_add_test(tc, cli_accepts_valid_model);
+  tcase_add_test(tc, cli_failed_compile_leaves_output_alone);
 
   tc = tcase_new(s, "cli_huge", 180, 1);
   tcase_add_test(tc, cli_reads_huge_literal);
