@@ -77,7 +77,7 @@ objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 include runtime/base/module.mk
 include runtime/formats/module.mk
 include sim/module.mk
--include runtime/module.mk
+include runtime/module.mk
 include compiler/module.mk
 
 $(BUILD)/obj/%.o: %.c

@@ -1,0 +1,124 @@
+/* The runtime profile (DESIGN 5.4): events recorded while a session runs, and their CSV.
+ *
+ *     dispatch_name,invocation_id,action_id,timestamp_us,event
+ *     main_dispatch_0,0,-1,0,INIT_BEGIN
+ *     main_dispatch_0,0,-1,10,INIT_END
+ *     main_dispatch_0,0,-1,10,DISPATCH_BEGIN
+ *     main_dispatch_0,0,0,10,ALLOC_BEGIN
+ *     main_dispatch_0,0,0,11,ALLOC_END
+ *     ...
+ *
+ * Events (the `event` column):
+ *   <KIND>_BEGIN / <KIND>_END for every action, KIND one of ALLOC DEALLOC HOST_COPY NSS_START
+ *     NSS_WAIT HOST_START HOST_WAIT, with the action's id;
+ *   INIT_BEGIN / INIT_END (action_id -1) around session creation (device preparation, input
+ *     storage); its invocation_id is that of the first dispatch that follows;
+ *   DISPATCH_BEGIN / DISPATCH_END (action_id -1) around one execution of the function;
+ *   ERROR: the run failed. Its action_id is the failing action's (whose BEGIN row precedes it and
+ *     which has no END row), or -1 when the failure was outside an action (INIT, output
+ *     readback). It is the last row of that dispatch (no DISPATCH_END follows) or of INIT.
+ * timestamp_us is an integer (floor of the event's nanoseconds / 1000): simulated time on the
+ * simulator, CLOCK_MONOTONIC on hardware (device.h, TQR_DEVICE_REAL_TIME). No quoting: dispatch
+ * names are function names, which hold no commas.
+ *
+ * Recording does not allocate and does no I/O: events go into an array sized in advance
+ * (tqr_profile_reserve; a session reserves what one invocation needs when it is created). The
+ * CSV is written by tqr_profile_flush, which a session calls at the end of every invocation and
+ * right after a failure, so the file holds whole rows and is a valid CSV at every flush, also when
+ * the run fails half-way.
+ *
+ * Ownership: the caller owns a tqr_profile_t (create/destroy) and lends it to sessions, which
+ * must be destroyed before it. Events borrow their dispatch name from the module (valid while the
+ * module lives); flush before destroying the module.
+ */
+#ifndef TORQ_RUNTIME_PROFILE_H
+#define TORQ_RUNTIME_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "torq/base/status.h"
+#include "torq/base/str.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TQR_PROFILE_CSV_HEADER "dispatch_name,invocation_id,action_id,timestamp_us,event\n"
+
+/* What happened. The action kinds have the values of Torq__ActionKind (1..7). */
+typedef enum tqr_event_kind_e {
+  TQR_EVENT_ALLOC = 1,
+  TQR_EVENT_DEALLOC = 2,
+  TQR_EVENT_HOST_COPY = 3,
+  TQR_EVENT_NSS_START = 4,
+  TQR_EVENT_NSS_WAIT = 5,
+  TQR_EVENT_HOST_START = 6,
+  TQR_EVENT_HOST_WAIT = 7,
+  TQR_EVENT_INIT = 8,
+  TQR_EVENT_DISPATCH = 9,
+  TQR_EVENT_ERROR = 10,
+  TQR_EVENT_KIND_COUNT
+} tqr_event_kind_t;
+
+typedef enum tqr_event_edge_e {
+  TQR_EDGE_BEGIN,
+  TQR_EDGE_END,
+  TQR_EDGE_POINT, /* ERROR: no suffix */
+} tqr_event_edge_t;
+
+typedef struct tqr_event_s {
+  const char *dispatch; /* borrowed (see above) */
+  uint64_t timestamp_ns;
+  uint32_t invocation_id;
+  int32_t action_id; /* -1 for phases */
+  uint8_t kind;      /* tqr_event_kind_t */
+  uint8_t edge;      /* tqr_event_edge_t */
+} tqr_event_t;
+
+/* The `event` column text of an event ("NSS_WAIT_END", "INIT_BEGIN", "ERROR") into `out`
+ * (at least 32 bytes). Unknown kinds give "UNKNOWN". */
+void tqr_event_name(const tqr_event_t *event, char out[32]);
+
+typedef struct tqr_profile_s tqr_profile_t;
+
+/* An empty profile with room for `capacity` events (more with tqr_profile_reserve). */
+tq_status_t tqr_profile_create(size_t capacity, tqr_profile_t **out_profile) TQ_MUST_USE;
+
+/* Frees the profile; closes its CSV file (without reporting errors: call tqr_profile_close
+ * first to know). Accepts NULL. */
+void tqr_profile_destroy(tqr_profile_t *profile);
+
+/* Makes room for at least `count` unflushed events. Not for the hot path. */
+tq_status_t tqr_profile_reserve(tqr_profile_t *profile, size_t count) TQ_MUST_USE;
+
+/* Creates (truncates) `path`, writes the header and flushes it. From now on tqr_profile_flush
+ * writes the recorded events there. TQ_IO (naming the path) when it cannot be opened or
+ * written; TQ_FAILED_PRECONDITION when a file is already open. */
+tq_status_t tqr_profile_open_csv(tqr_profile_t *profile, const char *path) TQ_MUST_USE;
+
+/* Records an event. Never allocates, never fails: when the array is full the event is dropped
+ * and counted (tqr_profile_dropped), and the next flush reports TQ_LIMIT. */
+void tqr_profile_record(tqr_profile_t *profile, const tqr_event_t *event);
+
+/* Writes the recorded events to the CSV file as rows, fflush()es it and empties the array.
+ * Without an open file it does nothing (the events stay, for tqr_profile_events). TQ_IO on a
+ * write error; TQ_LIMIT when events were dropped since the last flush (the rows that were kept
+ * are written first). */
+tq_status_t tqr_profile_flush(tqr_profile_t *profile) TQ_MUST_USE;
+
+/* Flushes and closes the CSV file; errors as tqr_profile_flush, and TQ_IO when closing fails. */
+tq_status_t tqr_profile_close(tqr_profile_t *profile) TQ_MUST_USE;
+
+/* The recorded, unflushed events (borrowed; valid until the next record/flush/reserve). */
+const tqr_event_t *tqr_profile_events(const tqr_profile_t *profile, size_t *out_count);
+size_t tqr_profile_dropped(const tqr_profile_t *profile);
+
+/* Appends `count` events as CSV rows (no header) to `out`. */
+tq_status_t tqr_profile_format_rows(const tqr_event_t *events, size_t count,
+                                    tq_buf_t *out) TQ_MUST_USE;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

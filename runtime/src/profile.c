@@ -1,0 +1,146 @@
+/* The runtime profile: a preallocated event array (recording never allocates) and the CSV
+ * writer (DESIGN 5.4). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "torq/base/alloc.h"
+#include "torq/runtime/profile.h"
+
+struct tqr_profile_s {
+  tqr_event_t *events;
+  size_t count, capacity;
+  size_t dropped;
+  FILE *csv; /* owned */
+  char *path;
+};
+
+static const char *const kind_names[TQR_EVENT_KIND_COUNT] = {
+    [TQR_EVENT_ALLOC] = "ALLOC",         [TQR_EVENT_DEALLOC] = "DEALLOC",
+    [TQR_EVENT_HOST_COPY] = "HOST_COPY", [TQR_EVENT_NSS_START] = "NSS_START",
+    [TQR_EVENT_NSS_WAIT] = "NSS_WAIT",   [TQR_EVENT_HOST_START] = "HOST_START",
+    [TQR_EVENT_HOST_WAIT] = "HOST_WAIT", [TQR_EVENT_INIT] = "INIT",
+    [TQR_EVENT_DISPATCH] = "DISPATCH",   [TQR_EVENT_ERROR] = "ERROR",
+};
+
+void tqr_event_name(const tqr_event_t *event, char out[32]) {
+  const char *kind = event->kind < TQR_EVENT_KIND_COUNT ? kind_names[event->kind] : NULL;
+  if (!kind) {
+    snprintf(out, 32, "UNKNOWN");
+  } else if (event->edge == TQR_EDGE_BEGIN) {
+    snprintf(out, 32, "%s_BEGIN", kind);
+  } else if (event->edge == TQR_EDGE_END) {
+    snprintf(out, 32, "%s_END", kind);
+  } else {
+    snprintf(out, 32, "%s", kind);
+  }
+}
+
+tq_status_t tqr_profile_create(size_t capacity, tqr_profile_t **out_profile) {
+  *out_profile = NULL;
+  tqr_profile_t *p = tq_calloc(1, sizeof(*p));
+  if (!p) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory for a profile");
+  tq_status_t st = tqr_profile_reserve(p, capacity);
+  if (st) {
+    tq_free(p);
+    return st;
+  }
+  *out_profile = p;
+  return NULL;
+}
+
+void tqr_profile_destroy(tqr_profile_t *profile) {
+  if (!profile) return;
+  if (profile->csv) fclose(profile->csv);
+  tq_free(profile->events);
+  tq_free(profile->path);
+  tq_free(profile);
+}
+
+tq_status_t tqr_profile_reserve(tqr_profile_t *profile, size_t count) {
+  if (count <= profile->capacity) return NULL;
+  if (count > SIZE_MAX / sizeof(tqr_event_t))
+    return TQ_STATUS(TQ_LIMIT, "profile of %zu events is too large", count);
+  tqr_event_t *e = tq_realloc(profile->events, count * sizeof(*e));
+  if (!e) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory for %zu profile events", count);
+  profile->events = e;
+  profile->capacity = count;
+  return NULL;
+}
+
+tq_status_t tqr_profile_open_csv(tqr_profile_t *profile, const char *path) {
+  if (profile->csv)
+    return TQ_STATUS(TQ_FAILED_PRECONDITION, "the profile already writes to %s", profile->path);
+  FILE *f = fopen(path, "w");
+  if (!f) return TQ_STATUS(TQ_IO, "cannot create profile file %s: %s", path, strerror(errno));
+  if (fputs(TQR_PROFILE_CSV_HEADER, f) == EOF || fflush(f) != 0) {
+    int err = errno;
+    fclose(f);
+    return TQ_STATUS(TQ_IO, "cannot write profile file %s: %s", path, strerror(err));
+  }
+  profile->path = tq_strndup(path, strlen(path));
+  if (!profile->path) {
+    fclose(f);
+    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  }
+  profile->csv = f;
+  return NULL;
+}
+
+void tqr_profile_record(tqr_profile_t *profile, const tqr_event_t *event) {
+  if (profile->count < profile->capacity)
+    profile->events[profile->count++] = *event;
+  else
+    profile->dropped++;
+}
+
+tq_status_t tqr_profile_format_rows(const tqr_event_t *events, size_t count, tq_buf_t *out) {
+  char name[32];
+  for (size_t i = 0; i < count; i++) {
+    const tqr_event_t *e = &events[i];
+    tqr_event_name(e, name);
+    TQ_TRY(tq_buf_printf(out, "%s,%" PRIu32 ",%" PRId32 ",%" PRIu64 ",%s\n",
+                         e->dispatch ? e->dispatch : "", e->invocation_id, e->action_id,
+                         e->timestamp_ns / 1000, name));
+  }
+  return NULL;
+}
+
+tq_status_t tqr_profile_flush(tqr_profile_t *profile) {
+  if (!profile->csv) return NULL;
+  tq_buf_t rows;
+  tq_buf_init(&rows, 0);
+  tq_status_t st = tqr_profile_format_rows(profile->events, profile->count, &rows);
+  if (!st && rows.len &&
+      (fwrite(rows.data, 1, rows.len, profile->csv) != rows.len || fflush(profile->csv) != 0))
+    st = TQ_STATUS(TQ_IO, "cannot write profile file %s: %s", profile->path, strerror(errno));
+  tq_buf_deinit(&rows);
+  if (st) return st;
+  profile->count = 0;
+  if (profile->dropped) {
+    size_t n = profile->dropped;
+    profile->dropped = 0;
+    return TQ_STATUS(TQ_LIMIT, "profile %s: %zu events were dropped (the event array was full)",
+                     profile->path, n);
+  }
+  return NULL;
+}
+
+tq_status_t tqr_profile_close(tqr_profile_t *profile) {
+  if (!profile->csv) return NULL;
+  tq_status_t st = tqr_profile_flush(profile);
+  if (fclose(profile->csv) != 0 && !st)
+    st = TQ_STATUS(TQ_IO, "cannot close profile file %s: %s", profile->path, strerror(errno));
+  profile->csv = NULL;
+  return st;
+}
+
+const tqr_event_t *tqr_profile_events(const tqr_profile_t *profile, size_t *out_count) {
+  *out_count = profile->count;
+  return profile->events;
+}
+
+size_t tqr_profile_dropped(const tqr_profile_t *profile) {
+  return profile->dropped;
+}

@@ -1,0 +1,19 @@
+/* The runtime test binary: every suite, Check's fork mode unless CK_FORK=no. */
+#include <stdlib.h>
+
+#include "suites.h"
+
+int main(void) {
+  SRunner *sr = srunner_create(input_suite());
+  srunner_add_suite(sr, tensor_suite());
+  srunner_add_suite(sr, npy_suite());
+  srunner_add_suite(sr, module_suite());
+  srunner_add_suite(sr, robust_suite());
+  srunner_add_suite(sr, session_suite());
+  srunner_add_suite(sr, profile_suite());
+  srunner_add_suite(sr, tool_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

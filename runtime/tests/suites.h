@@ -1,0 +1,16 @@
+/* The runtime test suites, one per file. */
+#ifndef TORQ_RUNTIME_TESTS_SUITES_H
+#define TORQ_RUNTIME_TESTS_SUITES_H
+
+#include <check.h>
+
+Suite *input_suite(void);
+Suite *tensor_suite(void);
+Suite *npy_suite(void);
+Suite *module_suite(void);
+Suite *robust_suite(void);
+Suite *session_suite(void);
+Suite *profile_suite(void);
+Suite *tool_suite(void);
+
+#endif
