@@ -77,8 +77,9 @@ objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 include runtime/base/module.mk
 include runtime/formats/module.mk
 include sim/module.mk
-include runtime/module.mk
 include compiler/module.mk
+include runtime/module.mk
+-include harness/module.mk
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
