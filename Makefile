@@ -127,6 +127,7 @@ golden: $(BUILD)/tests/compiler-tests
 bench: $(TOOLS)
 	@scripts/bench-parse $(BIN)/torq-compile
 	@scripts/bench-compile $(BIN)
+	@scripts/bench-sim $(BIN)
 
 SOURCES := $(shell find runtime compiler sim harness -name '*.[ch]' 2>/dev/null)
 tidy:

@@ -45,3 +45,14 @@ $(BIN)/torq-bench-compile: $(call objs,compiler/bench/bench_compile_main.c) $(LI
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS)
 $(call objs,compiler/bench/bench_compile_main.c): CPPFLAGS += $(COMPILER_CPPFLAGS)
 TOOLS += $(BIN)/torq-bench-compile
+
+# The simulator throughput bench behind scripts/bench-sim, and its plain-C -O2 baseline.
+$(BIN)/torq-bench-sim: $(call objs,sim/bench/bench_sim_main.c) $(LIB_COMPILER) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS)
+$(call objs,sim/bench/bench_sim_main.c): CPPFLAGS += $(COMPILER_CPPFLAGS)
+$(call objs,sim/bench/bench_sim_main.c): | $(FORMATS_GEN_H)
+$(BIN)/torq-bench-loop: $(call objs,sim/bench/triple_loop.c)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS)
+TOOLS += $(BIN)/torq-bench-sim $(BIN)/torq-bench-loop
