@@ -80,6 +80,7 @@ include sim/module.mk
 include compiler/module.mk
 include runtime/module.mk
 -include harness/module.mk
+-include harness/runner.mk
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)

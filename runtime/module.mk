@@ -17,12 +17,15 @@ $(BIN)/torq-run-module: $(call objs,runtime/tools/torq_run_module.c) $(RUNTIME_L
 $(call objs,runtime/tools/torq_run_module.c): CPPFLAGS += $(RUNTIME_CPPFLAGS)
 TOOLS += $(BIN)/torq-run-module
 
-# Tests may include private headers (runtime/src) to test internals.
+# Tests may include private headers (runtime/src) to test internals. The corpus test compiles
+# models, so the test binary (only it: the library does not depend on the compiler) links the
+# compiler library, which needs what RUNTIME_LIBS brings after it (sim, formats, base).
 RUNTIME_TEST_SRCS := $(wildcard runtime/tests/*.c)
-$(BUILD)/tests/runtime-tests: $(call objs,$(RUNTIME_TEST_SRCS)) $(RUNTIME_LIBS)
+$(BUILD)/tests/runtime-tests: $(call objs,$(RUNTIME_TEST_SRCS)) $(LIB_COMPILER) $(RUNTIME_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(RUNTIME_LDLIBS) $(call pkg_libs,check)
-$(call objs,$(RUNTIME_TEST_SRCS)): CPPFLAGS += $(RUNTIME_CPPFLAGS) -Iruntime/src $(call pkg_cflags,check)
+$(call objs,$(RUNTIME_TEST_SRCS)): CPPFLAGS += $(RUNTIME_CPPFLAGS) -Iruntime/src -Icompiler/include \
+  $(call pkg_cflags,check)
 TEST_BINS += $(BUILD)/tests/runtime-tests
 
 # libFuzzer target for the module loader (clang only; built apart from the flavour's objects).

@@ -15,8 +15,9 @@ static char *arena_sv(tqc_lower_t *L, tq_sv_t s) {
   return tq_arena_strndup(L->arena, s.data ? s.data : "", s.data ? s.len : 0);
 }
 
-/* Integers (or floats) of an array attribute; 0 when it holds anything else. */
-static int array_numbers(tqc_lower_t *L, const tqc_attr_t *a, Torq__Attribute *out) {
+/* The numbers of an array attribute as INTS (integers and booleans, or an empty array) or FLOATS
+ * in `arena`; 0 when it holds anything else, -1 when memory runs out. */
+static int array_numbers(tq_arena_t *arena, const tqc_attr_t *a, tqs_attr_t *out) {
   size_t n = a->array.count;
   int ints = 1, floats = 1;
   for (size_t i = 0; i < n; i++) {
@@ -25,107 +26,86 @@ static int array_numbers(tqc_lower_t *L, const tqc_attr_t *a, Torq__Attribute *o
     if (k != TQC_ATTR_FLOAT) floats = 0;
   }
   if (n == 0 || ints) {
-    Torq__Ints *v = tq_arena_alloc(L->arena, sizeof(*v));
-    int64_t *vals = tq_arena_calloc(L->arena, n + 1, sizeof(*vals));
-    if (!v || !vals) return -1;
-    Torq__Ints init = TORQ__INTS__INIT;
-    *v = init;
+    int64_t *vals = tq_arena_calloc(arena, n + 1, sizeof(*vals));
+    if (!vals) return -1;
     for (size_t i = 0; i < n; i++) {
       const tqc_attr_t *it = a->array.items[i];
       vals[i] = it->kind == TQC_ATTR_BOOL ? it->boolean : it->integer.value;
     }
-    v->values = vals;
-    v->n_values = n;
-    out->value_case = TORQ__ATTRIBUTE__VALUE_INTS;
-    out->ints = v;
+    out->kind = TQS_ATTR_INTS;
+    out->ints = vals;
+    out->count = n;
     return 1;
   }
   if (floats) {
-    Torq__Floats *v = tq_arena_alloc(L->arena, sizeof(*v));
-    double *vals = tq_arena_calloc(L->arena, n, sizeof(*vals));
-    if (!v || !vals) return -1;
-    Torq__Floats init = TORQ__FLOATS__INIT;
-    *v = init;
+    double *vals = tq_arena_calloc(arena, n, sizeof(*vals));
+    if (!vals) return -1;
     for (size_t i = 0; i < n; i++) vals[i] = a->array.items[i]->flt.value;
-    v->values = vals;
-    v->n_values = n;
-    out->value_case = TORQ__ATTRIBUTE__VALUE_FLOATS;
-    out->floats = v;
+    out->kind = TQS_ATTR_FLOATS;
+    out->floats = vals;
+    out->count = n;
     return 1;
   }
   return 0;
 }
 
-static int set_ints(tqc_lower_t *L, Torq__Attribute *out, const int64_t *vals, size_t n) {
-  Torq__Ints *v = tq_arena_alloc(L->arena, sizeof(*v));
+static int set_ref_ints(tq_arena_t *arena, tqs_attr_t *out, int64_t value) {
+  int64_t *v = tq_arena_alloc(arena, sizeof(*v));
   if (!v) return 0;
-  Torq__Ints init = TORQ__INTS__INIT;
-  *v = init;
-  v->values = tqc__i64s(L, n, vals);
-  v->n_values = n;
-  out->value_case = TORQ__ATTRIBUTE__VALUE_INTS;
+  *v = value;
+  out->kind = TQS_ATTR_INTS;
   out->ints = v;
-  return v->values != NULL;
-}
-
-static int set_floats(tqc_lower_t *L, Torq__Attribute *out, const double *vals, size_t n) {
-  Torq__Floats *v = tq_arena_alloc(L->arena, sizeof(*v));
-  double *d = tq_arena_calloc(L->arena, n ? n : 1, sizeof(*d));
-  if (!v || !d) return 0;
-  Torq__Floats init = TORQ__FLOATS__INIT;
-  *v = init;
-  if (n) memcpy(d, vals, n * sizeof(*d));
-  v->values = d;
-  v->n_values = n;
-  out->value_case = TORQ__ATTRIBUTE__VALUE_FLOATS;
-  out->floats = v;
+  out->count = 1;
   return 1;
 }
 
-static int set_str(tqc_lower_t *L, Torq__Attribute *out, tq_sv_t s) {
-  out->value_case = TORQ__ATTRIBUTE__VALUE_STR;
-  out->str = arena_sv(L, s);
-  return out->str != NULL;
+static int set_ref_str(tq_arena_t *arena, tqs_attr_t *out, tq_sv_t s) {
+  out->kind = TQS_ATTR_STRING;
+  out->string = tq_arena_strndup(arena, s.data ? s.data : "", s.data ? s.len : 0);
+  return out->string != NULL;
 }
 
-static tq_status_t convert_attr(tqc_lower_t *L, const tqc_named_attr_t *na, Torq__Attribute **out) {
-  Torq__Attribute *at = tq_arena_alloc(L->arena, sizeof(*at));
-  if (!at) return oom();
-  Torq__Attribute init = TORQ__ATTRIBUTE__INIT;
-  *at = init;
-  at->key = arena_sv(L, na->name);
+tq_status_t tqc__attr_to_ref(tq_arena_t *arena, const tqc_named_attr_t *na, tqs_attr_t *out_attr,
+                             int *out_converted) {
+  memset(out_attr, 0, sizeof(*out_attr));
+  *out_converted = 0;
   const tqc_attr_t *a = na->value;
-  int ok = at->key != NULL;
-  int64_t iv;
-  double fv;
-  switch (ok ? a->kind : TQC_ATTR_UNIT) {
+  if (a->kind == TQC_ATTR_DENSE) return NULL;
+  out_attr->key =
+      tq_arena_strndup(arena, na->name.data ? na->name.data : "", na->name.data ? na->name.len : 0);
+  int ok = out_attr->key != NULL;
+  switch (ok ? a->kind : TQC_ATTR_DENSE) {
     case TQC_ATTR_INTEGER:
-      iv = a->integer.value;
-      ok = ok && set_ints(L, at, &iv, 1);
+      ok = set_ref_ints(arena, out_attr, a->integer.value);
       break;
     case TQC_ATTR_BOOL:
-      iv = a->boolean != 0;
-      ok = ok && set_ints(L, at, &iv, 1);
+      ok = set_ref_ints(arena, out_attr, a->boolean != 0);
       break;
     case TQC_ATTR_UNIT:
-      iv = 1;
-      ok = ok && set_ints(L, at, &iv, 1);
+      ok = set_ref_ints(arena, out_attr, 1);
       break;
-    case TQC_ATTR_FLOAT:
-      fv = a->flt.value;
-      ok = set_floats(L, at, &fv, 1);
+    case TQC_ATTR_FLOAT: {
+      double *v = tq_arena_alloc(arena, sizeof(*v));
+      ok = v != NULL;
+      if (ok) {
+        *v = a->flt.value;
+        out_attr->kind = TQS_ATTR_FLOATS;
+        out_attr->floats = v;
+        out_attr->count = 1;
+      }
       break;
+    }
     case TQC_ATTR_STRING:
-      ok = set_str(L, at, a->string);
+      ok = set_ref_str(arena, out_attr, a->string);
       break;
     case TQC_ATTR_DIALECT:
-      ok = set_str(L, at, a->dialect.body);
+      ok = set_ref_str(arena, out_attr, a->dialect.body);
       break;
     case TQC_ATTR_OPAQUE:
-      ok = set_str(L, at, a->opaque.text);
+      ok = set_ref_str(arena, out_attr, a->opaque.text);
       break;
     case TQC_ATTR_SYMBOL_REF:
-      ok = set_str(L, at, a->symbol_ref.names[0]);
+      ok = set_ref_str(arena, out_attr, a->symbol_ref.names[0]);
       break;
     case TQC_ATTR_TYPE: {
       tq_buf_t b;
@@ -135,31 +115,31 @@ static tq_status_t convert_attr(tqc_lower_t *L, const tqc_named_attr_t *na, Torq
         tq_buf_deinit(&b);
         return st;
       }
-      ok = set_str(L, at, tq_sv(b.data ? b.data : "", b.len));
+      ok = set_ref_str(arena, out_attr, tq_sv(b.data ? b.data : "", b.len));
       tq_buf_deinit(&b);
       break;
     }
     case TQC_ATTR_ARRAY: {
-      int r = array_numbers(L, a, at);
-      if (r < 0) return oom();
-      if (r == 0) ok = set_str(L, at, tq_sv_cstr("<array>"));
+      int r = array_numbers(arena, a, out_attr);
+      ok = r >= 0 && (r == 1 || set_ref_str(arena, out_attr, tq_sv_cstr("<array>")));
       break;
     }
     case TQC_ATTR_DENSE_ARRAY: {
       const tqc_type_t *e = a->dense_array.element;
       size_t n = a->dense_array.count, es = tqc_type_storage_size(e);
       if (e && e->kind == TQC_TYPE_FLOAT) {
-        double *d = tq_arena_calloc(L->arena, n ? n : 1, sizeof(*d));
-        if (!d) return oom();
+        double *d = tq_arena_calloc(arena, n ? n : 1, sizeof(*d));
+        if (!(ok = d != NULL)) break;
         for (size_t i = 0; i < n; i++) {
           uint64_t bits = 0;
           memcpy(&bits, a->dense_array.data + i * es, es);
           d[i] = tqc_float_decode(e->flt.fkind, bits);
         }
-        ok = set_floats(L, at, d, n);
+        out_attr->kind = TQS_ATTR_FLOATS;
+        out_attr->floats = d;
       } else {
-        int64_t *v = tq_arena_calloc(L->arena, n ? n : 1, sizeof(*v));
-        if (!v) return oom();
+        int64_t *v = tq_arena_calloc(arena, n ? n : 1, sizeof(*v));
+        if (!(ok = v != NULL)) break;
         for (size_t i = 0; i < n; i++) {
           uint64_t bits = 0;
           memcpy(&bits, a->dense_array.data + i * es, es);
@@ -168,27 +148,81 @@ static tq_status_t convert_attr(tqc_lower_t *L, const tqc_named_attr_t *na, Torq
             bits |= ~UINT64_C(0) << (es * 8);
           v[i] = (int64_t)bits;
         }
-        ok = set_ints(L, at, v, n);
+        out_attr->kind = TQS_ATTR_INTS;
+        out_attr->ints = v;
       }
-      break;
-    }
-    case TQC_ATTR_DENSE: {
-      size_t size = 0;
-      uint8_t *d;
-      if (!tqc_type_byte_size(a->dense.type, &size)) size = a->dense.size;
-      d = tq_arena_alloc(L->arena, size ? size : 1);
-      if (!d) return oom();
-      tqc__dense_copy(a, 0, size / (a->dense.elem_size ? a->dense.elem_size : 1), d);
-      at->value_case = TORQ__ATTRIBUTE__VALUE_RAW;
-      at->raw.data = d;
-      at->raw.len = size;
+      out_attr->count = n;
       break;
     }
     case TQC_ATTR_DICT:
-      ok = set_str(L, at, tq_sv_cstr("<dictionary>"));
+      ok = set_ref_str(arena, out_attr, tq_sv_cstr("<dictionary>"));
+      break;
+    case TQC_ATTR_DENSE:
       break;
   }
   if (!ok) return oom();
+  *out_converted = 1;
+  return NULL;
+}
+
+/* A host program attribute: the reference kernels' form (tqc__attr_to_ref) as Ints, Floats or a
+ * string, and dense elements attributes as raw bytes. */
+static tq_status_t convert_attr(tqc_lower_t *L, const tqc_named_attr_t *na, Torq__Attribute **out) {
+  Torq__Attribute *at = tq_arena_alloc(L->arena, sizeof(*at));
+  if (!at) return oom();
+  Torq__Attribute init = TORQ__ATTRIBUTE__INIT;
+  *at = init;
+  at->key = arena_sv(L, na->name);
+  if (!at->key) return oom();
+  const tqc_attr_t *a = na->value;
+  if (a->kind == TQC_ATTR_DENSE) {
+    size_t size = 0;
+    uint8_t *d;
+    if (!tqc_type_byte_size(a->dense.type, &size)) size = a->dense.size;
+    d = tq_arena_alloc(L->arena, size ? size : 1);
+    if (!d) return oom();
+    tqc__dense_copy(a, 0, size / (a->dense.elem_size ? a->dense.elem_size : 1), d);
+    at->value_case = TORQ__ATTRIBUTE__VALUE_RAW;
+    at->raw.data = d;
+    at->raw.len = size;
+    *out = at;
+    return NULL;
+  }
+  tqs_attr_t ref;
+  int converted = 0;
+  TQ_TRY(tqc__attr_to_ref(L->arena, na, &ref, &converted));
+  switch (ref.kind) {
+    case TQS_ATTR_INTS: {
+      Torq__Ints *v = tq_arena_alloc(L->arena, sizeof(*v));
+      if (!v) return oom();
+      Torq__Ints vinit = TORQ__INTS__INIT;
+      *v = vinit;
+      v->values = tqc__i64s(L, ref.count, ref.ints);
+      v->n_values = ref.count;
+      if (!v->values) return oom();
+      at->value_case = TORQ__ATTRIBUTE__VALUE_INTS;
+      at->ints = v;
+      break;
+    }
+    case TQS_ATTR_FLOATS: {
+      Torq__Floats *v = tq_arena_alloc(L->arena, sizeof(*v));
+      double *d = tq_arena_calloc(L->arena, ref.count ? ref.count : 1, sizeof(*d));
+      if (!v || !d) return oom();
+      Torq__Floats vinit = TORQ__FLOATS__INIT;
+      *v = vinit;
+      if (ref.count) memcpy(d, ref.floats, ref.count * sizeof(*d));
+      v->values = d;
+      v->n_values = ref.count;
+      at->value_case = TORQ__ATTRIBUTE__VALUE_FLOATS;
+      at->floats = v;
+      break;
+    }
+    case TQS_ATTR_STRING:
+      at->value_case = TORQ__ATTRIBUTE__VALUE_STR;
+      at->str = arena_sv(L, tq_sv_cstr(ref.string));
+      if (!at->str) return oom();
+      break;
+  }
   *out = at;
   return NULL;
 }

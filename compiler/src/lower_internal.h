@@ -109,6 +109,7 @@
 #include "torq/base/arena.h"
 #include "torq/base/status.h"
 #include "torq/sim/hw.h"
+#include "torq/sim/ref.h"
 #include "torq/compiler/ir.h"
 #include "torq/compiler/trace_csv.h"
 
@@ -316,6 +317,19 @@ tq_status_t tqc__lower_band(tqc_lower_t *L, const tqc_group_t *g) TQ_MUST_USE;
 tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) TQ_MUST_USE;
 tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) TQ_MUST_USE;
 tq_status_t tqc__lower_host(tqc_lower_t *L, const tqc_op_t *op) TQ_MUST_USE;
+
+/* An op attribute in the form the reference kernels take it (tqs_ref_run), as host programs
+ * carry it and the reference evaluator (reference.c) passes it: integers, booleans (0/1) and
+ * unit (1) as one INT; floats as one FLOAT; arrays of integers/booleans (or empty) and integer
+ * dense arrays as INTS (sign-extended unless unsigned); arrays of floats and float dense arrays
+ * as FLOATS; strings as themselves, dialect attributes as their body ("DOUBLE_ROUND" from
+ * #tosa.rounding_mode<DOUBLE_ROUND>), types as MLIR prints them ("i32"), symbol references as
+ * their root name, opaque attributes as their text, other arrays as "<array>" and dictionaries
+ * as "<dictionary>". Dense elements attributes have no such form: *out_converted = 0 and
+ * *out_attr is cleared. The key and the values are allocated in `arena`. TQ_OUT_OF_MEMORY when
+ * the arena runs out. */
+tq_status_t tqc__attr_to_ref(tq_arena_t *arena, const tqc_named_attr_t *attr, tqs_attr_t *out_attr,
+                             int *out_converted) TQ_MUST_USE;
 
 int tqc__band_supports(const tqc_op_t *op);
 int tqc__matmul_supports(const tqc_op_t *op);

@@ -12,6 +12,7 @@ int main(void) {
   srunner_add_suite(sr, session_suite());
   srunner_add_suite(sr, profile_suite());
   srunner_add_suite(sr, tool_suite());
+  srunner_add_suite(sr, corpus_e2e_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

@@ -12,5 +12,6 @@ Suite *robust_suite(void);
 Suite *session_suite(void);
 Suite *profile_suite(void);
 Suite *tool_suite(void);
+Suite *corpus_e2e_suite(void);
 
 #endif

@@ -85,17 +85,35 @@ static const tqs__entry_t tqs__ops[] = {
     {"transpose", tqs__k_transpose, 0},
 };
 
-static const tqs__entry_t *tqs__lookup(const char *op) {
+/* Ops of MLIR's tensor dialect that the corpus uses; they are named with their dialect prefix
+ * only ("tensor.extract_slice"). */
+static const tqs__entry_t tqs__tensor_ops[] = {
+    {"extract_slice", tqs__k_extract_slice, 0},
+};
+
+/* The entry of `op` and its dialect ("tosa" or "tensor"), or NULL. */
+static const tqs__entry_t *tqs__lookup(const char *op, const char **out_dialect) {
   if (!op) return NULL;
-  if (strncmp(op, "tosa.", 5) == 0) op += 5;
-  for (size_t i = 0; i < sizeof tqs__ops / sizeof tqs__ops[0]; i++) {
-    if (strcmp(tqs__ops[i].name, op) == 0) return &tqs__ops[i];
+  const tqs__entry_t *table = tqs__ops;
+  size_t n = sizeof tqs__ops / sizeof tqs__ops[0];
+  *out_dialect = "tosa";
+  if (strncmp(op, "tosa.", 5) == 0) {
+    op += 5;
+  } else if (strncmp(op, "tensor.", 7) == 0) {
+    op += 7;
+    table = tqs__tensor_ops;
+    n = sizeof tqs__tensor_ops / sizeof tqs__tensor_ops[0];
+    *out_dialect = "tensor";
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (strcmp(table[i].name, op) == 0) return &table[i];
   }
   return NULL;
 }
 
 int tqs_ref_has_op(const char *op) {
-  return tqs__lookup(op) != NULL;
+  const char *dialect;
+  return tqs__lookup(op, &dialect) != NULL;
 }
 
 static tq_status_t tqs__check_tensor(const tqs__op_t *op, const tqs_tensor_t *t, const char *kind,
@@ -116,13 +134,14 @@ static tq_status_t tqs__check_tensor(const tqs__op_t *op, const tqs_tensor_t *t,
 tq_status_t tqs_ref_run(const char *op_name, const tqs_attr_t *attrs, size_t n_attrs,
                         const tqs_tensor_t *const *inputs, size_t n_inputs,
                         tqs_tensor_t *const *outputs, size_t n_outputs) {
-  const tqs__entry_t *entry = tqs__lookup(op_name);
+  const char *dialect = NULL;
+  const tqs__entry_t *entry = tqs__lookup(op_name, &dialect);
   if (!entry) {
     return TQ_STATUS(TQ_UNIMPLEMENTED, "reference interpreter: unknown op '%s'",
                      op_name ? op_name : "(null)");
   }
   char name[64];
-  snprintf(name, sizeof name, "tosa.%s", entry->name);
+  snprintf(name, sizeof name, "%s.%s", dialect, entry->name);
   tqs__op_t op = {name,
                   attrs,
                   attrs ? n_attrs : 0,

@@ -143,6 +143,56 @@ tq_status_t tqs__k_slice(const tqs__op_t *op, int variant) {
   return NULL;
 }
 
+/* MLIR's tensor.extract_slice with static offsets, sizes and strides (the attributes
+ * static_offsets, static_sizes, static_strides, one per input dimension). The result holds the
+ * sizes, in order, of which unit dimensions may be dropped (a rank-reducing slice): dropping them
+ * leaves the row-major order of the elements unchanged. */
+tq_status_t tqs__k_extract_slice(const tqs__op_t *op, int variant) {
+  (void)variant;
+  TQ_TRY(tqs__check_arity(op, 1, 1, 1));
+  const tqs_tensor_t *x = op->in[0];
+  tqs_tensor_t *y = op->out[0];
+  TQ_TRY(tqs__check_same_type(op, x, "input", y, "the result"));
+  int64_t offset[TQS_MAX_RANK], size[TQS_MAX_RANK], stride[TQS_MAX_RANK];
+  TQ_TRY(tqs__attr_ints(op, "static_offsets", x->rank, offset));
+  TQ_TRY(tqs__attr_ints(op, "static_sizes", x->rank, size));
+  TQ_TRY(tqs__attr_ints(op, "static_strides", x->rank, stride));
+  int64_t base = 0, xs[TQS_MAX_RANK], src[TQS_MAX_RANK], dst[TQS_MAX_RANK];
+  tqs__strides(x, xs);
+  size_t r = 0;
+  for (size_t i = 0; i < x->rank; i++) {
+    /* offset + (size - 1) * stride < dim, written so that it cannot overflow. */
+    int64_t dim = x->dims[i];
+    if (offset[i] < 0 || offset[i] > dim || size[i] < 0 || stride[i] < 1 ||
+        (size[i] > 0 && (offset[i] >= dim || size[i] - 1 > (dim - 1 - offset[i]) / stride[i]))) {
+      return TQS_FAIL(op,
+                      "offset %lld, size %lld and stride %lld of dim %zu do not fit its %lld "
+                      "elements",
+                      (long long)offset[i], (long long)size[i], (long long)stride[i], i,
+                      (long long)dim);
+    }
+    base += offset[i] * xs[i];
+    src[i] = size[i] > 1 ? xs[i] * stride[i] : 0;
+    if (r < y->rank && y->dims[r] == size[i])
+      r++;
+    else if (size[i] != 1)
+      r = TQS_MAX_RANK + 1;
+  }
+  if (r != y->rank) {
+    char d[TQS__DESC_LEN];
+    return TQS_FAIL(op, "the result %s does not hold the slice sizes", tqs__desc(y, d));
+  }
+  /* The destination, seen with the unreduced sizes: row-major strides of `size`. */
+  int64_t step = 1;
+  for (size_t i = x->rank; i-- > 0;) {
+    dst[i] = step;
+    step *= size[i];
+  }
+  if (tqs__count(y))
+    tqs__copy_box(y->data, dst, tqs__at(x, base), src, size, x->rank, tqs__esize(x));
+  return NULL;
+}
+
 tq_status_t tqs__k_concat(const tqs__op_t *op, int variant) {
   (void)variant;
   if (op->n_in < 1) return TQS_FAIL(op, "expects at least one operand");

@@ -12,7 +12,7 @@
 #include "torq/sim/tensor.h"
 
 /* One call of tqs_ref_run. Every tensor in it has been validated (type, rank, dims, data present
- * for a non-empty tensor). `name` is the canonical "tosa.x" name, for messages. */
+ * for a non-empty tensor). `name` is the canonical "tosa.x" (or "tensor.x") name, for messages. */
 typedef struct tqs__op_s {
   const char *name;
   const tqs_attr_t *attrs;
@@ -355,6 +355,7 @@ tq_status_t tqs__k_reshape(const tqs__op_t *op, int variant) TQ_MUST_USE;
 tq_status_t tqs__k_transpose(const tqs__op_t *op, int variant) TQ_MUST_USE;
 tq_status_t tqs__k_pad(const tqs__op_t *op, int variant) TQ_MUST_USE;
 tq_status_t tqs__k_slice(const tqs__op_t *op, int variant) TQ_MUST_USE;
+tq_status_t tqs__k_extract_slice(const tqs__op_t *op, int variant) TQ_MUST_USE;
 tq_status_t tqs__k_concat(const tqs__op_t *op, int variant) TQ_MUST_USE;
 tq_status_t tqs__k_tile(const tqs__op_t *op, int variant) TQ_MUST_USE;
 tq_status_t tqs__k_reverse(const tqs__op_t *op, int variant) TQ_MUST_USE;

@@ -11,7 +11,9 @@
  * right_shift/xor matmul max_pool2d maximum minimum mul negate pad pow reciprocal reduce_all/any/
  * max/min/product/sum rescale reshape resize reverse rsqrt scatter select sigmoid sin slice sub
  * table tanh tile transpose. Not supported: transpose_conv2d, conv3d, fft2d, rfft2d, variables
- * and control flow.
+ * and control flow. Beyond TOSA, the one tensor-dialect op the corpus uses, named with its
+ * prefix only: tensor.extract_slice (attributes static_offsets, static_sizes, static_strides,
+ * one per input dimension; the result may drop unit dimensions of the sizes).
  *
  * Operands are passed in TOSA 1.0 order, including those TOSA 1.0 made operands: zero points
  * (rescale, conv2d, depthwise_conv2d, matmul, avg_pool2d, negate), mul's shift, pad's pad_const,
@@ -124,7 +126,8 @@ tq_status_t tqs_ref_run(const char *op, const tqs_attr_t *attrs, size_t n_attrs,
                         const tqs_tensor_t *const *inputs, size_t n_inputs,
                         tqs_tensor_t *const *outputs, size_t n_outputs) TQ_MUST_USE;
 
-/* 1 when tqs_ref_run knows `op` (with or without the "tosa." prefix). */
+/* 1 when tqs_ref_run knows `op` (TOSA ops with or without the "tosa." prefix, tensor-dialect
+ * ops with theirs). */
 int tqs_ref_has_op(const char *op);
 
 #ifdef __cplusplus
