@@ -1,0 +1,57 @@
+# The harness: libtorq-harness (annotation of runtime profiles with the compiler's debug info:
+# annotated CSV, XLSX, Perfetto trace, Host Profile Overview; and the test runner's parts, whose
+# tool and end-to-end tests are in harness/runner.mk), torq-annotate and harness-tests. Only the
+# harness links libcurl, libssh2 and libyaml.
+HARNESS_SRCS := $(wildcard harness/src/*.c)
+HARNESS_PROTOS := $(wildcard harness/formats/*.proto)
+HARNESS_GEN := $(BUILD)/gen/harness/formats
+HARNESS_GEN_C := $(patsubst harness/formats/%.proto,$(HARNESS_GEN)/%.pb-c.c,$(HARNESS_PROTOS))
+HARNESS_GEN_H := $(HARNESS_GEN_C:.c=.h)
+HARNESS_GEN_OBJS := $(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(HARNESS_GEN_C))
+HARNESS_CPPFLAGS := -Iharness/include $(COMPILER_CPPFLAGS) $(RUNTIME_CPPFLAGS) -I$(HARNESS_GEN) \
+                    $(call pkg_cflags,xlsxwriter)
+LIB_HARNESS := $(BUILD)/lib/libtorq-harness.a
+HARNESS_LIBS := $(LIB_HARNESS) $(LIB_COMPILER) $(RUNTIME_LIBS)
+HARNESS_LDLIBS := $(RUNTIME_LDLIBS) $(COMPILER_LDLIBS) $(call pkg_libs,xlsxwriter yaml-0.1)
+
+# Our own minimal Perfetto schema, compiled with protoc-c into the build folder; the generic rule
+# of runtime/formats/module.mk compiles the generated C.
+$(HARNESS_GEN)/%.pb-c.c $(HARNESS_GEN)/%.pb-c.h: harness/formats/%.proto
+	@mkdir -p $(@D)
+	protoc-c --proto_path=harness/formats --c_out=$(HARNESS_GEN) $<
+.SECONDARY: $(HARNESS_GEN_C) $(HARNESS_GEN_H)
+
+$(LIB_HARNESS): $(call objs,$(HARNESS_SRCS)) $(HARNESS_GEN_OBJS)
+HARNESS_ALL_SRCS := $(HARNESS_SRCS) $(wildcard harness/tools/*.c harness/tests/*.c)
+$(call objs,$(HARNESS_ALL_SRCS)): CPPFLAGS += $(HARNESS_CPPFLAGS) -Iharness/src
+$(call objs,$(HARNESS_ALL_SRCS)): | $(FORMATS_GEN_H) $(HARNESS_GEN_H)
+LIBS += $(LIB_HARNESS)
+
+$(BIN)/torq-annotate: $(call objs,harness/tools/torq_annotate.c) $(HARNESS_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(HARNESS_LDLIBS)
+TOOLS += $(BIN)/torq-annotate
+
+# Tests may include private headers (harness/src) to test internals.
+HARNESS_TEST_SRCS := $(wildcard harness/tests/*.c)
+$(BUILD)/tests/harness-tests: $(call objs,$(HARNESS_TEST_SRCS)) $(HARNESS_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(HARNESS_LDLIBS) $(call pkg_libs,check)
+$(call objs,$(HARNESS_TEST_SRCS)): CPPFLAGS += $(call pkg_cflags,check)
+TEST_BINS += $(BUILD)/tests/harness-tests
+
+# libFuzzer target for the runtime profile CSV reader (clang only; built apart from the flavour's
+# objects). The reader needs only the base library.
+FUZZ_PROFILE_CSV := build/fuzz/fuzz-profile-csv
+$(FUZZ_PROFILE_CSV): harness/fuzz/fuzz_profile_csv.c harness/src/csv_reader.c harness/src/diag.c \
+                     $(BASE_SRCS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -Iharness/include -Iharness/src $(BASE_CPPFLAGS) -Iruntime/include \
+	  $(filter %.c,$^) -o $@ $(BASE_LDLIBS)
+FUZZ_BINS += $(FUZZ_PROFILE_CSV)
+FUZZ_SEEDS_fuzz-profile-csv := harness/fuzz/seeds
+
+bench: bench-annotate
+bench-annotate: $(BIN)/torq-annotate
+	@scripts/bench-annotate $(BIN)
+.PHONY: bench-annotate

@@ -1,0 +1,73 @@
+/* Streaming atomic file output (harness_internal.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness_internal.h"
+#include "torq/base/alloc.h"
+
+tq_status_t tqh__out_open(tqh__out_t *out, const char *path) {
+  memset(out, 0, sizeof(*out));
+  tq_buf_init(&out->buf, 0);
+  size_t n = strlen(path) + 32;
+  out->path = tq_strndup(path, strlen(path));
+  out->tmp = tq_malloc(n);
+  if (!out->path || !out->tmp) {
+    tqh__out_abort(out);
+    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory writing %s", path);
+  }
+  snprintf(out->tmp, n, "%s.tmp%ld", path, (long)getpid());
+  out->file = fopen(out->tmp, "wb");
+  if (!out->file) {
+    int err = errno;
+    tqh__out_abort(out);
+    return TQ_STATUS(TQ_IO, "cannot create %s: %s", path, strerror(err));
+  }
+  tq_status_t st = tq_buf_reserve(&out->buf, TQH__OUT_CHUNK + 4096);
+  if (st) tqh__out_abort(out);
+  return st;
+}
+
+static tq_status_t flush(tqh__out_t *out) {
+  if (out->buf.len && !out->failed &&
+      fwrite(out->buf.data, 1, out->buf.len, (FILE *)out->file) != out->buf.len)
+    out->failed = errno ? errno : EIO;
+  tq_buf_clear(&out->buf);
+  if (out->failed)
+    return TQ_STATUS(TQ_IO, "cannot write %s: %s", out->path, strerror(out->failed));
+  return NULL;
+}
+
+tq_status_t tqh__out_maybe_flush(tqh__out_t *out) {
+  return out->buf.len >= TQH__OUT_CHUNK ? flush(out) : NULL;
+}
+
+tq_status_t tqh__out_commit(tqh__out_t *out) {
+  tq_status_t st = flush(out);
+  FILE *f = out->file;
+  if (!st && (fflush(f) != 0 || fsync(fileno(f)) != 0))
+    st = TQ_STATUS(TQ_IO, "cannot write %s: %s", out->path, strerror(errno));
+  out->file = NULL;
+  if (fclose(f) != 0 && !st) st = TQ_STATUS(TQ_IO, "cannot write %s: %s", out->path, strerror(errno));
+  if (!st && rename(out->tmp, out->path) != 0)
+    st = TQ_STATUS(TQ_IO, "cannot rename %s to %s: %s", out->tmp, out->path, strerror(errno));
+  if (st) {
+    tqh__out_abort(out);
+    return st;
+  }
+  tq_buf_deinit(&out->buf);
+  tq_free(out->path);
+  tq_free(out->tmp);
+  memset(out, 0, sizeof(*out));
+  return NULL;
+}
+
+void tqh__out_abort(tqh__out_t *out) {
+  if (out->file) fclose((FILE *)out->file);
+  if (out->tmp) remove(out->tmp);
+  tq_buf_deinit(&out->buf);
+  tq_free(out->path);
+  tq_free(out->tmp);
+  memset(out, 0, sizeof(*out));
+}

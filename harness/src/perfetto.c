@@ -1,0 +1,446 @@
+/* Perfetto traces: the writer of annotated profiles and the checking reader (perfetto.h), with
+ * protobuf-c and our own schema (harness/formats/perfetto_trace.proto). */
+#include "torq/harness/perfetto.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness_internal.h"
+#include "perfetto_trace.pb-c.h"
+#include "torq/base/alloc.h"
+#include "torq/base/file.h"
+#include "torq/harness/annotate.h"
+#include "torq/harness/overview.h"
+#include "torq/runtime/profile.h"
+
+#define TQH_TRACE_MAX_BYTES ((size_t)4 << 30)
+
+static tq_status_t oom(void) {
+  return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory writing a Perfetto trace");
+}
+
+/* ---- Writer primitives ---------------------------------------------------------------------- */
+
+void tqh__pf_init(tqh__pf_writer_t *w) {
+  memset(w, 0, sizeof(*w));
+  tq_buf_init(&w->out, 0);
+  w->first_packet = 1;
+}
+
+void tqh__pf_deinit(tqh__pf_writer_t *w) {
+  tq_buf_deinit(&w->out);
+}
+
+/* Appends one `Trace.packet` record: tag 1 (length-delimited), the length, the packet. */
+static tq_status_t put_packet(tqh__pf_writer_t *w, TqhPf__TracePacket *pkt) {
+  pkt->has_trusted_packet_sequence_id = 1;
+  pkt->trusted_packet_sequence_id = 1;
+  if (w->first_packet) {
+    pkt->has_sequence_flags = 1;
+    pkt->sequence_flags = 1; /* SEQ_INCREMENTAL_STATE_CLEARED */
+    w->first_packet = 0;
+  }
+  size_t size = protobuf_c_message_get_packed_size(&pkt->base);
+  tq_buf_t *out = w->streaming ? &w->file.buf : &w->out;
+  TQ_TRY(tq_buf_reserve(out, size + 11));
+  uint8_t *p = (uint8_t *)out->data + out->len;
+  size_t n = 0;
+  p[n++] = 0x0A;
+  for (uint64_t v = size;; v >>= 7) {
+    if (v < 0x80) {
+      p[n++] = (uint8_t)v;
+      break;
+    }
+    p[n++] = (uint8_t)(v | 0x80);
+  }
+  n += protobuf_c_message_pack(&pkt->base, p + n);
+  out->len += n;
+  out->data[out->len] = 0;
+  return w->streaming ? tqh__out_maybe_flush(&w->file) : NULL;
+}
+
+tq_status_t tqh__pf_track(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t uuid,
+                          uint64_t parent_uuid, const char *name) {
+  track->uuid = uuid;
+  track->last_end = 0;
+  TqhPf__TrackDescriptor td = TQH_PF__TRACK_DESCRIPTOR__INIT;
+  td.has_uuid = 1;
+  td.uuid = uuid;
+  td.name = (char *)name;
+  if (parent_uuid) {
+    td.has_parent_uuid = 1;
+    td.parent_uuid = parent_uuid;
+  }
+  TqhPf__TracePacket pkt = TQH_PF__TRACE_PACKET__INIT;
+  pkt.track_descriptor = &td;
+  return put_packet(w, &pkt);
+}
+
+static tq_status_t event(tqh__pf_writer_t *w, uint64_t track_uuid, uint64_t ts,
+                         TqhPf__TrackEvent__Type type, const char *name) {
+  TqhPf__TrackEvent ev = TQH_PF__TRACK_EVENT__INIT;
+  ev.has_type = 1;
+  ev.type = type;
+  ev.has_track_uuid = 1;
+  ev.track_uuid = track_uuid;
+  ev.name = (char *)name;
+  TqhPf__TracePacket pkt = TQH_PF__TRACE_PACKET__INIT;
+  pkt.has_timestamp = 1;
+  pkt.timestamp = ts;
+  pkt.track_event = &ev;
+  return put_packet(w, &pkt);
+}
+
+tq_status_t tqh__pf_slice(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
+                          uint64_t end_ns, const char *name) {
+  if (start_ns < track->last_end) start_ns = track->last_end;
+  if (end_ns < start_ns) end_ns = start_ns;
+  track->last_end = end_ns;
+  TQ_TRY(event(w, track->uuid, start_ns, TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN, name));
+  return event(w, track->uuid, end_ns, TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_END, NULL);
+}
+
+/* ---- The annotation's trace ----------------------------------------------------------------- */
+
+enum {
+  T_HOST,
+  T_DISPATCH,
+  T_NSS_PROGRAMS,
+  T_HOST_PROGRAMS,
+  T_NSS_ACTIONS,
+  T_HOST_ACTIONS,
+  T_HOST_COPY,
+  T_ALLOC,
+  T_NPU,
+  T_TASKS,
+  T_UNIT0, /* + tqs_unit_t */
+  T_OVERVIEW = T_UNIT0 + TQS_UNIT_COUNT,
+  T_COUNT
+};
+
+static const char *const track_names[T_COUNT] = {
+    [T_HOST] = TQH_TRACK_HOST,
+    [T_DISPATCH] = "Dispatch",
+    [T_NSS_PROGRAMS] = "NSS Programs",
+    [T_HOST_PROGRAMS] = "Host Programs",
+    [T_NSS_ACTIONS] = "NSS Actions",
+    [T_HOST_ACTIONS] = "Host Actions",
+    [T_HOST_COPY] = "Host Copy",
+    [T_ALLOC] = "Alloc",
+    [T_NPU] = TQH_TRACK_NPU,
+    [T_TASKS] = "NSS CFG Tasks",
+    [T_UNIT0 + TQS_UNIT_DMA_IN] = "NDMA In",
+    [T_UNIT0 + TQS_UNIT_DMA_OUT] = "NDMA Out",
+    [T_UNIT0 + TQS_UNIT_CDMA] = "CDMA",
+    [T_UNIT0 + TQS_UNIT_SLICE0] = "Slice 0",
+    [T_UNIT0 + TQS_UNIT_SLICE1] = "Slice 1",
+    [T_UNIT0 + TQS_UNIT_CSS] = "CSS",
+    [T_OVERVIEW] = TQH_TRACK_OVERVIEW,
+};
+
+/* The unit tracks in the order people read a breakdown. */
+static const tqs_unit_t unit_order[TQS_UNIT_COUNT] = {TQS_UNIT_DMA_IN, TQS_UNIT_DMA_OUT,
+                                                      TQS_UNIT_CDMA,   TQS_UNIT_SLICE0,
+                                                      TQS_UNIT_SLICE1, TQS_UNIT_CSS};
+
+static int parent_of(int t) {
+  if (t == T_HOST || t == T_NPU || t == T_OVERVIEW) return -1;
+  return t < T_NPU ? T_HOST : T_NPU;
+}
+
+/* Where `cycles` of a program's estimate fall in its measured slot [s, e]. */
+typedef struct placer_s {
+  uint64_t s, e, total_ns;
+  uint64_t clock_hz;
+} placer_t;
+
+static uint64_t cycles_ns(uint64_t cycles, uint64_t clock_hz) {
+  return (uint64_t)(((unsigned __int128)cycles * 1000000000u + clock_hz / 2) / clock_hz);
+}
+
+static uint64_t place(const placer_t *p, uint64_t cycles) {
+  uint64_t ns = cycles_ns(cycles, p->clock_hz);
+  uint64_t len = p->e - p->s;
+  if (p->total_ns > len && p->total_ns)
+    ns = (uint64_t)((unsigned __int128)ns * len / p->total_ns);
+  if (ns > len) ns = len;
+  return p->s + ns;
+}
+
+static tq_status_t write_breakdown(tqh__pf_writer_t *w, tqh__pf_track_t *tr,
+                                   const tqh_annotation_t *ann, const tqh_span_t *run) {
+  const tqh_nss_program_t *p = run->program;
+  if (!p) return NULL;
+  placer_t pl = {run->start_us * 1000, run->end_us * 1000, 0, ann->clock_hz ? ann->clock_hz : 1};
+  pl.total_ns = cycles_ns(p->cycles, pl.clock_hz);
+  char name[160];
+  for (size_t t = 0; t < p->num_tasks; t++) {
+    const tqh_task_t *task = &p->tasks[t];
+    snprintf(name, sizeof(name), "job %" PRIu32 " task %zu", p->job_id, t);
+    TQ_TRY(tqh__pf_slice(w, &tr[T_TASKS], place(&pl, task->start), place(&pl, task->end), name));
+    for (size_t k = 0; k < task->num_work; k++) {
+      const tqh_unit_work_t *u = &task->work[k];
+      if ((unsigned)u->unit >= TQS_UNIT_COUNT) continue;
+      if (*u->kernel && strcmp(u->kernel, tqs_unit_name(u->unit)) != 0)
+        snprintf(name, sizeof(name), "%s %s", u->id, u->kernel);
+      else
+        snprintf(name, sizeof(name), "%s", u->id);
+      TQ_TRY(tqh__pf_slice(w, &tr[T_UNIT0 + u->unit], place(&pl, u->start), place(&pl, u->end),
+                           name));
+    }
+  }
+  return NULL;
+}
+
+static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t *ann) {
+  tqh__pf_track_t tr[T_COUNT];
+  tqh_overview_t ov;
+  tqh_overview_init(&ov);
+  tq_status_t st = tqh_overview_compute(ann, &ov);
+  /* Descriptors: each top-level track, then its children. */
+  static const int order[] = {T_HOST,        T_DISPATCH,    T_NSS_PROGRAMS, T_HOST_PROGRAMS,
+                              T_NSS_ACTIONS, T_HOST_ACTIONS, T_HOST_COPY,   T_ALLOC,
+                              T_NPU,         T_TASKS,       T_OVERVIEW};
+  for (size_t i = 0; !st && i < sizeof(order) / sizeof(order[0]); i++) {
+    int t = order[i];
+    int parent = parent_of(t);
+    st = tqh__pf_track(w, &tr[t], (uint64_t)t + 1, parent < 0 ? 0 : (uint64_t)parent + 1,
+                       track_names[t]);
+    if (!st && t == T_TASKS)
+      for (int u = 0; !st && u < TQS_UNIT_COUNT; u++) {
+        int ut = T_UNIT0 + (int)unit_order[u];
+        st = tqh__pf_track(w, &tr[ut], (uint64_t)ut + 1, (uint64_t)T_NPU + 1, track_names[ut]);
+      }
+  }
+  tqh__pf_track_t *metric_tracks = NULL;
+  if (!st && ov.count) {
+    metric_tracks = tq_calloc(ov.count, sizeof(*metric_tracks));
+    if (!metric_tracks) st = oom();
+  }
+  for (size_t i = 0; !st && i < ov.count; i++)
+    st = tqh__pf_track(w, &metric_tracks[i], 1000 + i, (uint64_t)T_OVERVIEW + 1, ov.metrics[i].name);
+  /* Host: phases, actions, program slots. */
+  char name[192];
+  for (size_t i = 0; !st && i < ann->num_phases; i++) {
+    const tqh_span_t *s = &ann->phases[i];
+    snprintf(name, sizeof(name), "%s #%" PRIu32, s->name, s->invocation_id);
+    st = tqh__pf_slice(w, &tr[T_DISPATCH], s->start_us * 1000, s->end_us * 1000, name);
+  }
+  for (size_t i = 0; !st && i < ann->num_rows; i++) {
+    const tqh_row_t *r = &ann->rows[i];
+    int t;
+    switch (r->kind) {
+      case TQR_EVENT_NSS_START:
+      case TQR_EVENT_NSS_WAIT: t = T_NSS_ACTIONS; break;
+      case TQR_EVENT_HOST_START:
+      case TQR_EVENT_HOST_WAIT: t = T_HOST_ACTIONS; break;
+      case TQR_EVENT_HOST_COPY: t = T_HOST_COPY; break;
+      default: t = T_ALLOC; break;
+    }
+    snprintf(name, sizeof(name), "%s %d", tqh_event_kind_name(r->kind), (int)r->action_id);
+    st = tqh__pf_slice(w, &tr[t], r->start_us * 1000, r->end_us * 1000, name);
+  }
+  for (size_t i = 0; !st && i < ann->num_nss_runs; i++) {
+    const tqh_span_t *s = &ann->nss_runs[i];
+    snprintf(name, sizeof(name), "job %" PRId64 "%s%.160s", s->id, *s->name ? ": " : "", s->name);
+    st = tqh__pf_slice(w, &tr[T_NSS_PROGRAMS], s->start_us * 1000, s->end_us * 1000, name);
+    if (!st) st = write_breakdown(w, tr, ann, s);
+  }
+  for (size_t i = 0; !st && i < ann->num_host_runs; i++) {
+    const tqh_span_t *s = &ann->host_runs[i];
+    snprintf(name, sizeof(name), "host %" PRId64 "%s%.160s", s->id, *s->name ? ": " : "", s->name);
+    st = tqh__pf_slice(w, &tr[T_HOST_PROGRAMS], s->start_us * 1000, s->end_us * 1000, name);
+  }
+  /* Overview: one slice per metric from the first timestamp. */
+  uint64_t t0 = ann->has_time ? ann->first_us * 1000 : 0;
+  for (size_t i = 0; !st && i < ov.count; i++)
+    st = tqh__pf_slice(w, &metric_tracks[i], t0, t0 + ov.metrics[i].ns, ov.metrics[i].name);
+  tq_free(metric_tracks);
+  tqh_overview_deinit(&ov);
+  return st;
+}
+
+tq_status_t tqh_annotation_write_perfetto(const tqh_annotation_t *ann, const char *path) {
+  tqh__pf_writer_t w;
+  tqh__pf_init(&w);
+  tq_status_t st = tqh__out_open(&w.file, path);
+  if (st) {
+    tqh__pf_deinit(&w);
+    return st;
+  }
+  w.streaming = 1;
+  st = write_annotation(&w, ann);
+  if (!st) {
+    /* The writer's pending bytes go last. */
+    st = tq_buf_append(&w.file.buf, w.out.data ? w.out.data : "", w.out.len);
+  }
+  if (!st) st = tqh__out_commit(&w.file);
+  else tqh__out_abort(&w.file);
+  tqh__pf_deinit(&w);
+  return st;
+}
+
+/* ---- Reader --------------------------------------------------------------------------------- */
+
+typedef struct open_slice_s {
+  uint64_t start;
+  char *name;
+} open_slice_t;
+
+typedef struct track_state_s {
+  uint64_t uuid;
+  size_t index; /* into trace->tracks */
+  open_slice_t *open;
+  size_t num_open, cap_open;
+} track_state_t;
+
+static int by_uuid(const void *pa, const void *pb) {
+  const track_state_t *a = pa, *b = pb;
+  return (a->uuid > b->uuid) - (a->uuid < b->uuid);
+}
+
+static tq_status_t bad(const char *name, size_t packet, const char *fmt, ...) TQ_PRINTF(3, 4);
+static tq_status_t bad(const char *name, size_t packet, const char *fmt, ...) {
+  char what[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof(what), fmt, ap);
+  va_end(ap);
+  return TQ_STATUS(TQ_INVALID_INPUT, "%s: packet %zu: %s", name, packet, what);
+}
+
+static char *dup_str(const char *s) {
+  const char *t = s ? s : "";
+  return tq_strndup(t, strlen(t));
+}
+
+static tq_status_t read_events(const char *name, const TqhPf__Trace *tr, tqh_trace_t *out,
+                               track_state_t *ts) {
+  size_t cap_slices = 0;
+  for (size_t i = 0; i < tr->n_packet; i++) {
+    const TqhPf__TracePacket *p = tr->packet[i];
+    if (!p->track_event) continue;
+    const TqhPf__TrackEvent *ev = p->track_event;
+    if (!p->has_timestamp) return bad(name, i, "a track event without timestamp");
+    if (!p->has_trusted_packet_sequence_id || p->trusted_packet_sequence_id != 1)
+      return bad(name, i, "a track event not on trusted_packet_sequence_id 1");
+    if (!ev->has_track_uuid) return bad(name, i, "a track event without track_uuid");
+    track_state_t key = {.uuid = ev->track_uuid};
+    track_state_t *t = bsearch(&key, ts, out->num_tracks, sizeof(*ts), by_uuid);
+    if (!t) return bad(name, i, "an event on an undeclared track");
+    if (ev->type == TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN) {
+      out->begins++;
+      if (t->num_open == t->cap_open) {
+        size_t cap = t->cap_open ? t->cap_open * 2 : 8;
+        open_slice_t *o = tq_realloc(t->open, cap * sizeof(*o));
+        if (!o) return oom();
+        t->open = o;
+        t->cap_open = cap;
+      }
+      char *n = dup_str(ev->name);
+      if (!n) return oom();
+      t->open[t->num_open++] = (open_slice_t){p->timestamp, n};
+    } else if (ev->type == TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_END) {
+      out->ends++;
+      if (t->num_open == 0)
+        return bad(name, i, "SLICE_END without SLICE_BEGIN on track '%s'",
+                   out->tracks[t->index].name);
+      open_slice_t o = t->open[--t->num_open];
+      if (p->timestamp < o.start) {
+        tq_free(o.name);
+        return bad(name, i, "a slice on track '%s' ends before it begins",
+                   out->tracks[t->index].name);
+      }
+      if (out->num_slices == cap_slices) {
+        size_t cap = cap_slices ? cap_slices * 2 : 64;
+        tqh_trace_slice_t *s = tq_realloc(out->slices, cap * sizeof(*s));
+        if (!s) {
+          tq_free(o.name);
+          return oom();
+        }
+        out->slices = s;
+        cap_slices = cap;
+      }
+      out->slices[out->num_slices++] = (tqh_trace_slice_t){t->uuid, o.start, p->timestamp, o.name};
+    }
+  }
+  for (size_t k = 0; k < out->num_tracks; k++)
+    if (ts[k].num_open)
+      return TQ_STATUS(TQ_INVALID_INPUT, "%s: slice '%s' on track '%s' never ends (no SLICE_END)",
+                       name, ts[k].open[ts[k].num_open - 1].name, out->tracks[ts[k].index].name);
+  return NULL;
+}
+
+tq_status_t tqh_trace_parse(const char *name, const void *data, size_t len, tqh_trace_t *out) {
+  memset(out, 0, sizeof(*out));
+  TqhPf__Trace *tr = tqh_pf__trace__unpack(NULL, len, data);
+  if (!tr)
+    return TQ_STATUS(TQ_INVALID_INPUT, "%s: not a Perfetto trace, or truncated (protobuf unpack "
+                     "failed)", name);
+  out->packets = tr->n_packet;
+  size_t ntracks = 0;
+  for (size_t i = 0; i < tr->n_packet; i++) ntracks += tr->packet[i]->track_descriptor != NULL;
+  tq_status_t st = NULL;
+  track_state_t *ts = tq_calloc(ntracks ? ntracks : 1, sizeof(*ts));
+  out->tracks = tq_calloc(ntracks ? ntracks : 1, sizeof(*out->tracks));
+  if (!ts || !out->tracks) st = oom();
+  for (size_t i = 0; !st && i < tr->n_packet; i++) {
+    const TqhPf__TrackDescriptor *td = tr->packet[i]->track_descriptor;
+    if (!td) continue;
+    if (!td->has_uuid) {
+      st = bad(name, i, "a track descriptor without uuid");
+      break;
+    }
+    tqh_trace_track_t *t = &out->tracks[out->num_tracks];
+    t->uuid = td->uuid;
+    t->parent_uuid = td->has_parent_uuid ? td->parent_uuid : 0;
+    t->name = dup_str(td->name);
+    if (!t->name) st = oom();
+    ts[out->num_tracks].uuid = td->uuid;
+    ts[out->num_tracks].index = out->num_tracks;
+    out->num_tracks++;
+  }
+  if (!st) {
+    qsort(ts, out->num_tracks, sizeof(*ts), by_uuid);
+    for (size_t k = 1; k < out->num_tracks && !st; k++)
+      if (ts[k].uuid == ts[k - 1].uuid)
+        st = TQ_STATUS(TQ_INVALID_INPUT, "%s: two track descriptors with uuid %" PRIu64, name,
+                       ts[k].uuid);
+  }
+  if (!st) st = read_events(name, tr, out, ts);
+  for (size_t k = 0; ts && k < out->num_tracks; k++) {
+    for (size_t o = 0; o < ts[k].num_open; o++) tq_free(ts[k].open[o].name);
+    tq_free(ts[k].open);
+  }
+  tq_free(ts);
+  tqh_pf__trace__free_unpacked(tr, NULL);
+  return st;
+}
+
+tq_status_t tqh_trace_read(const char *path, tqh_trace_t *out) {
+  memset(out, 0, sizeof(*out));
+  tq_buf_t buf;
+  tq_status_t st = tq_file_read(path, TQH_TRACE_MAX_BYTES, &buf);
+  if (!st) st = tqh_trace_parse(path, buf.data ? buf.data : "", buf.len, out);
+  tq_buf_deinit(&buf);
+  return st;
+}
+
+void tqh_trace_deinit(tqh_trace_t *trace) {
+  for (size_t i = 0; i < trace->num_tracks; i++) tq_free(trace->tracks[i].name);
+  for (size_t i = 0; i < trace->num_slices; i++) tq_free(trace->slices[i].name);
+  tq_free(trace->tracks);
+  tq_free(trace->slices);
+  memset(trace, 0, sizeof(*trace));
+}
+
+const tqh_trace_track_t *tqh_trace_find(const tqh_trace_t *trace, const char *name,
+                                        uint64_t parent_uuid) {
+  for (size_t i = 0; i < trace->num_tracks; i++)
+    if (trace->tracks[i].parent_uuid == parent_uuid && strcmp(trace->tracks[i].name, name) == 0)
+      return &trace->tracks[i];
+  return NULL;
+}

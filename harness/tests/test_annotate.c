@@ -1,0 +1,217 @@
+/* Annotation of the hand-made fixture: every row's fields, the CSV text, and torq-annotate as a
+ * process (exit codes, messages). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "suites.h"
+#include "torq/runtime/profile.h"
+
+typedef struct want_s {
+  int action;
+  const char *csv_row; /* everything but the location column */
+} want_t;
+
+static const want_t want[] = {
+    {0, "0,0,NSS_START,,tosa.abs@L2,2,false,false,true,true,false,false,10,12"},
+    {1, "1,1,NSS_START,add,tosa.add@L9 tosa.abs@L2,2,false,true,false,false,false,true,12,14"},
+    {2, "2,0,NSS_WAIT,,tosa.abs@L2,26,false,false,true,true,false,false,14,40"},
+    {3, "3,1,NSS_WAIT,add,tosa.add@L9 tosa.abs@L2,10,false,true,false,false,false,true,40,50"},
+    {4, "4,,HOST_COPY,,tosa.abs@L2,10,false,false,false,false,false,false,50,60"},
+    {5, "5,,HOST_START,tosa.cast,tosa.cast@L2,2,false,false,false,false,false,false,60,62"},
+    {6, "6,,HOST_WAIT,tosa.cast,tosa.cast@L2,18,false,false,false,false,false,false,62,80"},
+    {7, "7,2,NSS_START,conv2d,tosa.conv2d@L3,1,true,false,false,false,true,false,80,81"},
+    {8, "8,2,NSS_WAIT,conv2d,tosa.conv2d@L3,9,true,false,false,false,true,false,81,90"},
+    {9, "9,,ALLOC,,tosa.abs@L2,1,false,false,false,false,false,false,90,91"},
+};
+
+START_TEST(annotate_fixture_gives_one_row_per_action_with_program_fields) {
+  char *dir = th_tmpdir();
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info(dbg);
+  tqh_annotation_t *ann = th_annotate_text(dir, dbg, TH_FIXTURE_PROFILE);
+  char *diags = th_diags_text(ann);
+  ck_assert_msg(ann->diags.count == 0, "unexpected diagnostics: %s", diags);
+  free(diags);
+  ck_assert_uint_eq(ann->num_rows, 10);
+  ck_assert_str_eq(ann->model_name, "m");
+  tq_buf_t csv;
+  tq_buf_init(&csv, 0);
+  TH_OK(tqh_annotation_format_csv(ann, &csv));
+  const char *line = csv.data;
+  ck_assert_int_eq(strncmp(line, TQH_ANNOTATED_CSV_HEADER "\n", strlen(TQH_ANNOTATED_CSV_HEADER) + 1), 0);
+  line = strchr(line, '\n') + 1;
+  for (size_t i = 0; i < 10; i++) {
+    const char *nl = strchr(line, '\n');
+    ck_assert_ptr_nonnull(nl);
+    char row[512];
+    snprintf(row, sizeof(row), "%.*s", (int)(nl - line), line);
+    char expect[512];
+    snprintf(expect, sizeof(expect), "%s,\"loc(\"\"m.mlir\"\":2:8)\"", want[i].csv_row);
+    ck_assert_str_eq(row, expect);
+    line = nl + 1;
+  }
+  ck_assert_int_eq(*line, 0);
+  /* Measured slots of the programs. */
+  ck_assert_uint_eq(ann->num_nss_runs, 3);
+  ck_assert_uint_eq(ann->nss_runs[0].start_us, 12);
+  ck_assert_uint_eq(ann->nss_runs[0].end_us, 40);
+  ck_assert_int_eq(ann->nss_runs[0].id, 0);
+  ck_assert_uint_eq(ann->nss_runs[1].start_us, 40); /* the NSS was busy with job 0 */
+  ck_assert_uint_eq(ann->nss_runs[1].end_us, 50);
+  ck_assert_uint_eq(ann->num_host_runs, 1);
+  ck_assert_uint_eq(ann->host_runs[0].start_us, 62);
+  ck_assert_uint_eq(ann->host_runs[0].end_us, 80);
+  ck_assert_uint_eq(ann->num_phases, 2);
+  ck_assert_uint_eq(ann->first_us, 0);
+  ck_assert_uint_eq(ann->last_us, 100);
+  tq_buf_deinit(&csv);
+  tqh_annotation_destroy(ann);
+  free(dbg);
+  th_rmtree(dir);
+}
+END_TEST
+
+START_TEST(annotate_repeated_invocations_give_rows_per_invocation) {
+  char *dir = th_tmpdir();
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info(dbg);
+  /* The fixture twice, the second as invocation 1 shifted by 100 µs, without INIT. */
+  tq_buf_t p;
+  tq_buf_init(&p, 0);
+  TH_OK(tq_buf_append_cstr(&p, TH_FIXTURE_PROFILE));
+  const char *rows = strchr(TH_FIXTURE_PROFILE, '\n') + 1;
+  for (const char *l = rows; *l;) {
+    const char *nl = strchr(l, '\n');
+    char d[64], ev[64];
+    unsigned inv;
+    int act;
+    unsigned long long ts;
+    ck_assert_int_eq(sscanf(l, "%63[^,],%u,%d,%llu,%63[^\n]", d, &inv, &act, &ts, ev), 5);
+    if (strncmp(ev, "INIT", 4) != 0)
+      TH_OK(tq_buf_printf(&p, "%s,1,%d,%llu,%s\n", d, act, ts + 100, ev));
+    l = nl + 1;
+  }
+  tqh_annotation_t *ann = th_annotate_text(dir, dbg, p.data);
+  ck_assert_uint_eq(ann->diags.count, 0);
+  ck_assert_uint_eq(ann->num_rows, 20);
+  ck_assert_uint_eq(ann->rows[10].invocation_id, 1);
+  ck_assert_int_eq(ann->rows[10].action_id, 0);
+  ck_assert_uint_eq(ann->rows[19].end_us, 191);
+  ck_assert_uint_eq(ann->num_nss_runs, 6);
+  ck_assert_uint_eq(ann->last_us, 200);
+  tqh_annotation_destroy(ann);
+  tq_buf_deinit(&p);
+  free(dbg);
+  th_rmtree(dir);
+}
+END_TEST
+
+START_TEST(annotate_failed_run_keeps_the_failing_action_up_to_the_error) {
+  char *dir = th_tmpdir();
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info(dbg);
+  const char *text = TQH_PROFILE_HEADER "\n"
+                     "main_dispatch_0,0,-1,0,DISPATCH_BEGIN\n"
+                     "main_dispatch_0,0,0,1,NSS_START_BEGIN\n"
+                     "main_dispatch_0,0,0,2,NSS_START_END\n"
+                     "main_dispatch_0,0,1,2,NSS_START_BEGIN\n"
+                     "main_dispatch_0,0,1,7,ERROR\n";
+  tqh_annotation_t *ann = th_annotate_text(dir, dbg, text);
+  ck_assert(th_has_diag(ann, TQH_WARNING, 6, "the run failed in action 1"));
+  ck_assert_uint_eq(ann->diags.errors, 0);
+  ck_assert_uint_eq(ann->num_rows, 2);
+  ck_assert_uint_eq(ann->rows[1].end_us, 7);
+  ck_assert_uint_eq(ann->num_phases, 1);
+  ck_assert_uint_eq(ann->phases[0].end_us, 7);
+  tqh_annotation_destroy(ann);
+  free(dbg);
+  th_rmtree(dir);
+}
+END_TEST
+
+/* Runs torq-annotate (from $TORQ_BIN) with `args`; returns its exit status, stderr in `err`. */
+static int run_tool(const char *dir, const char *args, char **err) {
+  const char *bin = getenv("TORQ_BIN");
+  if (!bin) return -1;
+  char cmd[8192], *errf = th_path(dir, "stderr.txt");
+  snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/torq-annotate' %s >stdout.txt 2>'%s'", dir, bin, args,
+           errf);
+  int rc = system(cmd);
+  *err = th_read(errf, NULL);
+  free(errf);
+  return rc == -1 ? -1 : WEXITSTATUS(rc);
+}
+
+START_TEST(torq_annotate_exit_codes_and_messages) {
+  if (!getenv("TORQ_BIN")) {
+    fprintf(stderr, "torq_annotate: skipped: $TORQ_BIN is not set (make check sets it)\n");
+    return;
+  }
+  char *dir = th_tmpdir();
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info(dbg);
+  char *p = th_path(dir, "p.csv");
+  th_write(p, TH_FIXTURE_PROFILE);
+  char *err;
+  ck_assert_int_eq(run_tool(dir, "dbg p.csv a.csv a.xlsx a.pb --overview", &err), 0);
+  ck_assert_str_eq(err, "");
+  free(err);
+  char *out = th_path(dir, "stdout.txt");
+  char *text = th_read(out, NULL);
+  ck_assert_ptr_nonnull(strstr(text, "  Model: m\n"));
+  ck_assert_ptr_nonnull(strstr(text, "  Overlap                           9.000µs  (9.00%)\n"));
+  free(text);
+  /* A bad row: exit 1, the message names the line, the outputs are still written. */
+  char *bad = strdup(TH_FIXTURE_PROFILE);
+  char *row = strstr(bad, "main_dispatch_0,0,4,50,HOST_COPY_BEGIN");
+  memcpy(row + 20, "5x", 2);
+  th_write(p, bad);
+  free(bad);
+  ck_assert_int_eq(run_tool(dir, "dbg p.csv b.csv", &err), 1);
+  ck_assert_msg(strstr(err, "p.csv:13: error: timestamp_us '5x'") != NULL, "stderr: %s", err);
+  ck_assert_msg(strstr(err, "p.csv:14: error: HOST_COPY_END of action 4 without a BEGIN") != NULL,
+                "stderr: %s", err);
+  free(err);
+  char *b = th_path(dir, "b.csv");
+  size_t n = 0;
+  text = th_read(b, NULL);
+  for (const char *c = text; *c; c++) n += *c == '\n';
+  ck_assert_uint_eq(n, 1 + 9);
+  free(text);
+  free(b);
+  /* Usage errors: exit 2. */
+  ck_assert_int_eq(run_tool(dir, "dbg p.csv out.txt", &err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "extension must be .csv, .xlsx or .pb"));
+  free(err);
+  ck_assert_int_eq(run_tool(dir, "dbg", &err), 2);
+  free(err);
+  ck_assert_int_eq(run_tool(dir, "--bogus", &err), 2);
+  free(err);
+  ck_assert_int_eq(run_tool(dir, "--help", &err), 0);
+  free(err);
+  ck_assert_int_eq(run_tool(dir, "--version", &err), 0);
+  free(err);
+  /* A missing profile: exit 1, naming it. */
+  ck_assert_int_eq(run_tool(dir, "dbg missing.csv c.csv", &err), 1);
+  ck_assert_ptr_nonnull(strstr(err, "missing.csv"));
+  free(err);
+  free(out);
+  free(p);
+  free(dbg);
+  th_rmtree(dir);
+}
+END_TEST
+
+Suite *annotate_suite(void) {
+  Suite *s = suite_create("annotate");
+  TCase *tc = tcase_create("annotate");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, annotate_fixture_gives_one_row_per_action_with_program_fields);
+  tcase_add_test(tc, annotate_repeated_invocations_give_rows_per_invocation);
+  tcase_add_test(tc, annotate_failed_run_keeps_the_failing_action_up_to_the_error);
+  tcase_add_test(tc, torq_annotate_exit_codes_and_messages);
+  suite_add_tcase(s, tc);
+  return s;
+}

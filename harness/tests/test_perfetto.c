@@ -1,0 +1,276 @@
+/* Perfetto traces: the annotation's trace read back by our schema and by `protoc --decode_raw`,
+ * every slice closed, estimates placed in their program's slot; the reader's rejections; the
+ * compile-time-only mode. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfetto_trace.pb-c.h"
+#include "suites.h"
+#include "torq/harness/perfetto.h"
+
+static const tqh_trace_slice_t *find_slice(const tqh_trace_t *t, const char *track,
+                                           const char *name) {
+  for (size_t i = 0; i < t->num_tracks; i++) {
+    if (strcmp(t->tracks[i].name, track) != 0) continue;
+    for (size_t k = 0; k < t->num_slices; k++)
+      if (t->slices[k].track_uuid == t->tracks[i].uuid && strcmp(t->slices[k].name, name) == 0)
+        return &t->slices[k];
+  }
+  return NULL;
+}
+
+static void check_slice(const tqh_trace_t *t, const char *track, const char *name,
+                        unsigned long long start, unsigned long long end) {
+  const tqh_trace_slice_t *s = find_slice(t, track, name);
+  ck_assert_msg(s != NULL, "no slice '%s' on track '%s'", name, track);
+  ck_assert_msg(s->start_ns == start && s->end_ns == end, "%s/%s: [%llu, %llu], expected [%llu, %llu]",
+                track, name, (unsigned long long)s->start_ns, (unsigned long long)s->end_ns, start,
+                end);
+}
+
+static int have_protoc(void) {
+  return th_shell_ok("command -v protoc >/dev/null 2>&1");
+}
+
+START_TEST(perfetto_trace_of_the_fixture_reads_back_with_every_slice_closed) {
+  char *dir = th_tmpdir();
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info(dbg);
+  tqh_annotation_t *ann = th_annotate_text(dir, dbg, TH_FIXTURE_PROFILE);
+  char *pb = th_path(dir, "t.pb");
+  TH_OK(tqh_annotation_write_perfetto(ann, pb));
+  tqh_trace_t t;
+  TH_OK(tqh_trace_read(pb, &t));
+  ck_assert_uint_eq(t.begins, t.ends);
+  ck_assert_uint_eq(t.num_slices, t.begins);
+  /* The track tree of DESIGN 5.5. */
+  const tqh_trace_track_t *host = tqh_trace_find(&t, "Host", 0);
+  const tqh_trace_track_t *npu = tqh_trace_find(&t, "NPU Task Breakdown", 0);
+  const tqh_trace_track_t *ovw = tqh_trace_find(&t, "Host Profile Overview", 0);
+  ck_assert(host && npu && ovw);
+  static const char *const host_children[] = {"NSS Programs", "Host Programs", "Host Copy",
+                                              "Alloc", "Dispatch"};
+  for (size_t i = 0; i < 5; i++) ck_assert_ptr_nonnull(tqh_trace_find(&t, host_children[i], host->uuid));
+  static const char *const npu_children[] = {"NSS CFG Tasks", "NDMA In", "NDMA Out", "CDMA",
+                                             "Slice 0",       "Slice 1", "CSS"};
+  for (size_t i = 0; i < 7; i++) ck_assert_ptr_nonnull(tqh_trace_find(&t, npu_children[i], npu->uuid));
+  ck_assert_ptr_nonnull(tqh_trace_find(&t, "Overlap", ovw->uuid));
+  /* Measured: ns = µs × 1000. */
+  check_slice(&t, "NSS Programs", "job 0", 12000, 40000);
+  check_slice(&t, "NSS Programs", "job 1: add", 40000, 50000);
+  check_slice(&t, "Host Programs", "host 0: tosa.cast", 62000, 80000);
+  check_slice(&t, "Host Copy", "HOST_COPY 4", 50000, 60000);
+  check_slice(&t, "Alloc", "ALLOC 9", 90000, 91000);
+  check_slice(&t, "Dispatch", "DISPATCH #0", 10000, 100000);
+  /* Estimates at 800 MHz (1.25 ns a cycle) from the start of their slot. */
+  check_slice(&t, "NDMA In", "DI0", 12000, 17000);
+  check_slice(&t, "NDMA Out", "DO0", 17000, 22000);
+  /* Job 1's estimate (20 µs) is longer than its slot (10 µs): compressed by half. */
+  check_slice(&t, "Slice 1", "S0 add", 40000, 45000);
+  check_slice(&t, "CSS", "CSS0 softmax", 40000, 50000);
+  check_slice(&t, "Slice 0", "S1 conv2d", 81000, 82000);
+  check_slice(&t, "CDMA", "CDMA0", 81000, 81500);
+  check_slice(&t, "NSS CFG Tasks", "job 0 task 1", 17000, 22000);
+  /* Overview: one slice per metric from the first timestamp. */
+  check_slice(&t, "Overlap", "Overlap", 0, 9000);
+  check_slice(&t, "OVERALL", "OVERALL", 0, 100000);
+  tqh_trace_deinit(&t);
+  /* protoc decodes it; a truncated copy fails there and in our reader. */
+  size_t len;
+  char *bytes = th_read(pb, &len);
+  char *cut = th_path(dir, "cut.pb");
+  FILE *f = fopen(cut, "wb");
+  ck_assert_uint_eq(fwrite(bytes, 1, len - 3, f), len - 3);
+  fclose(f);
+  tq_status_t st = tqh_trace_read(cut, &t);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_ptr_nonnull(strstr(tq_status_message(st), "truncated"));
+  tq_status_free(st);
+  tqh_trace_deinit(&t);
+  if (have_protoc()) {
+    char cmd[8192];
+    snprintf(cmd, sizeof(cmd), "protoc --decode_raw < '%s' > '%s/raw.txt'", pb, dir);
+    ck_assert_msg(th_shell_ok(cmd), "protoc --decode_raw rejects %s", pb);
+    char *raw_path = th_path(dir, "raw.txt");
+    char *raw = th_read(raw_path, NULL);
+    ck_assert_ptr_nonnull(strstr(raw, "2: \"NSS CFG Tasks\""));
+    ck_assert_ptr_nonnull(strstr(raw, "23: \"job 1: add\""));
+    free(raw);
+    free(raw_path);
+    snprintf(cmd, sizeof(cmd), "protoc --decode_raw < '%s' >/dev/null 2>&1", cut);
+    ck_assert_msg(!th_shell_ok(cmd), "protoc accepts a truncated trace");
+  } else {
+    fprintf(stderr, "perfetto: protoc --decode_raw check skipped: protoc is not installed "
+                    "(apt-get install protobuf-compiler)\n");
+  }
+  free(cut);
+  free(bytes);
+  tqh_annotation_destroy(ann);
+  free(pb);
+  free(dbg);
+  th_rmtree(dir);
+}
+END_TEST
+
+START_TEST(perfetto_estimates_longer_than_the_slot_are_compressed_into_it) {
+  char *dir = th_tmpdir();
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info(dbg);
+  /* Job 0 now ends 3 µs after it starts, but its estimate is 10 µs: scaled by 0.3. */
+  char *p = strdup(TH_FIXTURE_PROFILE);
+  char *w = strstr(p, "0,2,40,NSS_WAIT_END");
+  memcpy(w + 4, "15", 2);
+  w = strstr(p, "0,3,40,NSS_WAIT_BEGIN");
+  memcpy(w + 4, "15", 2);
+  tqh_annotation_t *ann = th_annotate_text(dir, dbg, p);
+  ck_assert_uint_eq(ann->diags.count, 0);
+  char *pb = th_path(dir, "t.pb");
+  TH_OK(tqh_annotation_write_perfetto(ann, pb));
+  tqh_trace_t t;
+  TH_OK(tqh_trace_read(pb, &t));
+  check_slice(&t, "NSS Programs", "job 0", 12000, 15000);
+  check_slice(&t, "NDMA In", "DI0", 12000, 13500);
+  check_slice(&t, "NDMA Out", "DO0", 13500, 15000);
+  tqh_trace_deinit(&t);
+  tqh_annotation_destroy(ann);
+  free(pb);
+  free(p);
+  free(dbg);
+  th_rmtree(dir);
+}
+END_TEST
+
+/* Packs hand-made packets into a trace. */
+static void *pack(TqhPf__TracePacket **packets, size_t n, size_t *out_len) {
+  TqhPf__Trace tr = TQH_PF__TRACE__INIT;
+  tr.n_packet = n;
+  tr.packet = packets;
+  *out_len = tqh_pf__trace__get_packed_size(&tr);
+  void *buf = malloc(*out_len + 1);
+  ck_assert_ptr_nonnull(buf);
+  tqh_pf__trace__pack(&tr, buf);
+  return buf;
+}
+
+START_TEST(perfetto_reader_rejects_what_the_trace_processor_lets_pass) {
+  TqhPf__TrackDescriptor td = TQH_PF__TRACK_DESCRIPTOR__INIT;
+  td.has_uuid = 1;
+  td.uuid = 7;
+  td.name = "T";
+  TqhPf__TracePacket desc = TQH_PF__TRACE_PACKET__INIT;
+  desc.track_descriptor = &td;
+  TqhPf__TrackEvent b = TQH_PF__TRACK_EVENT__INIT, e = TQH_PF__TRACK_EVENT__INIT,
+                    other = TQH_PF__TRACK_EVENT__INIT;
+  b.has_type = e.has_type = other.has_type = 1;
+  b.type = other.type = TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+  e.type = TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+  b.has_track_uuid = e.has_track_uuid = other.has_track_uuid = 1;
+  b.track_uuid = e.track_uuid = 7;
+  other.track_uuid = 8;
+  b.name = "s";
+  TqhPf__TracePacket pb = TQH_PF__TRACE_PACKET__INIT, pe = TQH_PF__TRACE_PACKET__INIT,
+                     po = TQH_PF__TRACE_PACKET__INIT, pnots = TQH_PF__TRACE_PACKET__INIT;
+  pb.has_timestamp = pe.has_timestamp = po.has_timestamp = 1;
+  pb.timestamp = 10;
+  pe.timestamp = 20;
+  pb.has_trusted_packet_sequence_id = pe.has_trusted_packet_sequence_id =
+      po.has_trusted_packet_sequence_id = pnots.has_trusted_packet_sequence_id = 1;
+  pb.trusted_packet_sequence_id = pe.trusted_packet_sequence_id =
+      po.trusted_packet_sequence_id = pnots.trusted_packet_sequence_id = 1;
+  pb.track_event = &b;
+  pe.track_event = &e;
+  po.track_event = &other;
+  pnots.track_event = &b;
+  static const struct {
+    int packets[4];
+    size_t n;
+    const char *needle;
+  } cases[] = {
+      {{0, 1, 2}, 3, NULL},
+      {{0, 1}, 2, "slice 's' on track 'T' never ends"},
+      {{0, 2}, 2, "SLICE_END without SLICE_BEGIN on track 'T'"},
+      {{0, 3}, 2, "an event on an undeclared track"},
+      {{0, 4, 2}, 3, "a track event without timestamp"},
+      {{0, 0}, 2, "two track descriptors with uuid 7"},
+  };
+  TqhPf__TracePacket *all[] = {&desc, &pb, &pe, &po, &pnots};
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    TqhPf__TracePacket *packets[4];
+    for (size_t k = 0; k < cases[i].n; k++) packets[k] = all[cases[i].packets[k]];
+    size_t len;
+    void *bytes = pack(packets, cases[i].n, &len);
+    tqh_trace_t t;
+    tq_status_t st = tqh_trace_parse("t.pb", bytes, len, &t);
+    if (!cases[i].needle) {
+      ck_assert_msg(st == NULL, "case %zu: %s", i, st ? tq_status_message(st) : "");
+      ck_assert_uint_eq(t.num_slices, 1);
+      ck_assert_uint_eq(t.slices[0].end_ns, 20);
+    } else {
+      ck_assert_msg(st != NULL, "case %zu accepted", i);
+      ck_assert_msg(strstr(tq_status_message(st), cases[i].needle) != NULL,
+                    "case %zu: '%s' lacks '%s'", i, tq_status_message(st), cases[i].needle);
+      tq_status_free(st);
+    }
+    tqh_trace_deinit(&t);
+    free(bytes);
+  }
+  /* Not a trace at all. */
+  tqh_trace_t t;
+  tq_status_t st = tqh_trace_parse("t.pb", "\x0a\xff\xff\xff", 4, &t);
+  ck_assert_ptr_nonnull(st);
+  tq_status_free(st);
+  tqh_trace_deinit(&t);
+}
+END_TEST
+
+START_TEST(perfetto_compile_time_trace_puts_each_unit_on_its_track) {
+  char *dir = th_tmpdir();
+  char *csv = th_path(dir, "trace.csv");
+  char *pb = th_path(dir, "trace.pb");
+  th_write(csv, "ID,Start,End,Location,Op Type\n"
+                "DI0,0,800,\"loc(\"\"m.mlir\"\":7:10)\",DMA_IN\n"
+                "DI1,800,1600,\"loc(\"\"m.mlir\"\":7:10)\",DMA_IN\n"
+                "S0,800,1200,\"loc(\"\"m.mlir\"\":7:10)\",conv2d\n"
+                "S1,800,1000,\"loc(\"\"m.mlir\"\":7:10)\",conv2d\n"
+                "S2,1200,1600,\"loc(\"\"m.mlir\"\":7:10)\",conv2d\n"
+                "DO0,1600,2400,,DMA_OUT\n"
+                "CSS0,1600,9600,,CSS\n"
+                "CDMA0,1600,1700,,CDMA\n"
+                "X9,1,2,,what\n"
+                "DO1,5,4,,DMA_OUT\n");
+  tqh_diags_t d;
+  tqh_diags_init(&d);
+  TH_OK(tqh_compile_trace_to_perfetto(csv, 800000000, pb, &d));
+  ck_assert_uint_eq(d.errors, 2);
+  ck_assert_uint_eq(d.items[0].line, 10);
+  ck_assert_ptr_nonnull(strstr(d.items[0].message, "unknown ID 'X9'"));
+  ck_assert_uint_eq(d.items[1].line, 11);
+  tqh_trace_t t;
+  TH_OK(tqh_trace_read(pb, &t));
+  ck_assert_ptr_nonnull(tqh_trace_find(&t, "NPU Task Breakdown", 0));
+  check_slice(&t, "NDMA In", "DI1", 1000, 2000);
+  check_slice(&t, "Slice 0", "S0 conv2d", 1000, 1500);
+  check_slice(&t, "Slice 1", "S1 conv2d", 1000, 1250);
+  check_slice(&t, "Slice 0", "S2 conv2d", 1500, 2000);
+  check_slice(&t, "CSS", "CSS0", 2000, 12000);
+  check_slice(&t, "CDMA", "CDMA0", 2000, 2125);
+  ck_assert_uint_eq(t.num_slices, 8);
+  tqh_trace_deinit(&t);
+  tqh_diags_deinit(&d);
+  free(csv);
+  free(pb);
+  th_rmtree(dir);
+}
+END_TEST
+
+Suite *perfetto_suite(void) {
+  Suite *s = suite_create("perfetto");
+  TCase *tc = tcase_create("perfetto");
+  tcase_add_test(tc, perfetto_trace_of_the_fixture_reads_back_with_every_slice_closed);
+  tcase_add_test(tc, perfetto_estimates_longer_than_the_slot_are_compressed_into_it);
+  tcase_add_test(tc, perfetto_reader_rejects_what_the_trace_processor_lets_pass);
+  tcase_add_test(tc, perfetto_compile_time_trace_puts_each_unit_on_its_track);
+  suite_add_tcase(s, tc);
+  return s;
+}
