@@ -205,9 +205,9 @@ static tq_status_t on_event(ctx_t *c, const tqh_profile_event_t *e) {
     size_t i = c->num_open;
     while (i-- > 0)
       if (same_key(c->open[i].begin, e)) break;
-    char name[32];
-    tqh_event_name(e->kind, TQR_EDGE_END, name);
+    char name[32]; /* for diagnostics only: formatting it for every row cost a few percent */
     if (i == (size_t)-1) {
+      tqh_event_name(e->kind, TQR_EDGE_END, name);
       if (e->action_id >= 0)
         tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line,
                       "%s of action %d without a BEGIN; row skipped", name, (int)e->action_id);
@@ -219,6 +219,7 @@ static tq_status_t on_event(ctx_t *c, const tqh_profile_event_t *e) {
     drop_open(c, i);
     if (b->kind != e->kind) {
       char bname[32];
+      tqh_event_name(e->kind, TQR_EDGE_END, name);
       tqh_event_name(b->kind, TQR_EDGE_BEGIN, bname);
       tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line,
                     "%s of action %d, but the action began as %s at line %u; row skipped", name,
@@ -226,6 +227,7 @@ static tq_status_t on_event(ctx_t *c, const tqh_profile_event_t *e) {
       return NULL;
     }
     if (e->timestamp_us < b->timestamp_us) {
+      tqh_event_name(e->kind, TQR_EDGE_END, name);
       tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line,
                     "%s at %" PRIu64 " us is before its BEGIN at %" PRIu64
                     " us (line %u); row skipped",

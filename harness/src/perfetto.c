@@ -34,73 +34,190 @@ void tqh__pf_deinit(tqh__pf_writer_t *w) {
   tq_buf_deinit(&w->out);
 }
 
-/* Appends one `Trace.packet` record: tag 1 (length-delimited), the length, the packet. */
-static tq_status_t put_packet(tqh__pf_writer_t *w, TqhPf__TracePacket *pkt) {
-  pkt->has_trusted_packet_sequence_id = 1;
-  pkt->trusted_packet_sequence_id = 1;
-  if (w->first_packet) {
-    pkt->has_sequence_flags = 1;
-    pkt->sequence_flags = 1; /* SEQ_INCREMENTAL_STATE_CLEARED */
-    w->first_packet = 0;
-  }
-  size_t size = protobuf_c_message_get_packed_size(&pkt->base);
+/* The packets are encoded here rather than with protobuf-c's pack: packing a message per event
+ * (sizing it, then walking its descriptor) cost more than everything else in writing a trace.
+ * Fields go in field-number order with minimal varints, as protobuf-c writes them, so the bytes
+ * are the same; the reader below still decodes with protobuf-c. Tags are field << 3 | wire type
+ * (0 varint, 2 length-delimited), numbers from harness/formats/perfetto_trace.proto. */
+enum {
+  TAG_TRACE_PACKET = 1 << 3 | 2,
+  TAG_TIMESTAMP = 8 << 3 | 0,
+  TAG_SEQUENCE_ID = 10 << 3 | 0,
+  TAG_TRACK_EVENT = 11 << 3 | 2,
+  TAG_SEQUENCE_FLAGS = 13 << 3 | 0,
+  TAG_TRACK_DESCRIPTOR = 60 << 3 | 2,
+  TAG_TD_UUID = 1 << 3 | 0,
+  TAG_TD_NAME = 2 << 3 | 2,
+  TAG_TD_PARENT_UUID = 5 << 3 | 0,
+  TAG_EV_TYPE = 9 << 3 | 0,
+  TAG_EV_TRACK_UUID = 11 << 3 | 0,
+  TAG_EV_NAME = 23 << 3 | 2,
+};
+
+enum { EV_SLICE_BEGIN = 1, EV_SLICE_END = 2 };
+#define SEQUENCE_ID 1
+#define SEQ_INCREMENTAL_STATE_CLEARED 1
+#define MAX_VARINT 10
+
+static size_t varint_size(uint64_t v) {
+  size_t n = 1;
+  for (; v >= 0x80; v >>= 7) n++;
+  return n;
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v) {
+  for (; v >= 0x80; v >>= 7) *p++ = (uint8_t)(v | 0x80);
+  *p++ = (uint8_t)v;
+  return p;
+}
+
+/* A length-delimited field's bytes: tag, length, data. */
+static size_t bytes_size(uint64_t tag, size_t len) {
+  return varint_size(tag) + varint_size(len) + len;
+}
+
+static uint8_t *put_bytes(uint8_t *p, uint64_t tag, const void *data, size_t len) {
+  p = put_varint(p, tag);
+  p = put_varint(p, len);
+  memcpy(p, data, len);
+  return p + len;
+}
+
+/* Room for a `Trace.packet` record whose packet is `size` bytes; *out_p is where the packet
+ * goes, after its record header. */
+static tq_status_t packet_begin(tqh__pf_writer_t *w, size_t size, uint8_t **out_p) {
   tq_buf_t *out = w->streaming ? &w->file.buf : &w->out;
-  TQ_TRY(tq_buf_reserve(out, size + 11));
+  TQ_TRY(tq_buf_reserve(out, 1 + MAX_VARINT + size));
   uint8_t *p = (uint8_t *)out->data + out->len;
-  size_t n = 0;
-  p[n++] = 0x0A;
-  for (uint64_t v = size;; v >>= 7) {
-    if (v < 0x80) {
-      p[n++] = (uint8_t)v;
-      break;
-    }
-    p[n++] = (uint8_t)(v | 0x80);
-  }
-  n += protobuf_c_message_pack(&pkt->base, p + n);
-  out->len += n;
+  *p++ = TAG_TRACE_PACKET;
+  *out_p = put_varint(p, size);
+  return NULL;
+}
+
+/* Ends the record that packet_begin started; `end` is one past its last byte. */
+static tq_status_t packet_end(tqh__pf_writer_t *w, uint8_t *end) {
+  tq_buf_t *out = w->streaming ? &w->file.buf : &w->out;
+  out->len = (size_t)((char *)end - out->data);
   out->data[out->len] = 0;
   return w->streaming ? tqh__out_maybe_flush(&w->file) : NULL;
 }
 
+/* Every packet is on sequence 1; the first one says that the sequence starts there. */
+static int take_first(tqh__pf_writer_t *w) {
+  int first = w->first_packet;
+  w->first_packet = 0;
+  return first;
+}
+
+/* In the sizes below, the tags are one byte (bytes_size counts the two-byte ones), and so are the
+ * values of the type, the sequence id and the flags. */
 tq_status_t tqh__pf_track(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t uuid,
                           uint64_t parent_uuid, const char *name) {
   track->uuid = uuid;
   track->last_end = 0;
-  TqhPf__TrackDescriptor td = TQH_PF__TRACK_DESCRIPTOR__INIT;
-  td.has_uuid = 1;
-  td.uuid = uuid;
-  td.name = (char *)name;
-  if (parent_uuid) {
-    td.has_parent_uuid = 1;
-    td.parent_uuid = parent_uuid;
+  size_t name_len = name ? strlen(name) : 0;
+  size_t td = 1 + varint_size(uuid) + (name ? bytes_size(TAG_TD_NAME, name_len) : 0) +
+              (parent_uuid ? 1 + varint_size(parent_uuid) : 0);
+  int first = take_first(w);
+  size_t size = 2 + (first ? 2 : 0) + bytes_size(TAG_TRACK_DESCRIPTOR, td);
+  uint8_t *p;
+  TQ_TRY(packet_begin(w, size, &p));
+  *p++ = TAG_SEQUENCE_ID;
+  *p++ = SEQUENCE_ID;
+  if (first) {
+    *p++ = TAG_SEQUENCE_FLAGS;
+    *p++ = SEQ_INCREMENTAL_STATE_CLEARED;
   }
-  TqhPf__TracePacket pkt = TQH_PF__TRACE_PACKET__INIT;
-  pkt.track_descriptor = &td;
-  return put_packet(w, &pkt);
+  p = put_varint(p, TAG_TRACK_DESCRIPTOR);
+  p = put_varint(p, td);
+  *p++ = TAG_TD_UUID;
+  p = put_varint(p, uuid);
+  if (name) p = put_bytes(p, TAG_TD_NAME, name, name_len);
+  if (parent_uuid) {
+    *p++ = TAG_TD_PARENT_UUID;
+    p = put_varint(p, parent_uuid);
+  }
+  return packet_end(w, p);
 }
 
-static tq_status_t event(tqh__pf_writer_t *w, uint64_t track_uuid, uint64_t ts,
-                         TqhPf__TrackEvent__Type type, const char *name) {
-  TqhPf__TrackEvent ev = TQH_PF__TRACK_EVENT__INIT;
-  ev.has_type = 1;
-  ev.type = type;
-  ev.has_track_uuid = 1;
-  ev.track_uuid = track_uuid;
-  ev.name = (char *)name;
-  TqhPf__TracePacket pkt = TQH_PF__TRACE_PACKET__INIT;
-  pkt.has_timestamp = 1;
-  pkt.timestamp = ts;
-  pkt.track_event = &ev;
-  return put_packet(w, &pkt);
+/* A TrackEvent packet; `name` NULL: none (SLICE_END). */
+static tq_status_t event(tqh__pf_writer_t *w, uint64_t track_uuid, uint64_t ts, uint8_t type,
+                         const char *name, size_t name_len) {
+  size_t ev = 2 + 1 + varint_size(track_uuid) + (name ? bytes_size(TAG_EV_NAME, name_len) : 0);
+  int first = take_first(w);
+  size_t size = 1 + varint_size(ts) + 2 + bytes_size(TAG_TRACK_EVENT, ev) + (first ? 2 : 0);
+  uint8_t *p;
+  TQ_TRY(packet_begin(w, size, &p));
+  *p++ = TAG_TIMESTAMP;
+  p = put_varint(p, ts);
+  *p++ = TAG_SEQUENCE_ID;
+  *p++ = SEQUENCE_ID;
+  *p++ = TAG_TRACK_EVENT;
+  p = put_varint(p, ev);
+  *p++ = TAG_EV_TYPE;
+  *p++ = type;
+  *p++ = TAG_EV_TRACK_UUID;
+  p = put_varint(p, track_uuid);
+  if (name) p = put_bytes(p, TAG_EV_NAME, name, name_len);
+  if (first) {
+    *p++ = TAG_SEQUENCE_FLAGS;
+    *p++ = SEQ_INCREMENTAL_STATE_CLEARED;
+  }
+  return packet_end(w, p);
+}
+
+static tq_status_t slice(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
+                         uint64_t end_ns, const char *name, size_t name_len) {
+  if (start_ns < track->last_end) start_ns = track->last_end;
+  if (end_ns < start_ns) end_ns = start_ns;
+  track->last_end = end_ns;
+  TQ_TRY(event(w, track->uuid, start_ns, EV_SLICE_BEGIN, name, name_len));
+  return event(w, track->uuid, end_ns, EV_SLICE_END, NULL, 0);
 }
 
 tq_status_t tqh__pf_slice(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
                           uint64_t end_ns, const char *name) {
-  if (start_ns < track->last_end) start_ns = track->last_end;
-  if (end_ns < start_ns) end_ns = start_ns;
-  track->last_end = end_ns;
-  TQ_TRY(event(w, track->uuid, start_ns, TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN, name));
-  return event(w, track->uuid, end_ns, TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_END, NULL);
+  return slice(w, track, start_ns, end_ns, name, name ? strlen(name) : 0);
+}
+
+/* Slice names, built without printf (which cost as much as the encoding). Like snprintf into
+ * `size` bytes: what does not fit is cut. */
+typedef struct name_s {
+  char text[192];
+  size_t len, max;
+} name_t;
+
+static void name_start(name_t *n, size_t size) {
+  n->len = 0;
+  n->max = size - 1;
+}
+
+/* At most `limit` bytes of s (a printf precision). */
+static void name_str(name_t *n, const char *s, size_t limit) {
+  size_t k = strnlen(s, limit);
+  if (k > n->max - n->len) k = n->max - n->len;
+  memcpy(n->text + n->len, s, k);
+  n->len += k;
+}
+
+static void name_u64(name_t *n, uint64_t v) {
+  char d[20];
+  size_t k = 0;
+  do {
+    d[k++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (k && n->len < n->max) n->text[n->len++] = d[--k];
+}
+
+static void name_i64(name_t *n, int64_t v) {
+  if (v < 0) name_str(n, "-", 1);
+  name_u64(n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+}
+
+static tq_status_t named_slice(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
+                               uint64_t end_ns, const name_t *n) {
+  return slice(w, track, start_ns, end_ns, n->text, n->len);
 }
 
 /* ---- The annotation's trace ----------------------------------------------------------------- */
@@ -176,23 +293,40 @@ static tq_status_t write_breakdown(tqh__pf_writer_t *w, tqh__pf_track_t *tr,
   if (!p) return NULL;
   placer_t pl = {run->start_us * 1000, run->end_us * 1000, 0, ann->clock_hz ? ann->clock_hz : 1};
   pl.total_ns = cycles_ns(p->cycles, pl.clock_hz);
-  char name[160];
+  name_t name;
   for (size_t t = 0; t < p->num_tasks; t++) {
     const tqh_task_t *task = &p->tasks[t];
-    snprintf(name, sizeof(name), "job %" PRIu32 " task %zu", p->job_id, t);
-    TQ_TRY(tqh__pf_slice(w, &tr[T_TASKS], place(&pl, task->start), place(&pl, task->end), name));
+    name_start(&name, 160);
+    name_str(&name, "job ", SIZE_MAX);
+    name_u64(&name, p->job_id);
+    name_str(&name, " task ", SIZE_MAX);
+    name_u64(&name, t);
+    TQ_TRY(named_slice(w, &tr[T_TASKS], place(&pl, task->start), place(&pl, task->end), &name));
     for (size_t k = 0; k < task->num_work; k++) {
       const tqh_unit_work_t *u = &task->work[k];
       if ((unsigned)u->unit >= TQS_UNIT_COUNT) continue;
-      if (*u->kernel && strcmp(u->kernel, tqs_unit_name(u->unit)) != 0)
-        snprintf(name, sizeof(name), "%s %s", u->id, u->kernel);
-      else
-        snprintf(name, sizeof(name), "%s", u->id);
-      TQ_TRY(tqh__pf_slice(w, &tr[T_UNIT0 + u->unit], place(&pl, u->start), place(&pl, u->end),
-                           name));
+      name_start(&name, 160);
+      name_str(&name, u->id, SIZE_MAX);
+      if (*u->kernel && strcmp(u->kernel, tqs_unit_name(u->unit)) != 0) {
+        name_str(&name, " ", SIZE_MAX);
+        name_str(&name, u->kernel, SIZE_MAX);
+      }
+      TQ_TRY(
+          named_slice(w, &tr[T_UNIT0 + u->unit], place(&pl, u->start), place(&pl, u->end), &name));
     }
   }
   return NULL;
+}
+
+/* "job 3: conv2d ...": the kind, the id, then at most 160 bytes of the program's name. */
+static void program_name(name_t *n, const char *kind, const tqh_span_t *s) {
+  name_start(n, sizeof(n->text));
+  name_str(n, kind, SIZE_MAX);
+  name_i64(n, s->id);
+  if (*s->name) {
+    name_str(n, ": ", SIZE_MAX);
+    name_str(n, s->name, 160);
+  }
 }
 
 static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t *ann) {
@@ -223,11 +357,14 @@ static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t 
   for (size_t i = 0; !st && i < ov.count; i++)
     st = tqh__pf_track(w, &metric_tracks[i], 1000 + i, (uint64_t)T_OVERVIEW + 1, ov.metrics[i].name);
   /* Host: phases, actions, program slots. */
-  char name[192];
+  name_t name;
   for (size_t i = 0; !st && i < ann->num_phases; i++) {
     const tqh_span_t *s = &ann->phases[i];
-    snprintf(name, sizeof(name), "%s #%" PRIu32, s->name, s->invocation_id);
-    st = tqh__pf_slice(w, &tr[T_DISPATCH], s->start_us * 1000, s->end_us * 1000, name);
+    name_start(&name, sizeof(name.text));
+    name_str(&name, s->name, SIZE_MAX);
+    name_str(&name, " #", SIZE_MAX);
+    name_u64(&name, s->invocation_id);
+    st = named_slice(w, &tr[T_DISPATCH], s->start_us * 1000, s->end_us * 1000, &name);
   }
   for (size_t i = 0; !st && i < ann->num_rows; i++) {
     const tqh_row_t *r = &ann->rows[i];
@@ -240,19 +377,22 @@ static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t 
       case TQR_EVENT_HOST_COPY: t = T_HOST_COPY; break;
       default: t = T_ALLOC; break;
     }
-    snprintf(name, sizeof(name), "%s %d", tqh_event_kind_name(r->kind), (int)r->action_id);
-    st = tqh__pf_slice(w, &tr[t], r->start_us * 1000, r->end_us * 1000, name);
+    name_start(&name, sizeof(name.text));
+    name_str(&name, tqh_event_kind_name(r->kind), SIZE_MAX);
+    name_str(&name, " ", SIZE_MAX);
+    name_i64(&name, r->action_id);
+    st = named_slice(w, &tr[t], r->start_us * 1000, r->end_us * 1000, &name);
   }
   for (size_t i = 0; !st && i < ann->num_nss_runs; i++) {
     const tqh_span_t *s = &ann->nss_runs[i];
-    snprintf(name, sizeof(name), "job %" PRId64 "%s%.160s", s->id, *s->name ? ": " : "", s->name);
-    st = tqh__pf_slice(w, &tr[T_NSS_PROGRAMS], s->start_us * 1000, s->end_us * 1000, name);
+    program_name(&name, "job ", s);
+    st = named_slice(w, &tr[T_NSS_PROGRAMS], s->start_us * 1000, s->end_us * 1000, &name);
     if (!st) st = write_breakdown(w, tr, ann, s);
   }
   for (size_t i = 0; !st && i < ann->num_host_runs; i++) {
     const tqh_span_t *s = &ann->host_runs[i];
-    snprintf(name, sizeof(name), "host %" PRId64 "%s%.160s", s->id, *s->name ? ": " : "", s->name);
-    st = tqh__pf_slice(w, &tr[T_HOST_PROGRAMS], s->start_us * 1000, s->end_us * 1000, name);
+    program_name(&name, "host ", s);
+    st = named_slice(w, &tr[T_HOST_PROGRAMS], s->start_us * 1000, s->end_us * 1000, &name);
   }
   /* Overview: one slice per metric from the first timestamp. */
   uint64_t t0 = ann->has_time ? ann->first_us * 1000 : 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness_internal.h"
 #include "perfetto_trace.pb-c.h"
 #include "suites.h"
 #include "torq/harness/perfetto.h"
@@ -141,6 +142,111 @@ START_TEST(perfetto_estimates_longer_than_the_slot_are_compressed_into_it) {
 }
 END_TEST
 
+/* The writer encodes packets by hand; protobuf-c's pack of the same messages is the reference. */
+typedef struct ref_trace_s {
+  uint8_t bytes[8192];
+  size_t len;
+  int first;
+} ref_trace_t;
+
+static void ref_put(ref_trace_t *r, TqhPf__TracePacket *pkt) {
+  pkt->has_trusted_packet_sequence_id = 1;
+  pkt->trusted_packet_sequence_id = 1;
+  if (r->first) {
+    pkt->has_sequence_flags = 1;
+    pkt->sequence_flags = 1;
+    r->first = 0;
+  }
+  size_t size = protobuf_c_message_get_packed_size(&pkt->base);
+  ck_assert_uint_lt(r->len + 11 + size, sizeof(r->bytes));
+  r->bytes[r->len++] = 0x0A;
+  uint64_t v = size;
+  for (; v >= 0x80; v >>= 7) r->bytes[r->len++] = (uint8_t)(v | 0x80);
+  r->bytes[r->len++] = (uint8_t)v;
+  r->len += protobuf_c_message_pack(&pkt->base, r->bytes + r->len);
+}
+
+static void ref_track(ref_trace_t *r, uint64_t uuid, uint64_t parent, const char *name) {
+  TqhPf__TrackDescriptor td = TQH_PF__TRACK_DESCRIPTOR__INIT;
+  td.has_uuid = 1;
+  td.uuid = uuid;
+  td.name = (char *)name;
+  td.has_parent_uuid = parent != 0;
+  td.parent_uuid = parent;
+  TqhPf__TracePacket pkt = TQH_PF__TRACE_PACKET__INIT;
+  pkt.track_descriptor = &td;
+  ref_put(r, &pkt);
+}
+
+static void ref_event(ref_trace_t *r, uint64_t track, uint64_t ts, TqhPf__TrackEvent__Type type,
+                      const char *name) {
+  TqhPf__TrackEvent ev = TQH_PF__TRACK_EVENT__INIT;
+  ev.has_type = ev.has_track_uuid = 1;
+  ev.type = type;
+  ev.track_uuid = track;
+  ev.name = (char *)name;
+  TqhPf__TracePacket pkt = TQH_PF__TRACE_PACKET__INIT;
+  pkt.has_timestamp = 1;
+  pkt.timestamp = ts;
+  pkt.track_event = &ev;
+  ref_put(r, &pkt);
+}
+
+START_TEST(perfetto_writer_bytes_equal_protobuf_c_pack) {
+  /* Varints of 1, 2 and 10 bytes; names empty, absent, multi-byte UTF-8 and longer than 127
+   * bytes (a two-byte length). */
+  char long_name[300];
+  memset(long_name, 'x', sizeof(long_name) - 1);
+  long_name[sizeof(long_name) - 1] = 0;
+  static const struct {
+    uint64_t uuid, parent;
+    int name; /* into names */
+  } tracks[] = {
+      {1, 0, 0}, {127, 1, 1}, {128, 0, 2}, {UINT64_MAX, 128, 3}, {(uint64_t)1 << 63, 1, 4}};
+  const char *names[] = {"Host", "", "Sl\xc3\xa9 0", long_name, NULL};
+  static const struct {
+    int track;
+    uint64_t start, end;
+    int name;
+  } slices[] = {{0, 0, 0, 0},
+                {1, 5, 127, 1},
+                {2, 128, 16384, 2},
+                {3, 1000, UINT64_MAX - 1, 3},
+                {4, (uint64_t)1 << 40, ((uint64_t)1 << 40) + 1, 4}};
+  ref_trace_t *ref = calloc(1, sizeof(*ref));
+  ck_assert_ptr_nonnull(ref);
+  ref->first = 1;
+  tqh__pf_writer_t w;
+  tqh__pf_init(&w);
+  tqh__pf_track_t tr[5];
+  for (size_t i = 0; i < 5; i++) {
+    TH_OK(tqh__pf_track(&w, &tr[i], tracks[i].uuid, tracks[i].parent, names[tracks[i].name]));
+    ref_track(ref, tracks[i].uuid, tracks[i].parent, names[tracks[i].name]);
+  }
+  for (size_t i = 0; i < 5; i++) {
+    uint64_t uuid = tracks[slices[i].track].uuid;
+    TH_OK(tqh__pf_slice(&w, &tr[slices[i].track], slices[i].start, slices[i].end,
+                        names[slices[i].name]));
+    ref_event(ref, uuid, slices[i].start, TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN,
+              names[slices[i].name]);
+    ref_event(ref, uuid, slices[i].end, TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_END, NULL);
+  }
+  ck_assert_uint_eq(w.out.len, ref->len);
+  ck_assert_msg(memcmp(w.out.data, ref->bytes, ref->len) == 0,
+                "the writer's bytes differ from protobuf-c's pack");
+  /* And our reader takes them. */
+  tqh_trace_t t;
+  TH_OK(tqh_trace_parse("w.pb", w.out.data, w.out.len, &t));
+  ck_assert_uint_eq(t.num_tracks, 5);
+  ck_assert_uint_eq(t.num_slices, 5);
+  ck_assert_uint_eq(t.slices[3].end_ns, UINT64_MAX - 1);
+  ck_assert_str_eq(t.slices[3].name, long_name);
+  tqh_trace_deinit(&t);
+  tqh__pf_deinit(&w);
+  free(ref);
+}
+END_TEST
+
 /* Packs hand-made packets into a trace. */
 static void *pack(TqhPf__TracePacket **packets, size_t n, size_t *out_len) {
   TqhPf__Trace tr = TQH_PF__TRACE__INIT;
@@ -271,6 +377,7 @@ Suite *perfetto_suite(void) {
   tcase_add_test(tc, perfetto_estimates_longer_than_the_slot_are_compressed_into_it);
   tcase_add_test(tc, perfetto_reader_rejects_what_the_trace_processor_lets_pass);
   tcase_add_test(tc, perfetto_compile_time_trace_puts_each_unit_on_its_track);
+  tcase_add_test(tc, perfetto_writer_bytes_equal_protobuf_c_pack);
   suite_add_tcase(s, tc);
   return s;
 }
