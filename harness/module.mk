@@ -55,3 +55,16 @@ bench: bench-annotate
 bench-annotate: $(BIN)/torq-annotate
 	@scripts/bench-annotate $(BIN)
 .PHONY: bench-annotate
+# libFuzzer target for the suite loader (add to harness/module.mk). Only the suite sources are
+# instrumented; the runtime, sim, formats and base come from the flavour's libraries.
+FUZZ_SUITE := build/fuzz/fuzz-suite
+FUZZ_SUITE_SRCS := harness/fuzz/fuzz_suite.c $(addprefix harness/src/,yaml_doc.c suite_diag.c \
+                   suite_fields.c suite_schema.c config.c suite.c select.c)
+$(FUZZ_SUITE): $(FUZZ_SUITE_SRCS) $(BUILD)/lib/libtorq-runtime.a $(BUILD)/lib/libtorq-sim.a \
+               $(BUILD)/lib/libtorq-formats.a $(BUILD)/lib/libtorq-base.a
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) $(HARNESS_CPPFLAGS) -Iharness/src $(filter %.c %.a,$^) -o $@ \
+	  $(call pkg_libs,yaml-0.1 libprotobuf-c libcrypto) -lm
+FUZZ_BINS += $(FUZZ_SUITE)
+FUZZ_SEEDS_fuzz-suite := harness/fuzz/suite_seeds
+FUZZ_FLAGS_fuzz-suite := -dict=harness/fuzz/fuzz_suite.dict

@@ -23,7 +23,8 @@
   X(junit)           \
   X(results)         \
   X(config)          \
-  X(suite)
+  X(suite)           \
+  X(select)
 
 #define TH_DECLARE_SUITE(name) Suite *name##_suite(void) __attribute__((weak));
 TH_SUITES(TH_DECLARE_SUITE)

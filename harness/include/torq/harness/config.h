@@ -1,0 +1,227 @@
+/* Configuration of torq-test: the settings every test inherits, where results go, the boards.
+ *
+ * Precedence, lowest first (DESIGN 5.8):
+ *
+ *     built-in < configs/NAME.yaml < the suite (defaults:, then the test) < TORQ_* environment
+ *     < command line
+ *
+ * Every setting remembers the layer it came from (tqh_layer_t), so that a suite value replaces a
+ * config value but never an environment or command-line value. A tool builds its configuration in
+ * this order before it loads any suite:
+ *
+ *     tqh_config_create(&cfg);                        built-in defaults
+ *     tqh_config_load_dir(cfg, "configs", ...);       configs/NAME.yaml, in name order
+ *     tqh_config_apply_env(cfg, NULL, ...);           TORQ_RESULTS_DIR, TORQ_REPEAT, ...
+ *     tqh_config_set(cfg, TQH_LAYER_CLI, "repeat", "3");   one call per command-line option
+ *     tqh_suite_load(path, &options with .config = cfg, &suite);
+ *
+ * Setting keys: the same names in tqh_config_set and, upper-cased after "TORQ_", in the
+ * environment. In YAML (configs and suites) `timeout` is SECONDS or {compile: S, run: S} and the
+ * tolerances are `reference: {compare: BOOL, atol: X, rtol: Y}` (or `reference: BOOL`), so
+ * compile_timeout, run_timeout, atol and rtol are not YAML keys of their own.
+ *
+ *     key               value                          suite?  environment
+ *     targets           sim and/or board names         yes     TORQ_TARGETS=sim,board1
+ *     repeat            measured repetitions, >= 1     yes     TORQ_REPEAT=5
+ *     warmup            unmeasured runs first, >= 0    yes     TORQ_WARMUP=1
+ *     timeout           seconds (> 0) for compile+run  yes     TORQ_TIMEOUT=60
+ *     compile_timeout   seconds for the compile        yes     TORQ_COMPILE_TIMEOUT=300
+ *     run_timeout       seconds for one run            yes     TORQ_RUN_TIMEOUT=60
+ *     reference         compare with the reference     yes     TORQ_REFERENCE=true|false
+ *     atol, rtol        float tolerances (>= 0)        yes     TORQ_ATOL=1e-5 TORQ_RTOL=1e-3
+ *     seed              default seed of random inputs  yes     TORQ_SEED=0
+ *     compile_options   torq-compile options           yes     TORQ_COMPILE_OPTIONS="--a --b"
+ *     function          the entry function             yes     TORQ_FUNCTION=main
+ *     results_dir       where runs write               no      TORQ_RESULTS_DIR=results
+ *     cache_dir         the compile cache              no      TORQ_CACHE_DIR=build/cache
+ *     jobs              parallel workers, >= 1         no      TORQ_JOBS=4
+ *
+ * In tqh_config_set and the environment, list values are comma separated (targets) or
+ * whitespace separated (compile_options, whose items hold commas).
+ *
+ * Errors: every function that reads a file or the environment collects ALL its errors (up to a
+ * limit) before it returns. It then returns TQ_INVALID_ARGUMENT (exit status 2: bad
+ * configuration) whose message is the complete, compiler-style text of every error
+ * ("file:line:col: error: ...", the source line, a caret; print it as it is), and appends the
+ * errors, one by one, to a tqh_errors_t when the caller passes one.
+ */
+#ifndef TORQ_HARNESS_CONFIG_H
+#define TORQ_HARNESS_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "torq/base/arena.h"
+#include "torq/base/status.h"
+#include "torq/base/str.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Located errors ------------------------------------------------------------------------ */
+
+/* A place in a text file: 1-based line and column (columns count characters); line 0 means "no
+ * place" (an environment variable, a whole file). `file` is borrowed from the object that holds
+ * the location (a suite, a config) and lives as long as it. */
+typedef struct tqh_loc_s {
+  const char *file;
+  uint32_t line, col;
+} tqh_loc_t;
+
+typedef struct tqh_error_s {
+  char *file;    /* owned; "" when the error has no file (an environment variable) */
+  uint32_t line; /* 1-based; 0 = no line */
+  uint32_t col;  /* 1-based; 0 = no column */
+  char *message; /* owned: the message alone ("unknown key \"repat\" in a test; ...") */
+  char *text;    /* owned: the complete diagnostic with the source line, caret and notes */
+} tqh_error_t;
+
+#define TQH_ERRORS_DEFAULT_MAX 50
+
+/* A bounded list of errors in caller storage. At most `max_kept` are stored; `total` counts all. */
+typedef struct tqh_errors_s {
+  tqh_error_t *items; /* owned; `count` of them */
+  size_t count, cap;
+  size_t max_kept;
+  size_t total;
+} tqh_errors_t;
+
+/* max_kept 0 picks TQH_ERRORS_DEFAULT_MAX. */
+void tqh_errors_init(tqh_errors_t *errors, size_t max_kept);
+void tqh_errors_deinit(tqh_errors_t *errors);
+
+/* Appends every kept error's text, one after the other, then "N errors" or "... and N more
+ * errors (only the first M are shown)" when some were not kept. */
+tq_status_t tqh_errors_format(const tqh_errors_t *errors, tq_buf_t *out) TQ_MUST_USE;
+
+/* ---- Settings ------------------------------------------------------------------------------ */
+
+/* The layers of the precedence, lowest first. UNSET: the value was never given. */
+typedef enum tqh_layer_e {
+  TQH_LAYER_UNSET = 0,
+  TQH_LAYER_BUILTIN,
+  TQH_LAYER_CONFIG, /* configs/NAME.yaml */
+  TQH_LAYER_SUITE,  /* the suite's defaults: */
+  TQH_LAYER_TEST,   /* the test entry */
+  TQH_LAYER_ENV,    /* TORQ_* variables */
+  TQH_LAYER_CLI,    /* the command line */
+} tqh_layer_t;
+
+/* "built-in", "config", "suite", "test", "environment", "command line" ("unset" for UNSET). */
+const char *tqh_layer_name(tqh_layer_t layer);
+
+/* The settings a test inherits, indexed for their layers. */
+typedef enum tqh_setting_e {
+  TQH_SET_TARGETS,
+  TQH_SET_REPEAT,
+  TQH_SET_WARMUP,
+  TQH_SET_COMPILE_TIMEOUT,
+  TQH_SET_RUN_TIMEOUT,
+  TQH_SET_REFERENCE,
+  TQH_SET_ATOL,
+  TQH_SET_RTOL,
+  TQH_SET_SEED,
+  TQH_SET_COMPILE_OPTIONS,
+  TQH_SET_FUNCTION,
+  TQH_SETTING_COUNT
+} tqh_setting_t;
+
+/* Strings and arrays are borrowed from the object that holds the settings (a config or a suite)
+ * and live as long as it. */
+typedef struct tqh_settings_s {
+  const char *const *targets; /* "sim" or board names; target_count >= 1 */
+  size_t target_count;
+  uint32_t repeat;          /* >= 1 */
+  uint32_t warmup;          /* >= 0 */
+  double compile_timeout_s; /* > 0 */
+  double run_timeout_s;     /* > 0, for one invocation */
+  int reference;            /* 1: compare outputs with the reference interpreter */
+  double atol, rtol;        /* floats pass when |out - ref| <= atol + rtol * |ref|; ints exact */
+  uint64_t seed;            /* seed of random inputs that do not name their own */
+  const char *const *compile_options; /* torq-compile options ("--torq-hw=sl2610,lram=256K") */
+  size_t compile_option_count;
+  const char *function;             /* the entry function, "main" by default */
+  uint8_t layer[TQH_SETTING_COUNT]; /* tqh_layer_t: where each value came from */
+} tqh_settings_t;
+
+/* ---- Boards (used from step 6; configs/ only, never secrets) -------------------------------- */
+
+typedef struct tqh_board_s {
+  const char *name; /* what `targets:` names */
+  const char *host;
+  uint16_t port;           /* 22 unless given */
+  const char *user;        /* NULL: the local user name */
+  const char *key_file;    /* NULL: ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa */
+  const char *known_hosts; /* NULL: ~/.ssh/known_hosts */
+  const char *board_root;  /* NULL: /home/root/iree-build-soc */
+  tqh_loc_t loc;
+} tqh_board_t;
+
+/* ---- The configuration --------------------------------------------------------------------- */
+
+typedef struct tqh_config_s {
+  tqh_settings_t defaults; /* what tests inherit */
+  const char *results_dir; /* "results" */
+  const char *cache_dir;   /* "build/cache" */
+  uint32_t jobs;           /* 1 */
+  tqh_layer_t results_dir_layer, cache_dir_layer, jobs_layer;
+  tqh_board_t *boards; /* board_count of them, in the order of the files */
+  size_t board_count;
+  /* Private. */
+  tq_arena_t arena; /* every string and array above */
+  char **files;     /* the paths of the files read, for locations */
+  size_t file_count;
+} tqh_config_t;
+
+/* Makes a configuration holding the built-in defaults: targets [sim], repeat 1, warmup 0,
+ * compile_timeout 300 s, run_timeout 60 s, reference on, atol 1e-5, rtol 1e-3, seed 0, no compile
+ * options, function "main", results_dir "results", cache_dir "build/cache", jobs 1, no boards.
+ * The caller owns *out_config (tqh_config_destroy). Errors: TQ_OUT_OF_MEMORY. */
+tq_status_t tqh_config_create(tqh_config_t **out_config) TQ_MUST_USE;
+
+/* Frees the configuration and everything it holds; accepts NULL. */
+void tqh_config_destroy(tqh_config_t *config);
+
+/* Reads one YAML configuration file (layer CONFIG; later files override earlier ones). Keys:
+ * results_dir, cache_dir, jobs, targets, repeat, warmup, timeout, reference, seed,
+ * compile_options, function (as in suites) and `boards`, a list of {name, host, port, user,
+ * key_file, known_hosts, board_root}; ${VAR} works in paths and board fields. Relative results_dir and cache_dir stay relative to the working
+ * directory. Errors (all collected): as the suite loader's (unknown keys, wrong types, a board
+ * name given twice ...). `errors` may be NULL. On error the configuration is left as it was. */
+tq_status_t tqh_config_load_file(tqh_config_t *config, const char *path,
+                                 tqh_errors_t *errors) TQ_MUST_USE;
+
+/* Reads every DIR/ *.yaml in name order (strcmp); a missing folder is not an error. */
+tq_status_t tqh_config_load_dir(tqh_config_t *config, const char *dir,
+                                tqh_errors_t *errors) TQ_MUST_USE;
+
+/* Applies the TORQ_* variables of the table above (layer ENV) from `env` ("NAME=VALUE" strings,
+ * NULL-terminated; NULL means the process environment). Other variables, TORQ_ ones included
+ * (TORQ_TESTDATA is a suite variable), are ignored. A bad value is an error naming the variable.
+ * `errors` may be NULL. */
+tq_status_t tqh_config_apply_env(tqh_config_t *config, const char *const *env,
+                                 tqh_errors_t *errors) TQ_MUST_USE;
+
+/* Sets one setting from its text, as the command line gives it, at `layer` (normally
+ * TQH_LAYER_CLI): tqh_config_set(cfg, TQH_LAYER_CLI, "targets", "sim"). The value is copied.
+ * A value from a lower layer than the one already there is ignored (not an error). Errors:
+ * TQ_INVALID_ARGUMENT naming the key and saying what is expected (unknown key, "abc" for
+ * repeat, a negative number ...); the configuration is then unchanged. */
+tq_status_t tqh_config_set(tqh_config_t *config, tqh_layer_t layer, const char *key,
+                           const char *value) TQ_MUST_USE;
+
+/* The board of that name, or NULL. Borrowed from the configuration. */
+const tqh_board_t *tqh_config_find_board(const tqh_config_t *config, const char *name);
+
+/* Appends "key = value  (layer)\n" for every setting: for --verbose and run.json. */
+tq_status_t tqh_config_describe(const tqh_config_t *config, tq_buf_t *out) TQ_MUST_USE;
+
+/* Merges settings: every value of `src` whose layer is at least that of the same value in `dst`
+ * replaces it (with its layer). Borrowed pointers are copied as pointers. */
+void tqh_settings_merge(tqh_settings_t *dst, const tqh_settings_t *src);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,610 @@
+/* Configuration: built-in defaults, configs/NAME.yaml, TORQ_* variables and command-line values,
+ * each remembered with its layer (config.h). */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suite_internal.h"
+#include "torq/base/alloc.h"
+#include "torq/base/file.h"
+#include "torq/harness/config.h"
+
+#define CONFIG_MAX_BYTES (4u << 20)
+#define MAX_JOBS 1024
+#define MAX_REPEAT 1000000
+
+const char *tqh_layer_name(tqh_layer_t layer) {
+  switch (layer) {
+    case TQH_LAYER_UNSET:
+      return "unset";
+    case TQH_LAYER_BUILTIN:
+      return "built-in";
+    case TQH_LAYER_CONFIG:
+      return "config";
+    case TQH_LAYER_SUITE:
+      return "suite";
+    case TQH_LAYER_TEST:
+      return "test";
+    case TQH_LAYER_ENV:
+      return "environment";
+    case TQH_LAYER_CLI:
+      return "command line";
+  }
+  return "unset";
+}
+
+void tqh_settings_merge(tqh_settings_t *dst, const tqh_settings_t *src) {
+  for (int i = 0; i < TQH_SETTING_COUNT; i++) {
+    if (src->layer[i] == TQH_LAYER_UNSET || src->layer[i] < dst->layer[i]) continue;
+    dst->layer[i] = src->layer[i];
+    switch ((tqh_setting_t)i) {
+      case TQH_SET_TARGETS:
+        dst->targets = src->targets;
+        dst->target_count = src->target_count;
+        break;
+      case TQH_SET_REPEAT:
+        dst->repeat = src->repeat;
+        break;
+      case TQH_SET_WARMUP:
+        dst->warmup = src->warmup;
+        break;
+      case TQH_SET_COMPILE_TIMEOUT:
+        dst->compile_timeout_s = src->compile_timeout_s;
+        break;
+      case TQH_SET_RUN_TIMEOUT:
+        dst->run_timeout_s = src->run_timeout_s;
+        break;
+      case TQH_SET_REFERENCE:
+        dst->reference = src->reference;
+        break;
+      case TQH_SET_ATOL:
+        dst->atol = src->atol;
+        break;
+      case TQH_SET_RTOL:
+        dst->rtol = src->rtol;
+        break;
+      case TQH_SET_SEED:
+        dst->seed = src->seed;
+        break;
+      case TQH_SET_COMPILE_OPTIONS:
+        dst->compile_options = src->compile_options;
+        dst->compile_option_count = src->compile_option_count;
+        break;
+      case TQH_SET_FUNCTION:
+        dst->function = src->function;
+        break;
+      case TQH_SETTING_COUNT:
+        break;
+    }
+  }
+}
+
+tq_status_t tqh_config_create(tqh_config_t **out_config) {
+  *out_config = NULL;
+  tqh_config_t *c = tq_calloc(1, sizeof(*c));
+  if (!c) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory making the configuration");
+  tq_arena_init(&c->arena, (size_t)16 * 1024, 0);
+  tqh__settings_builtin(&c->defaults);
+  c->results_dir = "results";
+  c->cache_dir = "build/cache";
+  c->jobs = 1;
+  c->results_dir_layer = c->cache_dir_layer = c->jobs_layer = TQH_LAYER_BUILTIN;
+  *out_config = c;
+  return NULL;
+}
+
+void tqh_config_destroy(tqh_config_t *config) {
+  if (!config) return;
+  tq_free(config->files);
+  tq_arena_deinit(&config->arena);
+  tq_free(config);
+}
+
+const tqh_board_t *tqh_config_find_board(const tqh_config_t *config, const char *name) {
+  for (size_t i = 0; i < config->board_count; i++)
+    if (!strcmp(config->boards[i].name, name)) return &config->boards[i];
+  return NULL;
+}
+
+/* ---- YAML files ------------------------------------------------------------------------------ */
+
+static const char *const config_keys[] = {
+    "results_dir", "cache_dir", "jobs", "boards",          "targets",  "repeat", "warmup",
+    "timeout",     "reference", "seed", "compile_options", "function", NULL};
+static const char *const board_keys[] = {"name",     "host",        "port",       "user",
+                                         "key_file", "known_hosts", "board_root", NULL};
+
+/* What a file changes, applied to the configuration only when the file has no error. */
+typedef struct pending_s {
+  tqh_settings_t defaults;
+  const char *results_dir, *cache_dir;
+  uint32_t jobs;
+  tqh_layer_t results_dir_layer, cache_dir_layer, jobs_layer;
+  tqh_board_t *boards; /* arena */
+  size_t board_count;
+} pending_t;
+
+static const char *read_path(tqh__report_t *rep, tq_arena_t *arena, const tqh__ynode_t *v,
+                             const char *key) {
+  const char *s;
+  if (!tqh__ystr(rep, v, key, &s)) return NULL;
+  if (!(s = tqh__subst(rep, arena, NULL, v, s))) return NULL;
+  if (!*s) {
+    tqh__error(rep, v->line, v->col, "%s: the path is empty", key);
+    return NULL;
+  }
+  return s;
+}
+
+static void read_board(tqh__report_t *rep, tqh_config_t *config, const tqh__ynode_t *node,
+                       const char *file, pending_t *p) {
+  if (node->kind != TQH__Y_MAP) {
+    tqh__error(rep, node->line, node->col,
+               "boards: each board is a mapping {name, host, port, user, ...}, found %s",
+               tqh__ydescribe(node));
+    return;
+  }
+  for (size_t i = 0; i < node->count; i++) {
+    const tqh__ynode_t *k = node->keys[i];
+    if (k->kind == TQH__Y_SCALAR && (!strcmp(k->str, "password") || !strcmp(k->str, "passphrase")))
+      tqh__error(rep, k->line, k->col,
+                 "secrets never go in configs: use key_file (a file) or an ssh-agent");
+  }
+  tqh__ycheck_keys(rep, node, "a board", board_keys);
+  tqh_board_t b;
+  memset(&b, 0, sizeof(b));
+  b.port = 22;
+  b.loc = (tqh_loc_t){file, node->line, node->col};
+  const tqh__ynode_t *name_key;
+  const tqh__ynode_t *v = tqh__yget(node, "name", &name_key);
+  if (!v) {
+    tqh__error(rep, node->line, node->col, "a board needs a name: (what targets: name)");
+  } else if (tqh__ystr(rep, v, "name", &b.name)) {
+    if (!tqh__target_name_valid(b.name) || !strcmp(b.name, "sim")) {
+      tqh__error(rep, v->line, v->col,
+                 "board name \"%.60s\" must match [A-Za-z0-9_.-]+ and not be \"sim\"", b.name);
+      b.name = NULL;
+    }
+  }
+  if (!(v = tqh__yget(node, "host", NULL))) {
+    tqh__error(rep, node->line, node->col, "a board needs a host:");
+  } else if ((b.host = read_path(rep, &config->arena, v, "host"))) {
+    for (const char *c = b.host; *c; c++)
+      if (isspace((unsigned char)*c) || *c == '@') {
+        tqh__error(rep, v->line, v->col,
+                   "host: \"%.60s\" is not a host name (give the user in user:)", b.host);
+        b.host = NULL;
+        break;
+      }
+  }
+  int64_t port;
+  if ((v = tqh__yget(node, "port", NULL)) && tqh__yint(rep, v, "port", 1, 65535, &port))
+    b.port = (uint16_t)port;
+  if ((v = tqh__yget(node, "user", NULL))) b.user = read_path(rep, &config->arena, v, "user");
+  if ((v = tqh__yget(node, "key_file", NULL)))
+    b.key_file = read_path(rep, &config->arena, v, "key_file");
+  if ((v = tqh__yget(node, "known_hosts", NULL)))
+    b.known_hosts = read_path(rep, &config->arena, v, "known_hosts");
+  if ((v = tqh__yget(node, "board_root", NULL)))
+    b.board_root = read_path(rep, &config->arena, v, "board_root");
+  if (!b.name) return;
+  for (size_t i = 0; i < p->board_count; i++) {
+    if (strcmp(p->boards[i].name, b.name) != 0) continue;
+    const tqh_loc_t *first = &p->boards[i].loc;
+    if (first->file == file)
+      tqh__error_note(rep, name_key->line, name_key->col, first->line, first->col,
+                      "first defined here", "board \"%s\" is defined twice", b.name);
+    else
+      tqh__error(rep, name_key->line, name_key->col, "board \"%s\" is already defined at %s:%u:%u",
+                 b.name, first->file, first->line, first->col);
+    return;
+  }
+  tqh_board_t *boards = tq_arena_alloc(&config->arena, (p->board_count + 1) * sizeof(*boards));
+  if (!boards) {
+    tqh__error(rep, node->line, node->col, "out of memory");
+    return;
+  }
+  if (p->board_count) memcpy(boards, p->boards, p->board_count * sizeof(*boards));
+  boards[p->board_count] = b;
+  p->boards = boards;
+  p->board_count++;
+}
+
+static void read_config(tqh__report_t *rep, tqh_config_t *config, const tqh__ynode_t *root,
+                        const char *file, pending_t *p) {
+  if (root->kind != TQH__Y_MAP) {
+    tqh__error(rep, root->line, root->col, "a configuration is a mapping of settings, found %s",
+               tqh__ydescribe(root));
+    return;
+  }
+  tqh__ycheck_keys(rep, root, "a configuration", config_keys);
+  tqh_settings_t s;
+  memset(&s, 0, sizeof(s));
+  for (size_t i = 0; i < root->count; i++) {
+    const tqh__ynode_t *k = root->keys[i], *v = root->items[i];
+    if (k->kind != TQH__Y_SCALAR) continue;
+    if (tqh__settings_parse_key(rep, &config->arena, NULL, k->str, v, TQH_LAYER_CONFIG, &s))
+      continue;
+    if (!strcmp(k->str, "results_dir")) {
+      const char *d = read_path(rep, &config->arena, v, "results_dir");
+      if (d) p->results_dir = d, p->results_dir_layer = TQH_LAYER_CONFIG;
+    } else if (!strcmp(k->str, "cache_dir")) {
+      const char *d = read_path(rep, &config->arena, v, "cache_dir");
+      if (d) p->cache_dir = d, p->cache_dir_layer = TQH_LAYER_CONFIG;
+    } else if (!strcmp(k->str, "jobs")) {
+      int64_t j;
+      if (tqh__yint(rep, v, "jobs", 1, MAX_JOBS, &j))
+        p->jobs = (uint32_t)j, p->jobs_layer = TQH_LAYER_CONFIG;
+    } else if (!strcmp(k->str, "boards")) {
+      if (v->kind == TQH__Y_SCALAR && v->scalar == TQH__S_NULL) continue;
+      if (v->kind != TQH__Y_SEQ) {
+        tqh__error(rep, v->line, v->col, "boards: expected a list of boards, found %s",
+                   tqh__ydescribe(v));
+        continue;
+      }
+      for (size_t b = 0; b < v->count; b++) read_board(rep, config, v->items[b], file, p);
+    }
+  }
+  tqh_settings_merge(&p->defaults, &s);
+}
+
+static int layer_allows(tqh_layer_t current, tqh_layer_t layer) {
+  return layer >= current;
+}
+
+tq_status_t tqh_config_load_file(tqh_config_t *config, const char *path, tqh_errors_t *errors) {
+  /* The path is kept for locations. */
+  char **files = tq_realloc(config->files, (config->file_count + 1) * sizeof(*files));
+  if (!files) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory reading %s", path);
+  config->files = files;
+  char *file = tq_arena_strndup(&config->arena, path, strlen(path));
+  if (!file) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory reading %s", path);
+  files[config->file_count++] = file;
+
+  tq_buf_t buf;
+  tq_status_t st = tq_file_read(path, CONFIG_MAX_BYTES, &buf);
+  tqh__report_t rep;
+  tqh__report_init(&rep, file, buf.data, buf.len, 0);
+  if (st) {
+    tqh__error(&rep, 0, 0, "cannot read the configuration: %s", tq_status_message(st));
+    tq_status_free(st);
+  } else {
+    pending_t p;
+    memset(&p, 0, sizeof(p));
+    p.defaults = config->defaults;
+    p.results_dir = config->results_dir;
+    p.cache_dir = config->cache_dir;
+    p.jobs = config->jobs;
+    p.results_dir_layer = config->results_dir_layer;
+    p.cache_dir_layer = config->cache_dir_layer;
+    p.jobs_layer = config->jobs_layer;
+    p.boards = config->boards;
+    p.board_count = config->board_count;
+    tqh__ynode_t *root = tqh__yaml_parse(&config->arena, &rep, buf.data ? buf.data : "", buf.len);
+    if (root) read_config(&rep, config, root, file, &p);
+    if (rep.errors.total == 0) {
+      config->defaults = p.defaults;
+      /* A file never overrides the environment or the command line. */
+      if (layer_allows(config->results_dir_layer, p.results_dir_layer))
+        config->results_dir = p.results_dir, config->results_dir_layer = p.results_dir_layer;
+      if (layer_allows(config->cache_dir_layer, p.cache_dir_layer))
+        config->cache_dir = p.cache_dir, config->cache_dir_layer = p.cache_dir_layer;
+      if (layer_allows(config->jobs_layer, p.jobs_layer))
+        config->jobs = p.jobs, config->jobs_layer = p.jobs_layer;
+      config->boards = p.boards;
+      config->board_count = p.board_count;
+    }
+  }
+  st = tqh__report_finish(&rep, errors);
+  tqh__report_deinit(&rep);
+  tq_buf_deinit(&buf);
+  return st;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int is_yaml_name(const char *n) {
+  size_t l = strlen(n);
+  return n[0] != '.' &&
+         ((l > 5 && !strcmp(n + l - 5, ".yaml")) || (l > 4 && !strcmp(n + l - 4, ".yml")));
+}
+
+tq_status_t tqh_config_load_dir(tqh_config_t *config, const char *dir, tqh_errors_t *errors) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    if (errno == ENOENT) return NULL;
+    return TQ_STATUS(TQ_INVALID_ARGUMENT, "cannot open the configuration folder %s: %s", dir,
+                     strerror(errno));
+  }
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  tq_status_t st = NULL;
+  struct dirent *e;
+  while (!st && (e = readdir(d))) {
+    if (!is_yaml_name(e->d_name)) continue;
+    if (n == cap) {
+      cap = cap ? cap * 2 : 8;
+      char **grown = tq_realloc(names, cap * sizeof(*names));
+      if (!grown) {
+        st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory listing %s", dir);
+        break;
+      }
+      names = grown;
+    }
+    tq_buf_t p;
+    tq_buf_init(&p, 0);
+    st = tq_buf_printf(&p, "%s/%s", dir, e->d_name);
+    char *name = st ? NULL : tq_buf_detach(&p);
+    tq_buf_deinit(&p);
+    if (!st && !name) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory listing %s", dir);
+    if (name) names[n++] = name;
+  }
+  closedir(d);
+  if (!st && n > 1) qsort(names, n, sizeof(*names), cmp_str);
+  /* Every file is read, so that all their errors show at once. */
+  tq_buf_t msgs;
+  tq_buf_init(&msgs, 0);
+  for (size_t i = 0; !st && i < n; i++) {
+    tq_status_t fst = tqh_config_load_file(config, names[i], errors);
+    if (!fst) continue;
+    if (tq_status_code(fst) != TQ_INVALID_ARGUMENT) {
+      st = fst;
+      break;
+    }
+    tq_status_t ast = tq_buf_printf(&msgs, "%s%s", msgs.len ? "\n" : "", tq_status_message(fst));
+    tq_status_free(fst);
+    if (ast) st = ast;
+  }
+  if (!st && msgs.len) st = TQ_STATUS(TQ_INVALID_ARGUMENT, "%s", msgs.data);
+  tq_buf_deinit(&msgs);
+  for (size_t i = 0; i < n; i++) tq_free(names[i]);
+  tq_free(names);
+  return st;
+}
+
+/* ---- Text values: environment and command line ---------------------------------------------- */
+
+static tq_status_t bad_value(const char *key, const char *value, const char *expected) {
+  return TQ_STATUS(TQ_INVALID_ARGUMENT, "%s: expected %s, found \"%.80s\"", key, expected, value);
+}
+
+static tq_status_t parse_count(const char *key, const char *value, uint64_t min, uint64_t max,
+                               uint32_t *out) {
+  uint64_t v;
+  if (!tqh__parse_u64(value, &v) || v < min || v > max) {
+    char expected[96];
+    snprintf(expected, sizeof(expected), "an integer from %llu to %llu", (unsigned long long)min,
+             (unsigned long long)max);
+    return bad_value(key, value, expected);
+  }
+  *out = (uint32_t)v;
+  return NULL;
+}
+
+static tq_status_t parse_seconds(const char *key, const char *value, double *out) {
+  double v;
+  if (!tqh__parse_double(value, &v) || !(v > 0))
+    return bad_value(key, value, "a number of seconds > 0");
+  *out = v;
+  return NULL;
+}
+
+/* Splits `value` at any of `seps`, dropping empty items, into an arena array. */
+static tq_status_t split(tq_arena_t *arena, const char *value, const char *seps, const char ***out,
+                         size_t *out_n) {
+  size_t n = 0;
+  for (const char *p = value; *p;) {
+    p += strspn(p, seps);
+    if (!*p) break;
+    n++;
+    p += strcspn(p, seps);
+  }
+  const char **v = tq_arena_calloc(arena, n ? n : 1, sizeof(*v));
+  if (!v) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  size_t i = 0;
+  for (const char *p = value; *p;) {
+    p += strspn(p, seps);
+    if (!*p) break;
+    size_t l = strcspn(p, seps);
+    if (!(v[i++] = tq_arena_strndup(arena, p, l)))
+      return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    p += l;
+  }
+  *out = v;
+  *out_n = n;
+  return NULL;
+}
+
+static const char *const settable_keys[] = {
+    "targets",     "repeat",    "warmup", "timeout", "compile_timeout", "run_timeout",
+    "reference",   "atol",      "rtol",   "seed",    "compile_options", "function",
+    "results_dir", "cache_dir", "jobs",   NULL};
+
+static int settable(const char *key) {
+  for (size_t i = 0; settable_keys[i]; i++)
+    if (!strcmp(settable_keys[i], key)) return 1;
+  return 0;
+}
+
+tq_status_t tqh_config_set(tqh_config_t *config, tqh_layer_t layer, const char *key,
+                           const char *value) {
+  if (!settable(key)) {
+    tq_buf_t list;
+    tq_buf_init(&list, 0);
+    tq_status_t st = NULL;
+    for (size_t i = 0; !st && settable_keys[i]; i++)
+      st = tq_buf_printf(&list, "%s%s", i ? ", " : "", settable_keys[i]);
+    if (!st)
+      st = TQ_STATUS(TQ_INVALID_ARGUMENT, "unknown setting \"%.60s\" (settings: %s)", key,
+                     list.data);
+    tq_buf_deinit(&list);
+    return st;
+  }
+  tqh_settings_t s;
+  memset(&s, 0, sizeof(s));
+  tq_arena_t *arena = &config->arena;
+  if (!strcmp(key, "targets")) {
+    const char **v = NULL;
+    size_t n = 0;
+    TQ_TRY(split(arena, value, ", \t", &v, &n));
+    if (n == 0) return bad_value(key, value, "\"sim\" or board names, comma separated");
+    for (size_t i = 0; i < n; i++) {
+      if (!tqh__target_name_valid(v[i]))
+        return bad_value(key, v[i], "\"sim\" or a board name ([A-Za-z0-9_.-]+)");
+      for (size_t j = 0; j < i; j++)
+        if (!strcmp(v[i], v[j]))
+          return TQ_STATUS(TQ_INVALID_ARGUMENT, "%s: \"%s\" is listed twice", key, v[i]);
+    }
+    s.targets = v;
+    s.target_count = n;
+    s.layer[TQH_SET_TARGETS] = (uint8_t)layer;
+  } else if (!strcmp(key, "repeat")) {
+    TQ_TRY(parse_count(key, value, 1, MAX_REPEAT, &s.repeat));
+    s.layer[TQH_SET_REPEAT] = (uint8_t)layer;
+  } else if (!strcmp(key, "warmup")) {
+    TQ_TRY(parse_count(key, value, 0, MAX_REPEAT, &s.warmup));
+    s.layer[TQH_SET_WARMUP] = (uint8_t)layer;
+  } else if (!strcmp(key, "timeout") || !strcmp(key, "compile_timeout") ||
+             !strcmp(key, "run_timeout")) {
+    double v = 0;
+    TQ_TRY(parse_seconds(key, value, &v));
+    if (key[0] != 'r') {
+      s.compile_timeout_s = v;
+      s.layer[TQH_SET_COMPILE_TIMEOUT] = (uint8_t)layer;
+    }
+    if (key[0] != 'c') {
+      s.run_timeout_s = v;
+      s.layer[TQH_SET_RUN_TIMEOUT] = (uint8_t)layer;
+    }
+  } else if (!strcmp(key, "reference")) {
+    if (!tqh__parse_bool(value, &s.reference)) return bad_value(key, value, "true or false");
+    s.layer[TQH_SET_REFERENCE] = (uint8_t)layer;
+  } else if (!strcmp(key, "atol") || !strcmp(key, "rtol")) {
+    double v;
+    if (!tqh__parse_double(value, &v) || v < 0) return bad_value(key, value, "a number >= 0");
+    if (key[0] == 'a') {
+      s.atol = v;
+      s.layer[TQH_SET_ATOL] = (uint8_t)layer;
+    } else {
+      s.rtol = v;
+      s.layer[TQH_SET_RTOL] = (uint8_t)layer;
+    }
+  } else if (!strcmp(key, "seed")) {
+    if (!tqh__parse_u64(value, &s.seed)) return bad_value(key, value, "an integer >= 0");
+    s.layer[TQH_SET_SEED] = (uint8_t)layer;
+  } else if (!strcmp(key, "compile_options")) {
+    const char **v = NULL;
+    size_t n = 0;
+    TQ_TRY(split(arena, value, " \t\n", &v, &n));
+    for (size_t i = 0; i < n; i++) {
+      char msg[512];
+      if (!tqh__compile_option_check(v[i], msg, sizeof(msg)))
+        return TQ_STATUS(TQ_INVALID_ARGUMENT, "%s: %s", key, msg);
+    }
+    s.compile_options = v;
+    s.compile_option_count = n;
+    s.layer[TQH_SET_COMPILE_OPTIONS] = (uint8_t)layer;
+  } else if (!strcmp(key, "function")) {
+    if (!*value ||
+        strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$-") !=
+            strlen(value) ||
+        (value[0] >= '0' && value[0] <= '9'))
+      return bad_value(key, value, "a function name");
+    if (!(s.function = tq_arena_strndup(arena, value, strlen(value))))
+      return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    s.layer[TQH_SET_FUNCTION] = (uint8_t)layer;
+  } else if (!strcmp(key, "results_dir") || !strcmp(key, "cache_dir")) {
+    if (!*value) return bad_value(key, value, "a folder");
+    const char *copy = tq_arena_strndup(arena, value, strlen(value));
+    if (!copy) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    if (key[0] == 'r' && layer_allows(config->results_dir_layer, layer))
+      config->results_dir = copy, config->results_dir_layer = layer;
+    if (key[0] == 'c' && layer_allows(config->cache_dir_layer, layer))
+      config->cache_dir = copy, config->cache_dir_layer = layer;
+    return NULL;
+  } else if (!strcmp(key, "jobs")) {
+    uint32_t j = 0;
+    TQ_TRY(parse_count(key, value, 1, MAX_JOBS, &j));
+    if (layer_allows(config->jobs_layer, layer)) config->jobs = j, config->jobs_layer = layer;
+    return NULL;
+  }
+  tqh_settings_merge(&config->defaults, &s);
+  return NULL;
+}
+
+tq_status_t tqh_config_apply_env(tqh_config_t *config, const char *const *env,
+                                 tqh_errors_t *errors) {
+  extern char **environ;
+  if (!env) env = (const char *const *)environ;
+  tqh__report_t rep;
+  tqh__report_init(&rep, "environment", NULL, 0, 0);
+  for (size_t i = 0; env && env[i]; i++) {
+    if (strncmp(env[i], "TORQ_", 5) != 0) continue;
+    const char *eq = strchr(env[i], '=');
+    if (!eq || (size_t)(eq - env[i]) - 5 >= 32) continue;
+    char key[32];
+    size_t n = (size_t)(eq - env[i]) - 5;
+    for (size_t j = 0; j < n; j++) key[j] = (char)tolower((unsigned char)env[i][5 + j]);
+    key[n] = '\0';
+    if (!settable(key)) continue;
+    tq_status_t st = tqh_config_set(config, TQH_LAYER_ENV, key, eq + 1);
+    if (st) {
+      tqh__error(&rep, 0, 0, "%.*s: %s", (int)(eq - env[i]), env[i], tq_status_message(st));
+      tq_status_free(st);
+    }
+  }
+  tq_status_t st = tqh__report_finish(&rep, errors);
+  tqh__report_deinit(&rep);
+  return st;
+}
+
+/* ---- Description ----------------------------------------------------------------------------- */
+
+static tq_status_t describe_list(tq_buf_t *out, const char *key, const char *const *v, size_t n,
+                                 const char *sep, tqh_layer_t layer) {
+  TQ_TRY(tq_buf_printf(out, "%s = ", key));
+  for (size_t i = 0; i < n; i++) TQ_TRY(tq_buf_printf(out, "%s%s", i ? sep : "", v[i]));
+  return tq_buf_printf(out, "  (%s)\n", tqh_layer_name(layer));
+}
+
+tq_status_t tqh_config_describe(const tqh_config_t *config, tq_buf_t *out) {
+  const tqh_settings_t *s = &config->defaults;
+  TQ_TRY(describe_list(out, "targets", s->targets, s->target_count, ",",
+                       (tqh_layer_t)s->layer[TQH_SET_TARGETS]));
+  TQ_TRY(tq_buf_printf(out, "repeat = %u  (%s)\n", s->repeat,
+                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_REPEAT])));
+  TQ_TRY(tq_buf_printf(out, "warmup = %u  (%s)\n", s->warmup,
+                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_WARMUP])));
+  TQ_TRY(tq_buf_printf(out, "compile_timeout = %g  (%s)\n", s->compile_timeout_s,
+                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_COMPILE_TIMEOUT])));
+  TQ_TRY(tq_buf_printf(out, "run_timeout = %g  (%s)\n", s->run_timeout_s,
+                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_RUN_TIMEOUT])));
+  TQ_TRY(tq_buf_printf(out, "reference = %s  (%s)\n", s->reference ? "true" : "false",
+                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_REFERENCE])));
+  TQ_TRY(tq_buf_printf(out, "atol = %g  (%s)\n", s->atol,
+                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_ATOL])));
+  TQ_TRY(tq_buf_printf(out, "rtol = %g  (%s)\n", s->rtol,
+                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_RTOL])));
+  TQ_TRY(tq_buf_printf(out, "seed = %llu  (%s)\n", (unsigned long long)s->seed,
+                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_SEED])));
+  TQ_TRY(describe_list(out, "compile_options", s->compile_options, s->compile_option_count, " ",
+                       (tqh_layer_t)s->layer[TQH_SET_COMPILE_OPTIONS]));
+  TQ_TRY(tq_buf_printf(out, "function = %s  (%s)\n", s->function,
+                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_FUNCTION])));
+  TQ_TRY(tq_buf_printf(out, "results_dir = %s  (%s)\n", config->results_dir,
+                       tqh_layer_name(config->results_dir_layer)));
+  TQ_TRY(tq_buf_printf(out, "cache_dir = %s  (%s)\n", config->cache_dir,
+                       tqh_layer_name(config->cache_dir_layer)));
+  TQ_TRY(tq_buf_printf(out, "jobs = %u  (%s)\n", config->jobs, tqh_layer_name(config->jobs_layer)));
+  for (size_t i = 0; i < config->board_count; i++) {
+    const tqh_board_t *b = &config->boards[i];
+    TQ_TRY(tq_buf_printf(out, "board %s = %s%s%s:%u  (%s:%u)\n", b->name, b->user ? b->user : "",
+                         b->user ? "@" : "", b->host, b->port, b->loc.file, b->loc.line));
+  }
+  return NULL;
+}
