@@ -1,0 +1,250 @@
+/* The results directory of a run (DESIGN 5.7): its folder and id, run.json, one folder per test
+ * with wall_time.txt and report.json, the append-only journal (journal.jsonl, the source of
+ * truth) and the reports regenerated from it (junit.xml, summary.txt).
+ *
+ *   results/<run-id>/                 run-id: UTC timestamp + 4 hex digits, 20261202T145501Z-7f3a
+ *     run.json                        what the runner passed in tqh_run_info_t
+ *     journal.jsonl                   one JSON line per finished test, appended with one write()
+ *     junit.xml summary.txt           regenerated from the journal
+ *     <test-id>/wall_time.txt         "0.207123000\n" (seconds, 9 decimals)
+ *     <test-id>/report.json           the test's record (the same fields as its journal line)
+ *
+ * Every file is written atomically (temporary name, then rename: never torn); the journal is
+ * appended and fsync'd, so after a crash every finished test is in it and the reports can be
+ * rebuilt (tqh_results_rebuild, for `torq-test report RUN_DIR`). See the options for fsync.
+ *
+ * Typical use by the runner:
+ *
+ *   tqh_results_options_t opts;
+ *   tqh_results_options_initialize(&opts);
+ *   opts.root = "results";
+ *   TQ_TRY(tqh_results_create(&opts, &info, &results));
+ *   for each test:
+ *     TQ_TRY(tqh_results_test_dir(results, test_id, &dir));   // mkdir; put profile.pb etc. there
+ *     ... run it, fill a tqh_test_record_t ...
+ *     TQ_TRY(tqh_results_test_finished(results, &record));    // report.json, journal, reports
+ *   TQ_TRY(tqh_results_finish(results));                      // final junit.xml, summary.txt
+ *   tqh_results_destroy(results);
+ *
+ * Thread safety: tqh_results_test_finished, tqh_results_test_dir and tqh_results_write_file may
+ * be called from several worker threads at once (they lock internally). Create, finish and
+ * destroy are not concurrent with anything.
+ */
+#ifndef TORQ_HARNESS_RESULTS_H
+#define TORQ_HARNESS_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "torq/base/status.h"
+#include "torq/base/str.h"
+#include "torq/harness/stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- What a finished test reports --------------------------------------------------------- */
+
+/* The outcome of a test. The runner decides it (an expected failure that passes is XPASSED, or
+ * FAILED in strict mode); the reports only render it. In JUnit: FAILED → <failure>, ERROR
+ * (infrastructure fault, crash, timeout) → <error>, SKIPPED, XFAILED and NOT_RUN → <skipped>,
+ * PASSED and XPASSED → a plain test case. */
+#define TQH_OUTCOMES(X)    \
+  X(PASSED, "passed")      \
+  X(FAILED, "failed")      \
+  X(ERROR, "error")        \
+  X(SKIPPED, "skipped")    \
+  X(XFAILED, "xfailed")    \
+  X(XPASSED, "xpassed")    \
+  X(NOT_RUN, "not_run")
+
+typedef enum tqh_outcome_e {
+#define TQH__OUTCOME_ENUM(name, text) TQH_OUTCOME_##name,
+  TQH_OUTCOMES(TQH__OUTCOME_ENUM)
+#undef TQH__OUTCOME_ENUM
+      TQH_OUTCOME_COUNT
+} tqh_outcome_t;
+
+/* "passed", "failed", ... (the journal's spelling); "unknown" for an out-of-range value. */
+const char *tqh_outcome_name(tqh_outcome_t outcome);
+
+/* Parses an outcome name; returns 0 when `name` is not one. */
+int tqh_outcome_parse(tq_sv_t name, tqh_outcome_t *out_outcome);
+
+/* Whether the compiled module came from the cache. */
+typedef enum tqh_cache_e {
+  TQH_CACHE_NONE, /* nothing was compiled (skipped, not run) or unknown */
+  TQH_CACHE_HIT,
+  TQH_CACHE_MISS,
+} tqh_cache_t;
+
+/* One Host Profile Overview metric (DESIGN 5.6) of a test, e.g. {"OVERALL", 12845.0}; overview.h
+ * counts in ns: us = ns / 1000.0. */
+typedef struct tqh_record_metric_s {
+  const char *name; /* borrowed */
+  double us;        /* microseconds */
+} tqh_record_metric_t;
+
+/* A free-form property (key → string), e.g. {"target", "sim"}; rendered in JUnit <properties>. */
+typedef struct tqh_property_s {
+  const char *key;   /* borrowed */
+  const char *value; /* borrowed */
+} tqh_property_t;
+
+/* Everything the reports know about one finished test. All pointers are borrowed for the
+ * duration of the call that receives the record; NULL strings count as empty. Strings are UTF-8
+ * (malformed bytes become U+FFFD); control characters are kept in the journal (JSON-escaped) and
+ * replaced by U+FFFD in the XML. */
+typedef struct tqh_test_record_s {
+  const char *id;           /* file-system-safe id: the test's folder name (required) */
+  const char *name;         /* test name, JUnit testcase name (required) */
+  const char *classname;    /* the suite, JUnit classname and testsuite name */
+  const char *model;        /* the Host Profile Overview block's title; NULL: `name` */
+  const char *host;         /* machine that ran the test; NULL: the run's hostname */
+  tqh_outcome_t outcome;
+  const char *message;      /* one line: why it failed / was skipped (the verdict) */
+  const char *failure_type; /* e.g. "mismatch", "compile_error", "timeout", "crash" */
+  const char *text;         /* longer details (the body of <failure>/<error>), may be NULL */
+  double started_at;        /* UNIX time (CLOCK_REALTIME) in seconds at the test's start; 0 unknown */
+  double duration_s;        /* the whole test (compile + run + annotation), seconds */
+
+  int has_wall_time;        /* 0: never executed; the wall time fields are ignored */
+  double wall_time_s;       /* representative wall time: the median of the repetitions */
+  tqh_stats_t wall_stats;   /* statistics over the repetitions (stats.h), seconds */
+  const double *wall_samples; /* each repetition's wall time, seconds; may be NULL */
+  size_t wall_sample_count;
+
+  tqh_cache_t cache;
+  double compile_s; /* time inside the compiler (0 on a cache hit or when not compiled) */
+  double run_s;     /* time inside execution, all repetitions and warm-up */
+
+  const tqh_record_metric_t *metrics; /* the overview metrics, in the trace's order; may be NULL */
+  size_t metric_count;
+  const tqh_property_t *properties; /* may be NULL */
+  size_t property_count;
+  const char *const *files; /* the test's files, relative to its folder ("profile.pb") */
+  size_t file_count;
+} tqh_test_record_t;
+
+/* ---- The run ------------------------------------------------------------------------------ */
+
+/* What run.json holds; the runner fills it, the results only write it (NULL fields omitted). */
+typedef struct tqh_run_info_s {
+  const char *tool_version;     /* torq-test --version */
+  const char *compiler_version;
+  const char *runtime_version;
+  const char *target;           /* "sim" or a board name */
+  const char *board;            /* board description (host:port), NULL on the simulator */
+  const char *git_revision;     /* `git rev-parse HEAD` of the checkout, NULL when unknown */
+  const char *command_line;     /* as typed */
+  const tqh_property_t *config; /* the effective configuration, key → string, in this order */
+  size_t config_count;
+  const char *config_json; /* or: the configuration as one JSON value, written verbatim under
+                            * "config_json" (validated; TQ_INVALID_ARGUMENT if malformed) */
+} tqh_run_info_t;
+
+/* When the reports are regenerated after a test: while at most `throttle_after` tests were
+ * recorded, after every test; beyond, when `throttle_ms` passed since the last time. Either way
+ * only when the time since the last regeneration is at least (100 - share) / share times what
+ * that regeneration took, so that regenerating never takes more than `regen_share_pct` percent
+ * of the run (with tests of a few ms, junit.xml may then lag a few tests behind the journal;
+ * tqh_results_finish and `torq-test report` catch up). 100 = no such limit.
+ *
+ * Durability: the journal is fsync'd after each line (`sync`). Every other file is written to a
+ * temporary name and renamed into place, so neither a crash nor a kill ever leaves a torn file;
+ * `fsync_files` adds an fsync per file (tq_file_write_atomic) against power loss, at about a
+ * millisecond per file: off by default, as all of them can be rebuilt from the journal. */
+typedef struct tqh_results_options_s {
+  const char *root;         /* the folder that holds the runs; default "results"; created */
+  const char *run_id;       /* NULL: generated; otherwise used as is (must be a safe name) */
+  const char *hostname;     /* NULL: gethostname() */
+  const char *junit_copy;   /* --junitxml PATH: junit.xml is also written there; NULL none */
+  size_t throttle_after;    /* default 1000 */
+  unsigned throttle_ms;     /* default 1000 */
+  unsigned regen_share_pct; /* 1..100, default 20 */
+  int sync;                 /* fsync the journal after each line (default 1) */
+  int fsync_files;          /* fsync every other file too (default 0) */
+} tqh_results_options_t;
+
+/* Fills the defaults above. */
+void tqh_results_options_initialize(tqh_results_options_t *options);
+
+typedef struct tqh_results_s tqh_results_t;
+
+/* Creates ROOT/<run-id>/ (a fresh folder: TQ_FAILED_PRECONDITION if it exists), writes run.json
+ * and an empty journal. `info` is borrowed for the call (may be NULL). On success *out_results
+ * is owned by the caller (tqh_results_destroy). Errors: TQ_IO naming the path,
+ * TQ_INVALID_ARGUMENT for an unsafe run id or malformed config_json. */
+tq_status_t tqh_results_create(const tqh_results_options_t *options, const tqh_run_info_t *info,
+                               tqh_results_t **out_results) TQ_MUST_USE;
+
+/* The run folder ("results/20261202T145501Z-7f3a") and its id; borrowed, live as long as
+ * `results`. */
+const char *tqh_results_run_dir(const tqh_results_t *results);
+const char *tqh_results_run_id(const tqh_results_t *results);
+
+/* Creates the test's folder RUN_DIR/<test_id>/ (no error if it exists) and returns its path in
+ * *out_path (heap, caller frees with tq_free). TQ_INVALID_ARGUMENT when `test_id` is not a
+ * safe name (see tqh_results_id_is_safe). */
+tq_status_t tqh_results_test_dir(tqh_results_t *results, const char *test_id,
+                                 char **out_path) TQ_MUST_USE;
+
+/* Writes RUN_DIR/<test_id>/<name> atomically (creating the folder). `name` is a relative path
+ * without ".." components (e.g. "stdout.txt"). */
+tq_status_t tqh_results_write_file(tqh_results_t *results, const char *test_id, const char *name,
+                                   const void *data, size_t len) TQ_MUST_USE;
+
+/* Records a finished test: writes its report.json and (when it has a wall time) wall_time.txt,
+ * appends its line to the journal (one write(), fsync'd), then regenerates junit.xml and
+ * summary.txt as the options say. The reports are rendered from the journal's records as read back, so they equal
+ * what tqh_results_rebuild gives. `record` is borrowed for the call. Errors: TQ_INVALID_ARGUMENT
+ * (missing id or name, unsafe id), TQ_IO; a failed regeneration is returned after the journal
+ * line was written (the test is not lost). */
+tq_status_t tqh_results_test_finished(tqh_results_t *results,
+                                      const tqh_test_record_t *record) TQ_MUST_USE;
+
+/* The number of tests recorded so far and how many had each outcome (`out_counts` may be NULL;
+ * otherwise TQH_OUTCOME_COUNT entries). */
+size_t tqh_results_count(tqh_results_t *results, size_t *out_counts);
+
+/* Regenerates junit.xml and summary.txt now (whatever the throttle) and rewrites run.json with
+ * the finish time and the outcome counts. Call once, after the last test (also after SIGINT,
+ * once the remaining tests were recorded as NOT_RUN). */
+tq_status_t tqh_results_finish(tqh_results_t *results) TQ_MUST_USE;
+
+/* The summary text as written to summary.txt (the table, the cache line and the Host Profile
+ * Overview blocks), for the runner to print at the end. Heap string, caller frees with tq_free;
+ * TQ_OUT_OF_MEMORY. */
+tq_status_t tqh_results_summary(tqh_results_t *results, char **out_text) TQ_MUST_USE;
+
+/* Frees the results object (the files stay). Accepts NULL. */
+void tqh_results_destroy(tqh_results_t *results);
+
+/* Rebuilds RUN_DIR/junit.xml and RUN_DIR/summary.txt from RUN_DIR/journal.jsonl alone (for
+ * `torq-test report RUN_DIR`): the same bytes the run wrote for the same journal. A torn last
+ * line (a crash mid-append) is ignored; corrupt lines are skipped and, when `out_problems` is not
+ * NULL, described there (heap string, one "journal.jsonl:LINE: error: ..." per line; NULL when
+ * none; caller frees with tq_free). `hostname` names the host for tests without one (NULL:
+ * gethostname()). Errors: TQ_NOT_FOUND (no journal), TQ_IO. */
+tq_status_t tqh_results_rebuild(const char *run_dir, const char *hostname,
+                                char **out_problems) TQ_MUST_USE;
+
+/* Whether `id` may be a folder name inside a run: 1..200 bytes of [A-Za-z0-9._+=,@-], not
+ * starting with '.', and not one of the run's own file names (run.json, journal.jsonl, ...). */
+int tqh_results_id_is_safe(const char *id);
+
+/* Appends to `out` a safe id made from `name`: every byte outside [A-Za-z0-9._+=,@-] becomes
+ * '_', a leading '.' becomes '_', long names are cut to 200 bytes, an empty name gives "_", and a
+ * run file's name ("run.json") gets a '_' appended.
+ * Uniqueness is the caller's business. TQ_OUT_OF_MEMORY. */
+tq_status_t tqh_results_make_safe_id(const char *name, tq_buf_t *out) TQ_MUST_USE;
+
+/* Makes a run id: the UTC time `unix_seconds` as YYYYMMDDTHHMMSSZ, '-', 4 hex digits of
+ * `random`. `out` must hold at least 24 bytes. */
+void tqh_results_format_run_id(int64_t unix_seconds, uint32_t random, char *out, size_t out_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,137 @@
+/* The journal: journal.jsonl, one JSON line per finished test, the run's source of truth.
+ *
+ * Appends go through one write() of the whole line and its newline on an O_APPEND descriptor, so
+ * that lines of parallel workers never interleave and a crash can tear at most the last line;
+ * fsync makes a finished test survive a power cut. The reader keeps every valid line, reports the
+ * corrupt ones by line number, and treats a last line without newline that does not parse as a
+ * torn append. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "results_internal.h"
+#include "torq/base/alloc.h"
+#include "torq/base/file.h"
+
+tq_status_t tqh__journal_open(tqh__journal_t *journal, const char *path, int sync) {
+  journal->fd = -1;
+  journal->sync = sync;
+  journal->path = tq_strndup(path, strlen(path));
+  if (!journal->path) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory opening %s", path);
+  journal->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (journal->fd < 0) {
+    int e = errno;
+    tq_free(journal->path);
+    journal->path = NULL;
+    return TQ_STATUS(TQ_IO, "%s: cannot open the journal: %s", path, strerror(e));
+  }
+  return NULL;
+}
+
+void tqh__journal_close(tqh__journal_t *journal) {
+  if (journal->fd >= 0) close(journal->fd);
+  journal->fd = -1;
+  tq_free(journal->path);
+  journal->path = NULL;
+}
+
+tq_status_t tqh__journal_append(tqh__journal_t *journal, const char *line, size_t len) {
+  if (memchr(line, '\n', len))
+    return TQ_STATUS(TQ_INVALID_ARGUMENT, "%s: a journal line may not hold a newline",
+                     journal->path);
+  char *buf = tq_malloc(len + 1);
+  if (!buf) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory appending to %s", journal->path);
+  memcpy(buf, line, len);
+  buf[len] = '\n';
+  size_t done = 0;
+  tq_status_t s = NULL;
+  while (done < len + 1) {
+    ssize_t n = write(journal->fd, buf + done, len + 1 - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      s = TQ_STATUS(TQ_IO, "%s: cannot append: %s", journal->path,
+                    n < 0 ? strerror(errno) : "no progress");
+      break;
+    }
+    done += (size_t)n;
+  }
+  tq_free(buf);
+  if (!s && journal->sync && fdatasync(journal->fd) != 0)
+    s = TQ_STATUS(TQ_IO, "%s: fsync failed: %s", journal->path, strerror(errno));
+  return s;
+}
+
+/* The JSON reader names positions "PATH:LINE:COL: error: what"; within one journal line only the
+ * column matters. */
+static const char *strip_position(const char *msg, unsigned *out_col) {
+  unsigned line, col;
+  int used = 0;
+  *out_col = 0;
+  if (sscanf(msg, ":%u:%u: error: %n", &line, &col, &used) == 2 && used > 0) {
+    *out_col = col;
+    return msg + used;
+  }
+  return msg;
+}
+
+tq_status_t tqh__journal_parse(const char *name, const char *data, size_t len, tqh__records_t *list,
+                               tqh_diags_t *diags, tqh__journal_read_t *out_info) {
+  memset(out_info, 0, sizeof(*out_info));
+  size_t pos = 0;
+  uint32_t lineno = 0;
+  while (pos < len) {
+    const char *line = data + pos;
+    const char *nl = memchr(line, '\n', len - pos);
+    size_t n = nl ? (size_t)(nl - line) : len - pos;
+    pos += n + (nl ? 1 : 0);
+    lineno++;
+    if (nl) out_info->lines++;
+    size_t k = 0;
+    while (k < n && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r')) k++;
+    if (k == n) continue;
+    tq_status_t s = tqh__record_parse(list, line, n);
+    if (!s) continue;
+    if (tq_status_code(s) == TQ_OUT_OF_MEMORY) return s;
+    if (!nl) {
+      out_info->torn_tail = 1;
+      if (diags)
+        tqh_diags_add(diags, TQH_WARNING, name, lineno,
+                      "the last line is incomplete (the run was interrupted while writing it); "
+                      "ignored");
+    } else {
+      out_info->corrupt++;
+      unsigned col;
+      const char *what = strip_position(tq_status_message(s), &col);
+      if (diags) {
+        if (col)
+          tqh_diags_add(diags, TQH_ERROR, name, lineno,
+                        "not a valid test record (column %u: %s); "
+                        "skipped",
+                        col, what);
+        else
+          tqh_diags_add(diags, TQH_ERROR, name, lineno, "not a valid test record (%s); skipped",
+                        what);
+      }
+    }
+    tq_status_free(s);
+  }
+  return NULL;
+}
+
+tq_status_t tqh__journal_read(const char *path, tqh__records_t *list, tqh_diags_t *diags,
+                              tqh__journal_read_t *out_info) {
+  memset(out_info, 0, sizeof(*out_info));
+  tq_buf_t buf;
+  tq_buf_init(&buf, 0);
+  tq_status_t s = tq_file_read(path, 0, &buf);
+  if (!s) {
+    const char *base = strrchr(path, '/');
+    s = tqh__journal_parse(base ? base + 1 : path, buf.data ? buf.data : "", buf.len, list, diags,
+                           out_info);
+  }
+  tq_buf_deinit(&buf);
+  return s;
+}

@@ -1,0 +1,159 @@
+/* Private parts of the results directory (results.h): the JSON writer, the test record as JSON,
+ * the journal, and the summary text. Tests include this header to test them directly. */
+#ifndef TORQ_HARNESS_SRC_RESULTS_INTERNAL_H
+#define TORQ_HARNESS_SRC_RESULTS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "torq/base/arena.h"
+#include "torq/base/status.h"
+#include "torq/base/str.h"
+#include "torq/harness/diag.h"
+#include "torq/harness/junit.h"
+#include "torq/harness/results.h"
+
+/* ---- UTF-8 ---------------------------------------------------------------------------------- */
+
+/* Decodes one well-formed UTF-8 sequence (no overlongs, no surrogates, <= U+10FFFF) at `s`
+ * (`len` > 0 bytes available). Returns its length and sets *out_cp, or 0 when malformed. */
+size_t tqh__utf8_decode(const unsigned char *s, size_t len, uint32_t *out_cp);
+
+/* ---- A small JSON writer (json_writer.c) ----------------------------------------------------
+ * Calls append to `out`; the first error sticks and later calls do nothing, so a writer is used
+ * without checking every call and tqh__jw_finish returns the error. Strings are escaped per RFC
+ * 8259 (malformed UTF-8 becomes U+FFFD, so the output is always valid JSON); numbers use the
+ * shortest of %.15g/%.17g that reads back exactly; non-finite numbers are written as null. With
+ * `pretty`, objects and arrays are indented by two spaces per level. */
+#define TQH__JW_MAX_DEPTH 32
+
+typedef struct tqh__jw_s {
+  tq_buf_t *out; /* borrowed */
+  int pretty;
+  int depth;
+  int count[TQH__JW_MAX_DEPTH]; /* values written at each level */
+  int after_key;
+  tq_status_t error; /* owned until tqh__jw_finish */
+} tqh__jw_t;
+
+void tqh__jw_init(tqh__jw_t *w, tq_buf_t *out, int pretty);
+void tqh__jw_object_begin(tqh__jw_t *w);
+void tqh__jw_object_end(tqh__jw_t *w);
+void tqh__jw_array_begin(tqh__jw_t *w);
+void tqh__jw_array_end(tqh__jw_t *w);
+void tqh__jw_key(tqh__jw_t *w, const char *key);
+void tqh__jw_string(tqh__jw_t *w, const char *s); /* NULL writes null */
+void tqh__jw_stringn(tqh__jw_t *w, const char *s, size_t len);
+void tqh__jw_number(tqh__jw_t *w, double v);
+void tqh__jw_uint(tqh__jw_t *w, uint64_t v);
+void tqh__jw_bool(tqh__jw_t *w, int v);
+void tqh__jw_null(tqh__jw_t *w);
+void tqh__jw_raw(tqh__jw_t *w, const char *json, size_t len); /* an already valid JSON value */
+/* Returns the sticky error (or TQ_INTERNAL for unbalanced nesting); the writer is done. */
+tq_status_t tqh__jw_finish(tqh__jw_t *w) TQ_MUST_USE;
+
+/* Appends `v` formatted as the writer does, to other text formats. */
+tq_status_t tqh__format_double(tq_buf_t *out, double v) TQ_MUST_USE;
+
+/* ---- Test records as JSON (record.c) ----------------------------------------------------------
+ * The journal line and report.json hold one object with these keys, in this order:
+ *   id name classname model host outcome message failure_type text started_at duration
+ *   wall_time (null when not measured) wall_time_stats {n min max median mean stddev mad
+ *   ci95_low ci95_high} wall_time_samples [..] cache ("hit"|"miss"|"none") compile_time run_time
+ *   metrics {NAME: µs} properties {KEY: string} files [relative paths]
+ * Times are in seconds. */
+
+/* Appends `record` as JSON (one line unless `pretty`), no trailing newline. */
+tq_status_t tqh__record_to_json(const tqh_test_record_t *record, int pretty,
+                                tq_buf_t *out) TQ_MUST_USE;
+
+/* A list of records whose strings and arrays live in `arena`. */
+typedef struct tqh__records_s {
+  tq_arena_t arena;
+  tqh_test_record_t *items; /* owned (tq_malloc) */
+  size_t count, cap;
+} tqh__records_t;
+
+void tqh__records_init(tqh__records_t *list);
+void tqh__records_deinit(tqh__records_t *list);
+
+/* Parses one journal line (`len` bytes, no newline) and appends the record to `list`.
+ * TQ_INVALID_INPUT with a message without location ("expected a JSON object", "missing
+ * \"id\"", or the JSON error "1:5: error: ...") when the line is not a valid record;
+ * TQ_OUT_OF_MEMORY. On error the list is unchanged (arena memory may be used). */
+tq_status_t tqh__record_parse(tqh__records_t *list, const char *line, size_t len) TQ_MUST_USE;
+
+/* ---- The journal (journal.c) ---------------------------------------------------------------- */
+
+typedef struct tqh__journal_s {
+  int fd;
+  int sync; /* fsync after every append */
+  char *path; /* owned */
+} tqh__journal_t;
+
+/* Opens (creating if needed) `path` for appending. */
+tq_status_t tqh__journal_open(tqh__journal_t *journal, const char *path, int sync) TQ_MUST_USE;
+/* Closes it; accepts a journal that never opened (fd -1). */
+void tqh__journal_close(tqh__journal_t *journal);
+
+/* Appends `len` bytes and a newline with one write() (a short write is completed and the line
+ * may then be torn by a crash, which readers tolerate), then fsyncs when asked. `line` must not
+ * hold a newline (TQ_INVALID_ARGUMENT). */
+tq_status_t tqh__journal_append(tqh__journal_t *journal, const char *line,
+                                size_t len) TQ_MUST_USE;
+
+/* What reading a journal found besides its records. */
+typedef struct tqh__journal_read_s {
+  size_t lines;        /* complete lines seen (blank ones included) */
+  size_t corrupt;      /* lines skipped as not a valid record */
+  int torn_tail;       /* the file ended in a line without newline that was not a valid record */
+} tqh__journal_read_t;
+
+/* Reads the records of the journal text `data` (named `name` in diagnostics) into `list`: one
+ * record per line; blank lines are ignored; a corrupt line is skipped and reported in `diags` as
+ * an error "NAME:LINE: ..." (the others are kept); a last line without newline is a record when
+ * it parses, otherwise a torn append, ignored (a warning in `diags`). Only TQ_OUT_OF_MEMORY
+ * fails. */
+tq_status_t tqh__journal_parse(const char *name, const char *data, size_t len,
+                               tqh__records_t *list, tqh_diags_t *diags,
+                               tqh__journal_read_t *out_info) TQ_MUST_USE;
+
+/* Reads the file `path` with tqh__journal_parse (diagnostics name its base name). */
+tq_status_t tqh__journal_read(const char *path, tqh__records_t *list, tqh_diags_t *diags,
+                              tqh__journal_read_t *out_info) TQ_MUST_USE;
+
+/* ---- Rendered pieces kept between regenerations (junit.c, summary.c) ----------------------
+ * A test's JUnit <testcase> element and its overview block never change once it is recorded, so
+ * a run renders each once and regenerating a report is mostly copying. Pieces are stored back to
+ * back in `text`; entry i belongs to record i. */
+typedef struct tqh__pieces_s {
+  tq_buf_t text;
+  size_t *off, *len; /* len[i] == SIZE_MAX: not rendered yet */
+  size_t count, cap;
+} tqh__pieces_t;
+
+void tqh__pieces_init(tqh__pieces_t *pieces);
+void tqh__pieces_deinit(tqh__pieces_t *pieces);
+/* Makes room for `count` entries (new ones not rendered). */
+tq_status_t tqh__pieces_reserve(tqh__pieces_t *pieces, size_t count) TQ_MUST_USE;
+/* Appends piece i to `out` when it was rendered; returns 0 otherwise. */
+int tqh__pieces_get(const tqh__pieces_t *pieces, size_t i, tq_buf_t *out, tq_status_t *out_status);
+/* Stores out[start, out->len) as piece i. */
+tq_status_t tqh__pieces_put(tqh__pieces_t *pieces, size_t i, const tq_buf_t *out,
+                            size_t start) TQ_MUST_USE;
+
+/* tqh_junit_render with a piece cache for the <testcase> elements (NULL: none). The cache is only
+ * valid for the same options and for records that only grow at the end. */
+tq_status_t tqh__junit_render(const tqh_test_record_t *records, size_t count,
+                              const tqh_junit_options_t *options, tqh__pieces_t *cache,
+                              tq_buf_t *out) TQ_MUST_USE;
+
+/* ---- The summary (summary.c) ---------------------------------------------------------------- */
+
+/* Appends summary.txt for `count` records: the outcome counts, a table of the tests (outcome,
+ * name, wall time median, OVERALL), the cache line, and one Host Profile Overview block per test
+ * that has overview metrics (WALL_TIME first). `cache` (may be NULL) keeps the blocks. */
+tq_status_t tqh__summary_render(const tqh_test_record_t *records, size_t count,
+                                tqh__pieces_t *cache, tq_buf_t *out) TQ_MUST_USE;
+
+#endif

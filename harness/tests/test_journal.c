@@ -1,0 +1,413 @@
+/* The journal and the JSON it holds: the writer's exact output, records that read back equal,
+ * appends, and a reader that keeps the valid lines of a damaged journal. */
+#include <check.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "results_internal.h"
+#include "results_testutil.h"
+#include "torq/base/alloc.h"
+
+Suite *journal_suite(void);
+
+/* ---- The JSON writer ------------------------------------------------------------------------ */
+
+static char *write_json(int pretty, void (*fill)(tqh__jw_t *)) {
+  tq_buf_t buf;
+  tq_buf_init(&buf, 0);
+  tqh__jw_t w;
+  tqh__jw_init(&w, &buf, pretty);
+  fill(&w);
+  RT_OK(tqh__jw_finish(&w));
+  char *s = tq_buf_detach(&buf);
+  tq_buf_deinit(&buf);
+  return s;
+}
+
+static void fill_mixed(tqh__jw_t *w) {
+  tqh__jw_object_begin(w);
+  tqh__jw_key(w, "s");
+  tqh__jw_string(w, "a\"b\\c\nd\te\x01\x7f/\xc3\xa9");
+  tqh__jw_key(w, "bad");
+  tqh__jw_stringn(w, "x\xff\xc3y", 4);
+  tqh__jw_key(w, "n");
+  tqh__jw_array_begin(w);
+  tqh__jw_number(w, 0.1);
+  tqh__jw_number(w, 0.207123);
+  tqh__jw_number(w, -0.0);
+  tqh__jw_number(w, 3);
+  tqh__jw_number(w, 1e300);
+  tqh__jw_number(w, NAN);
+  tqh__jw_number(w, 1.0 / 3.0);
+  tqh__jw_array_end(w);
+  tqh__jw_key(w, "e");
+  tqh__jw_object_begin(w);
+  tqh__jw_object_end(w);
+  tqh__jw_key(w, "t");
+  tqh__jw_bool(w, 1);
+  tqh__jw_key(w, "z");
+  tqh__jw_null(w);
+  tqh__jw_key(w, "u");
+  tqh__jw_uint(w, 18446744073709551615u);
+  tqh__jw_object_end(w);
+}
+
+START_TEST(json_writer_escapes_and_formats_numbers_exactly) {
+  char *s = write_json(0, fill_mixed);
+  ck_assert_str_eq(s, "{\"s\":\"a\\\"b\\\\c\\nd\\te\\u0001\\u007f/\xc3\xa9\","
+                      "\"bad\":\"x\xef\xbf\xbd\xef\xbf\xbdy\","
+                      "\"n\":[0.1,0.207123,0,3,1e+300,null,0.33333333333333331],"
+                      "\"e\":{},\"t\":true,\"z\":null,\"u\":18446744073709551615}");
+  tq_free(s);
+}
+END_TEST
+
+static void fill_nested(tqh__jw_t *w) {
+  tqh__jw_object_begin(w);
+  tqh__jw_key(w, "a");
+  tqh__jw_array_begin(w);
+  tqh__jw_number(w, 1);
+  tqh__jw_string(w, "x");
+  tqh__jw_array_end(w);
+  tqh__jw_key(w, "b");
+  tqh__jw_array_begin(w);
+  tqh__jw_array_end(w);
+  tqh__jw_object_end(w);
+}
+
+START_TEST(json_writer_pretty_prints_with_two_spaces) {
+  char *s = write_json(1, fill_nested);
+  ck_assert_str_eq(s, "{\n  \"a\": [\n    1,\n    \"x\"\n  ],\n  \"b\": []\n}");
+  tq_free(s);
+}
+END_TEST
+
+START_TEST(json_writer_reports_unbalanced_nesting) {
+  tq_buf_t buf;
+  tq_buf_init(&buf, 0);
+  tqh__jw_t w;
+  tqh__jw_init(&w, &buf, 0);
+  tqh__jw_object_begin(&w);
+  RT_FAILS(tqh__jw_finish(&w), TQ_INTERNAL);
+  tqh__jw_init(&w, &buf, 0);
+  tqh__jw_array_end(&w);
+  RT_FAILS(tqh__jw_finish(&w), TQ_INTERNAL);
+  tq_buf_deinit(&buf);
+}
+END_TEST
+
+/* ---- Records as JSON ------------------------------------------------------------------------ */
+
+static const tqh_record_metric_t metrics[] = {{"OVERALL", 12845.0}, {"Dma Only", 453.001}};
+static const tqh_property_t props[] = {{"target", "sim"}, {"tags", "conv,\"smoke\""}};
+static const char *const files[] = {"profile.pb", "debug/program.txt"};
+static const double samples[] = {0.21, 0.207123, 0.2};
+
+static tqh_test_record_t full_record(void) {
+  tqh_test_record_t r;
+  memset(&r, 0, sizeof(r));
+  r.id = "conv2d_f4";
+  r.name = "conv2d \"f4\"\x01";
+  r.classname = "smoke";
+  r.model = "conv2d_f4_s4_64x64x16_i16";
+  r.host = "builder";
+  r.outcome = TQH_OUTCOME_FAILED;
+  r.message = "mismatch at [0,1]: 3 != 4";
+  r.failure_type = "mismatch";
+  r.text = "line 1\nline 2 <&>\n";
+  r.started_at = 1796223301.5;
+  r.duration_s = 1.25;
+  r.has_wall_time = 1;
+  r.wall_time_s = 0.207123;
+  RT_OK(tqh_stats_compute(samples, 3, &r.wall_stats));
+  r.wall_samples = samples;
+  r.wall_sample_count = 3;
+  r.cache = TQH_CACHE_MISS;
+  r.compile_s = 0.5;
+  r.run_s = 0.7;
+  r.metrics = metrics;
+  r.metric_count = 2;
+  r.properties = props;
+  r.property_count = 2;
+  r.files = files;
+  r.file_count = 2;
+  return r;
+}
+
+static void assert_same_record(const tqh_test_record_t *a, const tqh_test_record_t *b) {
+  ck_assert_str_eq(a->id, b->id);
+  ck_assert_str_eq(a->name, b->name);
+  ck_assert_str_eq(a->classname, b->classname);
+  ck_assert_str_eq(a->model, b->model);
+  ck_assert_str_eq(a->host, b->host);
+  ck_assert_int_eq(a->outcome, b->outcome);
+  ck_assert_str_eq(a->message, b->message);
+  ck_assert_str_eq(a->failure_type, b->failure_type);
+  ck_assert_str_eq(a->text, b->text);
+  ck_assert(a->started_at == b->started_at && a->duration_s == b->duration_s);
+  ck_assert_int_eq(a->has_wall_time, b->has_wall_time);
+  ck_assert(a->wall_time_s == b->wall_time_s);
+  ck_assert(memcmp(&a->wall_stats, &b->wall_stats, sizeof(a->wall_stats)) == 0);
+  ck_assert_uint_eq(a->wall_sample_count, b->wall_sample_count);
+  for (size_t i = 0; i < a->wall_sample_count; i++)
+    ck_assert(a->wall_samples[i] == b->wall_samples[i]);
+  ck_assert_int_eq(a->cache, b->cache);
+  ck_assert(a->compile_s == b->compile_s && a->run_s == b->run_s);
+  ck_assert_uint_eq(a->metric_count, b->metric_count);
+  for (size_t i = 0; i < a->metric_count; i++) {
+    ck_assert_str_eq(a->metrics[i].name, b->metrics[i].name);
+    ck_assert(a->metrics[i].us == b->metrics[i].us);
+  }
+  ck_assert_uint_eq(a->property_count, b->property_count);
+  for (size_t i = 0; i < a->property_count; i++) {
+    ck_assert_str_eq(a->properties[i].key, b->properties[i].key);
+    ck_assert_str_eq(a->properties[i].value, b->properties[i].value);
+  }
+  ck_assert_uint_eq(a->file_count, b->file_count);
+  for (size_t i = 0; i < a->file_count; i++) ck_assert_str_eq(a->files[i], b->files[i]);
+}
+
+START_TEST(record_reads_back_equal_to_what_was_written) {
+  tqh_test_record_t r = full_record();
+  tq_buf_t buf;
+  tq_buf_init(&buf, 0);
+  RT_OK(tqh__record_to_json(&r, 0, &buf));
+  ck_assert_ptr_null(memchr(buf.data, '\n', buf.len));
+  tqh__records_t list;
+  tqh__records_init(&list);
+  RT_OK(tqh__record_parse(&list, buf.data, buf.len));
+  ck_assert_uint_eq(list.count, 1);
+  assert_same_record(&r, &list.items[0]);
+  /* Pretty (report.json) reads back the same too. */
+  tq_buf_clear(&buf);
+  RT_OK(tqh__record_to_json(&r, 1, &buf));
+  RT_OK(tqh__record_parse(&list, buf.data, buf.len));
+  assert_same_record(&r, &list.items[1]);
+  tqh__records_deinit(&list);
+  tq_buf_deinit(&buf);
+}
+END_TEST
+
+START_TEST(record_without_optional_fields_reads_back_with_defaults) {
+  tqh_test_record_t r;
+  memset(&r, 0, sizeof(r));
+  r.id = "a";
+  r.name = "a";
+  r.outcome = TQH_OUTCOME_NOT_RUN;
+  tq_buf_t buf;
+  tq_buf_init(&buf, 0);
+  RT_OK(tqh__record_to_json(&r, 0, &buf));
+  ck_assert_str_eq(buf.data,
+                   "{\"id\":\"a\",\"name\":\"a\",\"classname\":null,\"model\":null,\"host\":null,"
+                   "\"outcome\":\"not_run\",\"message\":null,\"failure_type\":null,\"text\":null,"
+                   "\"started_at\":0,\"duration\":0,\"wall_time\":null,\"wall_time_stats\":{\"n\":0,"
+                   "\"min\":0,\"max\":0,\"median\":0,\"mean\":0,\"stddev\":0,\"mad\":0,"
+                   "\"ci95_low\":0,\"ci95_high\":0},\"wall_time_samples\":[],\"cache\":\"none\","
+                   "\"compile_time\":0,\"run_time\":0,\"metrics\":{},\"properties\":{},\"files\":[]}");
+  tqh__records_t list;
+  tqh__records_init(&list);
+  RT_OK(tqh__record_parse(&list, "{\"id\":\"x\",\"name\":\"y\",\"outcome\":\"passed\"}", 40));
+  const tqh_test_record_t *p = &list.items[0];
+  ck_assert_str_eq(p->id, "x");
+  ck_assert_ptr_null(p->classname);
+  ck_assert_int_eq(p->has_wall_time, 0);
+  ck_assert_int_eq(p->cache, TQH_CACHE_NONE);
+  ck_assert_uint_eq(p->metric_count + p->property_count + p->file_count, 0);
+  tqh__records_deinit(&list);
+  tq_buf_deinit(&buf);
+}
+END_TEST
+
+static const struct {
+  const char *line;
+  const char *message; /* start of the expected message */
+} bad_records[] = {
+    {"[1,2]", "expected a JSON object"},
+    {"{\"name\":\"n\",\"outcome\":\"passed\"}", "missing \"id\""},
+    {"{\"id\":\"\",\"name\":\"n\",\"outcome\":\"passed\"}", "empty \"id\""},
+    {"{\"id\":\"i\",\"name\":\"n\",\"outcome\":\"great\"}", "unknown outcome \"great\""},
+    {"{\"id\":\"i\",\"name\":\"n\",\"outcome\":\"passed\",\"duration\":\"1\"}",
+     "\"duration\": expected a number"},
+    {"{\"id\":\"i\",\"name\":\"n\",\"outcome\":\"passed\",\"metrics\":[]}",
+     "\"metrics\": expected an object"},
+    {"{\"id\":\"i\",\"name\":\"n\",\"outcome\":\"passed\",\"properties\":{\"a\":1}}",
+     "\"properties\": expected string values"},
+    {"{\"id\":\"i\",\"name\":\"n\",\"outcome\":\"passed\",\"cache\":\"warm\"}",
+     "unknown cache \"warm\""},
+    {"{\"id\":\"i\",\"name\":\"n\",\"outcome\":\"passed\",\"wall_time_stats\":{\"n\":-1}}",
+     "\"n\": expected a count"},
+    {"{\"id\":\"i\",", ":1:11: error: expected a string key"},
+};
+
+START_TEST(record_parse_rejects_invalid_lines) {
+  tqh__records_t list;
+  tqh__records_init(&list);
+  tq_status_t s = tqh__record_parse(&list, bad_records[_i].line, strlen(bad_records[_i].line));
+  ck_assert_ptr_nonnull(s);
+  ck_assert_int_eq(tq_status_code(s), TQ_INVALID_INPUT);
+  const char *msg = tq_status_message(s);
+  ck_assert_msg(strncmp(msg, bad_records[_i].message, strlen(bad_records[_i].message)) == 0,
+                "message '%s', expected '%s...'", msg, bad_records[_i].message);
+  tq_status_free(s);
+  ck_assert_uint_eq(list.count, 0);
+  tqh__records_deinit(&list);
+}
+END_TEST
+
+/* ---- The journal file ----------------------------------------------------------------------- */
+
+static void append_line(tqh__journal_t *j, const char *id, const char *outcome) {
+  char line[256];
+  snprintf(line, sizeof line, "{\"id\":\"%s\",\"name\":\"test %s\",\"outcome\":\"%s\"}", id, id,
+           outcome);
+  RT_OK(tqh__journal_append(j, line, strlen(line)));
+}
+
+START_TEST(journal_appends_lines_that_read_back) {
+  char *dir = rt_tmpdir();
+  char *path = rt_path(dir, "journal.jsonl");
+  tqh__journal_t j;
+  RT_OK(tqh__journal_open(&j, path, 1));
+  append_line(&j, "a", "passed");
+  append_line(&j, "b", "failed");
+  RT_FAILS(tqh__journal_append(&j, "{}\n{}", 5), TQ_INVALID_ARGUMENT);
+  tqh__journal_close(&j);
+  /* Reopening appends after what is there. */
+  RT_OK(tqh__journal_open(&j, path, 0));
+  append_line(&j, "c", "xpassed");
+  tqh__journal_close(&j);
+  tqh__journal_close(&j); /* closing twice is harmless */
+
+  char *text = rt_read(path);
+  ck_assert_str_eq(text,
+                   "{\"id\":\"a\",\"name\":\"test a\",\"outcome\":\"passed\"}\n"
+                   "{\"id\":\"b\",\"name\":\"test b\",\"outcome\":\"failed\"}\n"
+                   "{\"id\":\"c\",\"name\":\"test c\",\"outcome\":\"xpassed\"}\n");
+  tq_free(text);
+
+  tqh__records_t list;
+  tqh__records_init(&list);
+  tqh_diags_t diags;
+  tqh_diags_init(&diags);
+  tqh__journal_read_t info;
+  RT_OK(tqh__journal_read(path, &list, &diags, &info));
+  ck_assert_uint_eq(list.count, 3);
+  ck_assert_str_eq(list.items[2].id, "c");
+  ck_assert_int_eq(list.items[2].outcome, TQH_OUTCOME_XPASSED);
+  ck_assert_uint_eq(info.lines, 3);
+  ck_assert_uint_eq(info.corrupt, 0);
+  ck_assert_int_eq(info.torn_tail, 0);
+  ck_assert_uint_eq(diags.count, 0);
+  tqh_diags_deinit(&diags);
+  tqh__records_deinit(&list);
+  free(path);
+  rt_tmpdir_remove(dir);
+}
+END_TEST
+
+START_TEST(journal_reader_keeps_good_lines_around_a_corrupt_one_and_a_torn_tail) {
+  /* Line 2 holds a NUL (a corrupt disk block), line 3 is blank, line 5 lacks its id, line 7 is a
+   * torn append. */
+  static const char *const pieces[] = {
+      "{\"id\":\"a\",\"name\":\"A\",\"outcome\":\"passed\"}\n",
+      "{\"id\":\"b\",\"name\":\"B\",\"outc", "me\":\n",
+      "\n",
+      "{\"id\":\"c\",\"name\":\"C\",\"outcome\":\"skipped\"}\n",
+      "{\"name\":\"D\",\"outcome\":\"passed\"}\n",
+      "{\"id\":\"e\",\"name\":\"E\",\"outcome\":\"passed\"}\n",
+      "{\"id\":\"f\",\"name\":\"F\",\"outco",
+  };
+  char text[512];
+  size_t len = 0;
+  for (size_t i = 0; i < sizeof(pieces) / sizeof(pieces[0]); i++) {
+    memcpy(text + len, pieces[i], strlen(pieces[i]));
+    len += strlen(pieces[i]);
+    if (i == 1) text[len++] = 0;
+  }
+  tqh__records_t list;
+  tqh__records_init(&list);
+  tqh_diags_t diags;
+  tqh_diags_init(&diags);
+  tqh__journal_read_t info;
+  RT_OK(tqh__journal_parse("journal.jsonl", text, len, &list, &diags, &info));
+  ck_assert_uint_eq(list.count, 3);
+  ck_assert_str_eq(list.items[0].id, "a");
+  ck_assert_str_eq(list.items[1].id, "c");
+  ck_assert_str_eq(list.items[2].id, "e");
+  ck_assert_uint_eq(info.lines, 6);
+  ck_assert_uint_eq(info.corrupt, 2);
+  ck_assert_int_eq(info.torn_tail, 1);
+  ck_assert_uint_eq(diags.errors, 2);
+  ck_assert_uint_eq(diags.warnings, 1);
+  tq_buf_t out;
+  tq_buf_init(&out, 0);
+  RT_OK(tqh_diags_format(&diags, &out));
+  ck_assert_msg(strstr(out.data, "journal.jsonl:2: error: not a valid test record (column 27: "
+                                 "control character in a string); skipped\n") != NULL,
+                "%s", out.data);
+  ck_assert_msg(strstr(out.data, "journal.jsonl:5: error: not a valid test record (missing "
+                                 "\"id\"); skipped\n") != NULL,
+                "%s", out.data);
+  ck_assert_msg(strstr(out.data, "journal.jsonl:7: warning: the last line is incomplete") != NULL,
+                "%s", out.data);
+  tq_buf_deinit(&out);
+  tqh_diags_deinit(&diags);
+  tqh__records_deinit(&list);
+}
+END_TEST
+
+START_TEST(journal_reader_accepts_a_complete_last_line_without_newline) {
+  const char *text = "{\"id\":\"a\",\"name\":\"A\",\"outcome\":\"passed\"}";
+  tqh__records_t list;
+  tqh__records_init(&list);
+  tqh__journal_read_t info;
+  RT_OK(tqh__journal_parse("j", text, strlen(text), &list, NULL, &info));
+  ck_assert_uint_eq(list.count, 1);
+  ck_assert_int_eq(info.torn_tail, 0);
+  ck_assert_uint_eq(info.lines, 0);
+  tqh__records_deinit(&list);
+}
+END_TEST
+
+START_TEST(journal_read_of_a_missing_file_is_not_found) {
+  tqh__records_t list;
+  tqh__records_init(&list);
+  tqh__journal_read_t info;
+  RT_FAILS(tqh__journal_read("/nonexistent/journal.jsonl", &list, NULL, &info), TQ_NOT_FOUND);
+  tqh__records_deinit(&list);
+}
+END_TEST
+
+START_TEST(journal_open_in_a_missing_folder_fails_with_the_path) {
+  tqh__journal_t j;
+  tq_status_t s = tqh__journal_open(&j, "/nonexistent/dir/journal.jsonl", 1);
+  ck_assert_int_eq(tq_status_code(s), TQ_IO);
+  ck_assert_ptr_nonnull(strstr(tq_status_message(s), "/nonexistent/dir/journal.jsonl"));
+  tq_status_free(s);
+  tqh__journal_close(&j);
+}
+END_TEST
+
+Suite *journal_suite(void) {
+  Suite *s = suite_create("journal");
+  TCase *tc = tcase_create("json");
+  tcase_add_test(tc, json_writer_escapes_and_formats_numbers_exactly);
+  tcase_add_test(tc, json_writer_pretty_prints_with_two_spaces);
+  tcase_add_test(tc, json_writer_reports_unbalanced_nesting);
+  tcase_add_test(tc, record_reads_back_equal_to_what_was_written);
+  tcase_add_test(tc, record_without_optional_fields_reads_back_with_defaults);
+  tcase_add_loop_test(tc, record_parse_rejects_invalid_lines, 0,
+                      (int)(sizeof(bad_records) / sizeof(bad_records[0])));
+  suite_add_tcase(s, tc);
+  tc = tcase_create("journal");
+  tcase_add_test(tc, journal_appends_lines_that_read_back);
+  tcase_add_test(tc, journal_reader_keeps_good_lines_around_a_corrupt_one_and_a_torn_tail);
+  tcase_add_test(tc, journal_reader_accepts_a_complete_last_line_without_newline);
+  tcase_add_test(tc, journal_read_of_a_missing_file_is_not_found);
+  tcase_add_test(tc, journal_open_in_a_missing_folder_fails_with_the_path);
+  suite_add_tcase(s, tc);
+  return s;
+}
