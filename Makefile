@@ -94,10 +94,10 @@ $(BUILD)/lib/%.a:
 .PHONY: all run check valgrind fuzz bench golden tidy format clean help
 all: $(LIBS) $(TOOLS) $(TEST_BINS)
 
-# The main job. For now: parse, verify and summarise every model the suites name.
-RUN_MODELS ?= $(wildcard suites/models/*.mlir)
+# The main job: the smoke suite on the simulator (torq-test), ending with the summary and the
+# Host Profile Overview; results in results/<run-id>/.
 run: $(TOOLS)
-	@scripts/summarise-models $(BIN)/torq-compile $(RUN_MODELS)
+	$(BIN)/torq-test suites/smoke.yaml
 
 # Every test binary runs even when one fails; the target fails if any did.
 check: $(TOOLS) $(TEST_BINS)

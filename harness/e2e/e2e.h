@@ -1,0 +1,87 @@
+/* End-to-end tests of torq-test: helpers that run the real binary ($TORQ_BIN/torq-test) as a
+ * process in a scratch folder and read what it wrote. */
+#ifndef TORQ_HARNESS_E2E_E2E_H
+#define TORQ_HARNESS_E2E_E2E_H
+
+#include <check.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* What a finished process gave. Owned strings (free with e2e_proc_free). */
+typedef struct e2e_proc_s {
+  int exit_code; /* 128 + signal when killed */
+  char *out;     /* stdout */
+  char *err;     /* stderr */
+} e2e_proc_t;
+
+/* A scratch folder for one test: results/, cache/ and suites go here. Removed by e2e_scratch_free
+ * unless TORQ_E2E_KEEP is set. */
+typedef struct e2e_scratch_s {
+  char *dir;
+  char *results; /* dir/results */
+  char *cache;   /* dir/cache */
+} e2e_scratch_t;
+
+void e2e_scratch_init(e2e_scratch_t *s);
+void e2e_scratch_free(e2e_scratch_t *s);
+
+/* The torq-test binary; the repository's top folder (the working directory of `make check`, or
+ * found from this file's location). Static strings. */
+const char *e2e_bin(void);
+const char *e2e_top(void);
+/* The tosa_ops corpus folder ($TORQ_TESTDATA/tosa_ops). */
+const char *e2e_corpus(void);
+
+/* Whether heavy tests should be skipped (under valgrind). */
+int e2e_light(void);
+
+/* Runs torq-test with `args` (NULL-terminated) in `cwd`, with TORQ_CACHE_DIR and
+ * TORQ_RESULTS_DIR pointing into the scratch folder and `env` ("NAME=VALUE", NULL-terminated,
+ * may be NULL) added; waits for it. */
+void e2e_run(const e2e_scratch_t *s, const char *cwd, const char *const *env,
+             const char *const *args, e2e_proc_t *out);
+
+/* Starts torq-test as above without waiting; stdout and stderr go to files in the scratch
+ * folder. Returns its pid. */
+pid_t e2e_spawn(const e2e_scratch_t *s, const char *cwd, const char *const *env,
+                const char *const *args);
+/* Waits for a spawned process and returns its exit code (128 + signal when killed). */
+int e2e_wait(pid_t pid);
+
+void e2e_proc_free(e2e_proc_t *p);
+
+/* Files. */
+char *e2e_read(const char *path);                 /* whole file or NULL; free() */
+void e2e_write(const char *path, const char *text); /* creates parents */
+char *e2e_path(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* free() */
+int e2e_exists(const char *path);
+size_t e2e_count(const char *haystack, const char *needle);
+
+/* The only run folder under the scratch results (fails the test when there is not exactly one);
+ * free(). */
+char *e2e_only_run(const e2e_scratch_t *s);
+/* Number of run folders under the scratch results. */
+size_t e2e_num_runs(const e2e_scratch_t *s);
+
+/* Lines of the journal that hold "outcome":"<outcome>" (NULL: all lines). */
+size_t e2e_journal_count(const char *run_dir, const char *outcome);
+
+/* Validates junit.xml with Debian's python3-junitparser when it is installed (else a structural
+ * check of our own) and returns the counts it finds: test cases, failures, errors, skipped.
+ * Fails the test when the file is not valid. `*out_parser` says which check ran. */
+void e2e_junit_counts(const char *path, size_t *tests, size_t *failures, size_t *errors,
+                      size_t *skipped, const char **out_parser);
+
+/* Writes a tiny model: a 4-element i32 add; or one that does not compile. */
+void e2e_write_add_model(const char *path);
+void e2e_write_broken_model(const char *path);
+
+/* Suites of this binary. */
+Suite *e2e_suite_cli(void);
+Suite *e2e_suite_run(void);
+Suite *e2e_suite_signals(void);
+Suite *e2e_suite_corpus(void);
+Suite *e2e_suite_fetch(void);
+Suite *e2e_suite_internals(void);
+
+#endif

@@ -1,0 +1,20 @@
+/* torq-test-e2e: end-to-end tests of torq-test. Runs the real binary ($TORQ_BIN/torq-test, as
+ * `make check` sets it) in scratch folders. CK_RUN_SUITE / CK_RUN_CASE pick tests as usual.
+ * Heavy tests are skipped under valgrind (TORQ_VALGRIND); TORQ_E2E_CORPUS=0 skips the
+ * whole-corpus run. */
+#include <stdlib.h>
+
+#include "e2e.h"
+
+int main(void) {
+  SRunner *sr = srunner_create(e2e_suite_internals());
+  srunner_add_suite(sr, e2e_suite_cli());
+  srunner_add_suite(sr, e2e_suite_run());
+  srunner_add_suite(sr, e2e_suite_signals());
+  srunner_add_suite(sr, e2e_suite_fetch());
+  srunner_add_suite(sr, e2e_suite_corpus());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

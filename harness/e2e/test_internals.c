@@ -1,0 +1,487 @@
+/* The runner's own parts, tested directly: the compile cache, the worker protocol and process
+ * handling, the progress lines. (The rest of this binary runs the real torq-test.) */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "runner_internal.h"
+#include "torq/base/alloc.h"
+#include "torq/base/file.h"
+#include "torq/runtime/tensor.h"
+#include "torq/sim/tensor.h"
+
+/* ---- Cache ---------------------------------------------------------------------------------- */
+
+typedef struct fill_count_s {
+  int calls;
+  const char *content;
+} fill_count_t;
+
+static tq_status_t fake_fill(void *ctx, const char *dir, tq_buf_t *info) {
+  fill_count_t *fc = ctx;
+  fc->calls++;
+  char *p = e2e_path("%s/model.vmfb", dir);
+  tq_status_t st = tqh__write_plain(p, fc->content, strlen(fc->content));
+  free(p);
+  if (!st) st = tq_buf_append_cstr(info, "fake 1\n");
+  return st;
+}
+
+static tq_status_t failing_fill(void *ctx, const char *dir, tq_buf_t *info) {
+  (void)ctx;
+  (void)dir;
+  (void)info;
+  return TQ_STATUS(TQ_INVALID_INPUT, "model.mlir:1:1: error: no");
+}
+
+START_TEST(cache_key_depends_on_model_options_and_compiler) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  tqh__cache_t c;
+  ck_assert_ptr_null(tqh__cache_init(&c, s.cache, 0));
+  char a[TQ_SHA256_HEX_SIZE], b[TQ_SHA256_HEX_SIZE], d[TQ_SHA256_HEX_SIZE],
+      e[TQ_SHA256_HEX_SIZE];
+  ck_assert_ptr_null(tqh__cache_key(&c, "abc", 3, "hw=sl2610\n", a));
+  ck_assert_ptr_null(tqh__cache_key(&c, "abc", 3, "hw=sl2610\n", b));
+  ck_assert_str_eq(a, b);
+  ck_assert_uint_eq(strlen(a), 64);
+  ck_assert_ptr_null(tqh__cache_key(&c, "abd", 3, "hw=sl2610\n", d));
+  ck_assert_str_ne(a, d);
+  ck_assert_ptr_null(tqh__cache_key(&c, "abc", 3, "hw=sl2610,lram=256K\n", e));
+  ck_assert_str_ne(a, e);
+  /* Another compiler build: another key. */
+  snprintf(c.identity, sizeof(c.identity), "torq-compiler other");
+  ck_assert_ptr_null(tqh__cache_key(&c, "abc", 3, "hw=sl2610\n", e));
+  ck_assert_str_ne(a, e);
+  /* Length prefixes: moving bytes between model and options changes the key. */
+  ck_assert_ptr_null(tqh__cache_key(&c, "ab", 2, "chw=sl2610\n", d));
+  ck_assert_ptr_null(tqh__cache_key(&c, "abc", 3, "hw=sl2610\n", e));
+  ck_assert_str_ne(d, e);
+  char id[256];
+  ck_assert_ptr_null(tqh__compiler_identity(id, sizeof(id)));
+  ck_assert_msg(strstr(id, "torq-compiler ") == id && strstr(id, " build "), "%s", id);
+  tqh__cache_deinit(&c);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
+START_TEST(cache_fills_once_then_hits_and_recompute_replaces) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  tqh__cache_t c;
+  ck_assert_ptr_null(tqh__cache_init(&c, s.cache, 0));
+  char key[TQ_SHA256_HEX_SIZE];
+  ck_assert_ptr_null(tqh__cache_key(&c, "m", 1, "", key));
+  fill_count_t fc = {0, "first"};
+  char *dir = NULL;
+  int hit = -1;
+  ck_assert_ptr_null(tqh__cache_fetch(&c, key, fake_fill, &fc, &dir, &hit));
+  ck_assert_int_eq(hit, 0);
+  ck_assert_int_eq(fc.calls, 1);
+  char *expect = e2e_path("%s/v1/%.2s/%s", s.cache, key, key);
+  ck_assert_str_eq(dir, expect);
+  char *vmfb = e2e_path("%s/model.vmfb", dir);
+  char *text = e2e_read(vmfb);
+  ck_assert_str_eq(text, "first");
+  free(text);
+  char *keytxt = e2e_path("%s/key.txt", dir);
+  text = e2e_read(keytxt);
+  ck_assert_ptr_nonnull(strstr(text, key));
+  ck_assert_ptr_nonnull(strstr(text, "fake 1"));
+  free(text);
+  tq_free(dir);
+
+  ck_assert_ptr_null(tqh__cache_fetch(&c, key, fake_fill, &fc, &dir, &hit));
+  ck_assert_int_eq(hit, 1);
+  ck_assert_int_eq(fc.calls, 1);
+  tq_free(dir);
+  tqh__cache_deinit(&c);
+
+  /* --recompute-cache: compiled again, the entry replaced. */
+  ck_assert_ptr_null(tqh__cache_init(&c, s.cache, 1));
+  fc.content = "second";
+  ck_assert_ptr_null(tqh__cache_fetch(&c, key, fake_fill, &fc, &dir, &hit));
+  ck_assert_int_eq(hit, 0);
+  ck_assert_int_eq(fc.calls, 2);
+  text = e2e_read(vmfb);
+  ck_assert_str_eq(text, "second");
+  free(text);
+  tq_free(dir);
+
+  /* A failed fill leaves nothing behind, and the error comes back as it was. */
+  char key2[TQ_SHA256_HEX_SIZE];
+  ck_assert_ptr_null(tqh__cache_key(&c, "x", 1, "", key2));
+  tq_status_t st = tqh__cache_fetch(&c, key2, failing_fill, NULL, &dir, &hit);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_int_eq(tq_status_code(st), TQ_INVALID_INPUT);
+  tq_status_free(st);
+  ck_assert_ptr_null(dir);
+  char *entry2 = e2e_path("%s/v1/%.2s/%s", s.cache, key2, key2);
+  ck_assert(!e2e_exists(entry2));
+  char *tmpdir = e2e_path("%s/tmp", s.cache);
+  char *ls = e2e_path("ls -A '%s' | wc -l", tmpdir);
+  FILE *p = popen(ls, "r");
+  int n = -1;
+  ck_assert_int_eq(fscanf(p, "%d", &n), 1);
+  pclose(p);
+  ck_assert_int_eq(n, 0);
+  free(ls);
+  free(tmpdir);
+  free(entry2);
+  tqh__cache_deinit(&c);
+  free(expect);
+  free(vmfb);
+  free(keytxt);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
+START_TEST(cache_concurrent_fills_of_one_key_all_succeed) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  tqh__cache_t c;
+  ck_assert_ptr_null(tqh__cache_init(&c, s.cache, 0));
+  char key[TQ_SHA256_HEX_SIZE];
+  ck_assert_ptr_null(tqh__cache_key(&c, "race", 4, "", key));
+  pid_t pids[4];
+  for (int i = 0; i < 4; i++) {
+    fflush(NULL);
+    pids[i] = fork();
+    if (pids[i] == 0) {
+      fill_count_t fc = {0, "same bytes"};
+      char *dir = NULL;
+      int hit;
+      tq_status_t st = tqh__cache_fetch(&c, key, fake_fill, &fc, &dir, &hit);
+      char *v = dir ? e2e_path("%s/model.vmfb", dir) : NULL;
+      char *text = v ? e2e_read(v) : NULL;
+      int rc = st || !text || strcmp(text, "same bytes") != 0 ? 1 : 0;
+      tq_status_free(st);
+      free(text);
+      free(v);
+      tq_free(dir);
+      tqh__cache_deinit(&c);
+      free(s.dir);
+      free(s.results);
+      free(s.cache);
+      _exit(rc);
+    }
+  }
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(e2e_wait(pids[i]), 0);
+  tqh__cache_deinit(&c);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
+START_TEST(link_tree_mirrors_files_and_folders) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *a = e2e_path("%s/a/sub/x.txt", s.dir);
+  e2e_write(a, "x");
+  char *b = e2e_path("%s/a/y.txt", s.dir);
+  e2e_write(b, "yy");
+  char *from = e2e_path("%s/a", s.dir), *to = e2e_path("%s/b", s.dir);
+  ck_assert_ptr_null(tqh__link_tree(from, to));
+  char *bx = e2e_path("%s/b/sub/x.txt", s.dir), *by = e2e_path("%s/b/y.txt", s.dir);
+  char *t1 = e2e_read(bx), *t2 = e2e_read(by);
+  ck_assert_str_eq(t1, "x");
+  ck_assert_str_eq(t2, "yy");
+  struct stat s1, s2;
+  ck_assert_int_eq(stat(a, &s1), 0);
+  ck_assert_int_eq(stat(bx, &s2), 0);
+  ck_assert(s1.st_ino == s2.st_ino); /* a hard link, not a copy */
+  ck_assert_ptr_null(tqh__remove_tree(to));
+  ck_assert(!e2e_exists(to));
+  free(t1);
+  free(t2);
+  free(a);
+  free(b);
+  free(from);
+  free(to);
+  free(bx);
+  free(by);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
+/* ---- Worker protocol ------------------------------------------------------------------------ */
+
+START_TEST(result_roundtrips_through_encoding) {
+  tqh__result_t r, back;
+  tqh__result_init(&r);
+  tqh__result_fail(&r, TQH_OUTCOME_FAILED, "mismatch", "output %d differs", 0);
+  tqh__result_fail(&r, TQH_OUTCOME_ERROR, "later", "ignored: the first failure wins");
+  r.cache = TQH_CACHE_HIT;
+  r.compile_s = 0.25;
+  r.run_s = 1.5;
+  r.has_wall_time = 1;
+  r.samples = tq_calloc(2, sizeof(double));
+  r.samples[0] = 0.1;
+  r.samples[1] = 0.2;
+  r.num_samples = 2;
+  ck_assert_ptr_null(tqh__result_add_metric(&r, "OVERALL", 12.5));
+  ck_assert_ptr_null(tqh__result_add_metric(&r, "Dma Total", 3));
+  ck_assert_ptr_null(tqh__result_add_file(&r, "profile.pb"));
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  ck_assert_ptr_null(tqh__result_encode(&r, &b));
+  ck_assert_ptr_null(tqh__result_decode(b.data, b.len, &back));
+  ck_assert_int_eq(back.outcome, TQH_OUTCOME_FAILED);
+  ck_assert_str_eq(back.message, "output 0 differs");
+  ck_assert_str_eq(back.failure_type, "mismatch");
+  ck_assert_ptr_null(back.text);
+  ck_assert_int_eq(back.cache, TQH_CACHE_HIT);
+  ck_assert_double_eq(back.compile_s, 0.25);
+  ck_assert_uint_eq(back.num_samples, 2);
+  ck_assert_double_eq(back.samples[1], 0.2);
+  ck_assert_uint_eq(back.num_metrics, 2);
+  ck_assert_str_eq(back.metric_names[1], "Dma Total");
+  ck_assert_double_eq(back.metric_us[0], 12.5);
+  ck_assert_uint_eq(back.num_files, 1);
+  ck_assert_str_eq(back.files[0], "profile.pb");
+  tqh__result_deinit(&back);
+  /* Every truncation is refused, never read past. */
+  for (size_t len = 0; len < b.len; len++) {
+    tq_status_t st = tqh__result_decode(b.data, len, &back);
+    ck_assert_ptr_nonnull(st);
+    ck_assert_int_eq(tq_status_code(st), TQ_INVALID_INPUT);
+    tq_status_free(st);
+    tqh__result_deinit(&back);
+  }
+  tq_buf_deinit(&b);
+  tqh__result_deinit(&r);
+}
+END_TEST
+
+static void child_talks(void *ctx, size_t test, int fd) {
+  (void)ctx;
+  tq_status_free(tqh__msg_send(fd, TQH__MSG_LOG, "Wall time: 0.001s", 17));
+  if (test == 1) {
+    signal(SIGSEGV, SIG_DFL); /* a plain crash, also under a sanitizer or valgrind */
+    raise(SIGSEGV);
+  }
+  if (test == 2) pause();
+  tqh__result_t r;
+  tqh__result_init(&r);
+  tq_status_free(tqh__result_add_file(&r, "stdout.txt"));
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  tq_status_free(tqh__result_encode(&r, &b));
+  tq_status_free(tqh__msg_send(fd, TQH__MSG_RESULT, b.data, b.len));
+  tq_buf_deinit(&b);
+  tqh__result_deinit(&r);
+}
+
+/* Reads a worker until its test is over (a RESULT) or it is gone (end of file); counts its
+ * messages. Returns -1 while the worker lives on, else its wait status. */
+static int pump(tqh__worker_t *w, int *logs, int *results) {
+  *logs = *results = 0;
+  while (w->fd >= 0 && !*results) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+    ck_assert_ptr_null(tqh__worker_read(w));
+    for (;;) {
+      uint32_t type;
+      const char *data;
+      size_t len;
+      int got;
+      ck_assert_ptr_null(tqh__worker_next_msg(w, &type, &data, &len, &got));
+      if (!got) break;
+      if (type == TQH__MSG_LOG) {
+        ck_assert_uint_eq(len, 17);
+        ck_assert(!memcmp(data, "Wall time: 0.001s", 17));
+        (*logs)++;
+      }
+      if (type == TQH__MSG_RESULT) {
+        tqh__result_t r;
+        ck_assert_ptr_null(tqh__result_decode(data, len, &r));
+        ck_assert_str_eq(r.files[0], "stdout.txt");
+        tqh__result_deinit(&r);
+        (*results)++;
+      }
+    }
+    if (w->deadline_ns && tqh__now_ns() > w->deadline_ns && !w->timed_out) {
+      w->timed_out = 1;
+      tqh__worker_kill(w);
+    }
+  }
+  return w->fd >= 0 ? -1 : tqh__worker_reap(w);
+}
+
+START_TEST(worker_pool_runs_tests_and_reports_crash_and_timeout) {
+  tqh__worker_t w;
+  int logs, results;
+  ck_assert_ptr_null(tqh__worker_spawn(&w, NULL, 0, child_talks, NULL));
+  pid_t first = w.pid;
+  /* One worker, two tests in a row. */
+  for (int round = 0; round < 2; round++) {
+    ck_assert_ptr_null(tqh__worker_assign(&w, 0, 10));
+    ck_assert_int_eq(pump(&w, &logs, &results), -1);
+    ck_assert_int_eq(logs, 1);
+    ck_assert_int_eq(results, 1);
+    ck_assert_int_eq(w.pid, first);
+  }
+  /* Retired: it exits cleanly at end of file. */
+  tqh__worker_retire(&w);
+  int status = pump(&w, &logs, &results);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  tqh__result_deinit(&w.result);
+
+  ck_assert_ptr_null(tqh__worker_spawn(&w, NULL, 0, child_talks, NULL));
+  ck_assert_ptr_null(tqh__worker_assign(&w, 1, 10));
+  status = pump(&w, &logs, &results);
+  ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+  ck_assert_int_eq(logs, 1);
+  ck_assert_int_eq(results, 0);
+  tqh__result_deinit(&w.result);
+
+  ck_assert_ptr_null(tqh__worker_spawn(&w, NULL, 0, child_talks, NULL));
+  ck_assert_ptr_null(tqh__worker_assign(&w, 2, 0.05));
+  status = pump(&w, &logs, &results);
+  ck_assert(w.timed_out);
+  ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  tqh__result_deinit(&w.result);
+
+  /* A worker that died while idle: handing it a test fails instead of hanging. */
+  signal(SIGPIPE, SIG_IGN);
+  ck_assert_ptr_null(tqh__worker_spawn(&w, NULL, 0, child_talks, NULL));
+  tqh__worker_kill(&w);
+  waitpid(w.pid, NULL, 0);
+  w.pid = -w.pid; /* reaped by hand above */
+  tq_status_t st = tqh__worker_assign(&w, 0, 1);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_int_eq(tq_status_code(st), TQ_UNAVAILABLE);
+  tq_status_free(st);
+  w.pid = 0;
+  tqh__worker_reap(&w);
+  tqh__result_deinit(&w.result);
+  signal(SIGPIPE, SIG_DFL);
+  char buf[32];
+  ck_assert_str_eq(tqh__signal_name(SIGSEGV, buf), "SIGSEGV");
+  ck_assert_str_eq(tqh__signal_name(63, buf), "signal 63");
+}
+END_TEST
+
+START_TEST(message_longer_than_limit_is_refused) {
+  tqh__worker_t w;
+  memset(&w, 0, sizeof(w));
+  tq_buf_init(&w.in, 0);
+  uint32_t head[2] = {TQH__MSG_LOG, (uint32_t)TQH__MSG_MAX + 1};
+  ck_assert_ptr_null(tq_buf_append(&w.in, head, sizeof(head)));
+  uint32_t type;
+  const char *data;
+  size_t len;
+  int got;
+  tq_status_t st = tqh__worker_next_msg(&w, &type, &data, &len, &got);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_int_eq(got, 0);
+  tq_status_free(st);
+  tq_buf_deinit(&w.in);
+}
+END_TEST
+
+/* ---- Comparison with the reference ------------------------------------------------------------ */
+
+START_TEST(compare_integers_exactly_and_floats_within_tolerance) {
+  int64_t dims[2] = {2, 3};
+  int32_t a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 2, 3, 4, 5, 6};
+  tqs_tensor_t ta, tb;
+  ck_assert_ptr_null(tqs_tensor_init(&ta, TQS_I32, 2, dims, a));
+  ck_assert_ptr_null(tqs_tensor_init(&tb, TQS_I32, 2, dims, b));
+  char msg[512];
+  ck_assert_int_eq(tqh__compare_output(0, &ta, &tb, 100, 100, msg, sizeof(msg)), 1);
+  b[4] = 6; /* off by one: a mismatch whatever the float tolerance */
+  ck_assert_int_eq(tqh__compare_output(0, &ta, &tb, 100, 100, msg, sizeof(msg)), 0);
+  ck_assert_msg(strstr(msg, "1 of 6 elements differ; first at [1,1]: got 5, expected 6"), "%s", msg);
+
+  float fa[3] = {1.0f, NAN, INFINITY}, fb[3] = {1.0005f, NAN, INFINITY};
+  int64_t d3[1] = {3};
+  ck_assert_ptr_null(tqs_tensor_init(&ta, TQS_F32, 1, d3, fa));
+  ck_assert_ptr_null(tqs_tensor_init(&tb, TQS_F32, 1, d3, fb));
+  ck_assert_int_eq(tqh__compare_output(1, &ta, &tb, 1e-5, 1e-3, msg, sizeof(msg)), 1);
+  ck_assert_int_eq(tqh__compare_output(1, &ta, &tb, 1e-5, 1e-4, msg, sizeof(msg)), 0);
+  ck_assert_msg(strstr(msg, "output 1 differs") && strstr(msg, "first at [0]"), "%s", msg);
+  fb[2] = -INFINITY;
+  ck_assert_int_eq(tqh__compare_output(1, &ta, &tb, 1, 1, msg, sizeof(msg)), 0);
+  fb[2] = INFINITY;
+  fb[1] = 0;
+  ck_assert_int_eq(tqh__compare_output(1, &ta, &tb, 1, 1, msg, sizeof(msg)), 0);
+
+  /* Shapes and types must agree. */
+  int64_t d6[1] = {6};
+  ck_assert_ptr_null(tqs_tensor_init(&ta, TQS_I32, 2, dims, a));
+  ck_assert_ptr_null(tqs_tensor_init(&tb, TQS_I32, 1, d6, b));
+  ck_assert_int_eq(tqh__compare_output(0, &ta, &tb, 0, 0, msg, sizeof(msg)), 0);
+  ck_assert_ptr_nonnull(strstr(msg, "shape"));
+
+  /* The runtime's tensors are seen with the same bytes. */
+  tqr_tensor_t *rt = NULL;
+  int64_t d4[1] = {4};
+  ck_assert_ptr_null(tqr_tensor_create(TORQ__ELEMENT_TYPE__I8, 1, d4, &rt));
+  rt->data[2] = (uint8_t)-7;
+  tqs_tensor_t view;
+  ck_assert_ptr_null(tqh__as_sim_tensor(rt, &view));
+  ck_assert_int_eq(view.type, TQS_I8);
+  ck_assert_int_eq(tqs_tensor_get_i64(&view, 2), -7);
+  tqr_tensor_destroy(rt);
+}
+END_TEST
+
+/* ---- Progress ------------------------------------------------------------------------------- */
+
+START_TEST(progress_prints_one_plain_line_per_test_without_a_tty) {
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&buf, &size);
+  tqh__progress_t p;
+  tqh__progress_init(&p, f, 0, 0, 0, 3);
+  tqh__progress_test(&p, "s/a", TQH_OUTCOME_PASSED, 0.207, NULL);
+  tqh__progress_test(&p, "s/b", TQH_OUTCOME_FAILED, -1, "compile: bad\nmore");
+  tqh__progress_log(&p, "s/c", "Wall time: 1s\n", 14); /* not shown without -v */
+  tqh__progress_tick(&p, 1);                            /* nothing drawn without a TTY */
+  fclose(f);
+  ck_assert_str_eq(buf, "PASSED   s/a (207.000ms) [1/3]\n"
+                        "FAILED   s/b: compile: bad [2/3]\n");
+  free(buf);
+
+  f = open_memstream(&buf, &size);
+  tqh__progress_init(&p, f, 1, 1, 0, 2);
+  tqh__progress_test(&p, "s/a", TQH_OUTCOME_PASSED, 0.5, NULL);
+  fclose(f);
+  /* A terminal: no line for a pass, the live line instead, in place. */
+  ck_assert_ptr_null(strstr(buf, "s/a"));
+  ck_assert_ptr_nonnull(strstr(buf, "\r\033[K[1/2] "));
+  ck_assert_ptr_nonnull(strstr(buf, "1 passed"));
+  ck_assert_ptr_nonnull(strstr(buf, "ETA"));
+  free(buf);
+}
+END_TEST
+
+Suite *e2e_suite_internals(void) {
+  Suite *s = suite_create("internals");
+  TCase *tc = tcase_create("cache");
+  tcase_add_test(tc, cache_key_depends_on_model_options_and_compiler);
+  tcase_add_test(tc, cache_fills_once_then_hits_and_recompute_replaces);
+  tcase_add_test(tc, cache_concurrent_fills_of_one_key_all_succeed);
+  tcase_add_test(tc, link_tree_mirrors_files_and_folders);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("worker");
+  tcase_add_test(tc, result_roundtrips_through_encoding);
+  tcase_add_test(tc, worker_pool_runs_tests_and_reports_crash_and_timeout);
+  tcase_add_test(tc, message_longer_than_limit_is_refused);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("compare");
+  tcase_add_test(tc, compare_integers_exactly_and_floats_within_tolerance);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("progress");
+  tcase_add_test(tc, progress_prints_one_plain_line_per_test_without_a_tty);
+  suite_add_tcase(s, tc);
+  return s;
+}

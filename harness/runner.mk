@@ -1,0 +1,28 @@
+# torq-test, the runner's command line (harness/tools/torq_test.c over harness/src/runner.c and
+# friends in libtorq-harness), and its end-to-end tests: a Check binary that runs the real
+# $(BIN)/torq-test as a process ($TORQ_BIN/torq-test) and checks what it writes.
+TORQ_TEST_LDLIBS := $(HARNESS_LDLIBS) $(call pkg_libs,yaml-0.1 xlsxwriter libcurl)
+
+$(call objs,harness/src/fetch.c): CPPFLAGS += $(call pkg_cflags,libcurl)
+$(BIN)/torq-test: $(call objs,harness/tools/torq_test.c) $(HARNESS_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(TORQ_TEST_LDLIBS)
+TOOLS += $(BIN)/torq-test
+
+# The end-to-end tests learn what they check from the files the real binary writes; one suite
+# (internals) tests the runner's private parts (cache, worker protocol, progress) directly, so the
+# binary links the harness library and may include harness/src.
+E2E_SRCS := $(wildcard harness/e2e/*.c)
+$(BUILD)/tests/torq-test-e2e: $(call objs,$(E2E_SRCS)) $(HARNESS_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(TORQ_TEST_LDLIBS) $(call pkg_libs,check)
+$(call objs,$(E2E_SRCS)): CPPFLAGS += $(HARNESS_CPPFLAGS) -Iharness/src $(call pkg_cflags,check)
+$(call objs,$(E2E_SRCS)): | $(FORMATS_GEN_H) $(HARNESS_GEN_H)
+# The tests run the binary, so it is built with them.
+$(BUILD)/tests/torq-test-e2e: | $(BIN)/torq-test
+TEST_BINS += $(BUILD)/tests/torq-test-e2e
+
+bench: bench-runner
+bench-runner: $(BIN)/torq-test
+	@scripts/bench-runner $(BIN)
+.PHONY: bench-runner

@@ -1,0 +1,498 @@
+/* Forked worker processes and what they send back.
+ *
+ * A pool of forked workers (fork, no exec: a worker already has the whole plan in its memory).
+ * The parent hands a worker a test by writing its index (a u64) to the worker's command pipe; the
+ * worker runs it and answers on its result pipe with framed messages (u32 type, u32 length,
+ * payload; host byte order, both ends are the same program): log lines while it runs, then one
+ * RESULT. Then it waits for the next index; end of file on the command pipe retires it.
+ *
+ * Reusing workers saves a fork, an exit and the copy-on-write faults of a fresh process per test
+ * (most of the runner's own cost for tiny tests). Isolation does not suffer where it matters: a
+ * crash or a timeout ends only the worker it happened in (a fresh one replaces it), and the
+ * runner retires a worker after any test that did not pass, and after TQH__WORKER_MAX_TESTS
+ * tests, so that nothing a failing test did (a leak, a corrupted heap) can reach later tests.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runner_internal.h"
+#include "torq/base/alloc.h"
+#include "torq/base/checked.h"
+
+uint64_t tqh__now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+const char *tqh__signal_name(int sig, char buf[32]) {
+  switch (sig) {
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    case SIGPIPE:
+      return "SIGPIPE";
+    case SIGTRAP:
+      return "SIGTRAP";
+    case SIGSYS:
+      return "SIGSYS";
+    case SIGXCPU:
+      return "SIGXCPU";
+    default:
+      snprintf(buf, 32, "signal %d", sig);
+      return buf;
+  }
+}
+
+/* ---- Results ----------------------------------------------------------------------------------
+ */
+
+void tqh__result_init(tqh__result_t *r) {
+  memset(r, 0, sizeof(*r));
+  r->outcome = TQH_OUTCOME_PASSED;
+}
+
+static void free_strings(char **v, size_t n) {
+  for (size_t i = 0; v && i < n; i++) tq_free(v[i]);
+  tq_free(v);
+}
+
+void tqh__result_deinit(tqh__result_t *r) {
+  tq_free(r->message);
+  tq_free(r->failure_type);
+  tq_free(r->text);
+  tq_free(r->samples);
+  free_strings(r->metric_names, r->num_metrics);
+  tq_free(r->metric_us);
+  free_strings(r->files, r->num_files);
+  memset(r, 0, sizeof(*r));
+}
+
+static char *dup_cstr(const char *s) {
+  return s ? tq_strndup(s, strlen(s)) : NULL;
+}
+
+void tqh__result_fail(tqh__result_t *r, tqh_outcome_t outcome, const char *type, const char *fmt,
+                      ...) {
+  if (r->outcome != TQH_OUTCOME_PASSED) return;
+  r->outcome = outcome;
+  r->failure_type = dup_cstr(type);
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  va_list ap;
+  va_start(ap, fmt);
+  tq_status_t st = tq_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  tq_status_free(st);
+  r->message = tq_buf_detach(&b);
+  tq_buf_deinit(&b);
+}
+
+void tqh__result_fail_status(tqh__result_t *r, tqh_outcome_t outcome, const char *type,
+                             tq_status_t status) {
+  if (r->outcome != TQH_OUTCOME_PASSED) {
+    tq_status_free(status);
+    return;
+  }
+  char *text = tq_status_format(status, 0);
+  const char *full = text ? text : tq_status_message(status);
+  /* Without the "error: " that tq_status_format puts first: the JUnit element says that, and a
+   * located diagnostic ("model.mlir:4:5: error: ...") reads as the compiler printed it. */
+  if (!strncmp(full, "error: ", 7)) full += 7;
+  /* The verdict is the first line; the whole text (source line, caret, notes) goes to `text`. */
+  const char *nl = strchr(full, '\n');
+  tqh__result_fail(r, outcome, type, "%.*s", (int)(nl ? (size_t)(nl - full) : strlen(full)), full);
+  if (nl) r->text = dup_cstr(full);
+  free(text);
+  tq_status_free(status);
+}
+
+static tq_status_t grow_strings(char ***v, size_t n, const char *s) {
+  size_t bytes;
+  if (!tq_size_mul(n + 1, sizeof(char *), &bytes)) return TQ_STATUS(TQ_LIMIT, "too many");
+  char **nv = tq_realloc(*v, bytes);
+  if (!nv) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  *v = nv;
+  nv[n] = dup_cstr(s);
+  if (!nv[n]) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  return NULL;
+}
+
+tq_status_t tqh__result_add_file(tqh__result_t *r, const char *name) {
+  TQ_TRY(grow_strings(&r->files, r->num_files, name));
+  r->num_files++;
+  return NULL;
+}
+
+tq_status_t tqh__result_add_metric(tqh__result_t *r, const char *name, double us) {
+  double *nu = tq_realloc(r->metric_us, (r->num_metrics + 1) * sizeof(double));
+  if (!nu) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  r->metric_us = nu;
+  TQ_TRY(grow_strings(&r->metric_names, r->num_metrics, name));
+  nu[r->num_metrics++] = us;
+  return NULL;
+}
+
+/* Encoding: fixed-width host-order fields and length-prefixed strings (both ends are this
+ * program). */
+static tq_status_t put_u64(tq_buf_t *b, uint64_t v) {
+  return tq_buf_append(b, &v, sizeof(v));
+}
+static tq_status_t put_f64(tq_buf_t *b, double v) {
+  return tq_buf_append(b, &v, sizeof(v));
+}
+static tq_status_t put_str(tq_buf_t *b, const char *s) {
+  if (!s) return put_u64(b, UINT64_MAX);
+  size_t n = strlen(s);
+  TQ_TRY(put_u64(b, n));
+  return tq_buf_append(b, s, n);
+}
+
+tq_status_t tqh__result_encode(const tqh__result_t *r, tq_buf_t *out) {
+  TQ_TRY(put_u64(out, (uint64_t)r->outcome));
+  TQ_TRY(put_str(out, r->message));
+  TQ_TRY(put_str(out, r->failure_type));
+  TQ_TRY(put_str(out, r->text));
+  TQ_TRY(put_u64(out, (uint64_t)r->infrastructure));
+  TQ_TRY(put_u64(out, (uint64_t)r->cache));
+  TQ_TRY(put_f64(out, r->compile_s));
+  TQ_TRY(put_f64(out, r->run_s));
+  TQ_TRY(put_u64(out, (uint64_t)r->has_wall_time));
+  TQ_TRY(put_u64(out, r->num_samples));
+  for (size_t i = 0; i < r->num_samples; i++) TQ_TRY(put_f64(out, r->samples[i]));
+  TQ_TRY(put_u64(out, r->num_metrics));
+  for (size_t i = 0; i < r->num_metrics; i++) {
+    TQ_TRY(put_str(out, r->metric_names[i]));
+    TQ_TRY(put_f64(out, r->metric_us[i]));
+  }
+  TQ_TRY(put_u64(out, r->num_files));
+  for (size_t i = 0; i < r->num_files; i++) TQ_TRY(put_str(out, r->files[i]));
+  return NULL;
+}
+
+typedef struct reader_s {
+  const char *p, *end;
+  int bad;
+} reader_t;
+
+static uint64_t get_u64(reader_t *rd) {
+  uint64_t v = 0;
+  if ((size_t)(rd->end - rd->p) < sizeof(v)) {
+    rd->bad = 1;
+    return 0;
+  }
+  memcpy(&v, rd->p, sizeof(v));
+  rd->p += sizeof(v);
+  return v;
+}
+
+static double get_f64(reader_t *rd) {
+  double v = 0;
+  if ((size_t)(rd->end - rd->p) < sizeof(v)) {
+    rd->bad = 1;
+    return 0;
+  }
+  memcpy(&v, rd->p, sizeof(v));
+  rd->p += sizeof(v);
+  return v;
+}
+
+static char *get_str(reader_t *rd) {
+  uint64_t n = get_u64(rd);
+  if (rd->bad || n == UINT64_MAX) return NULL;
+  if (n > (uint64_t)(rd->end - rd->p)) {
+    rd->bad = 1;
+    return NULL;
+  }
+  char *s = tq_strndup(rd->p, (size_t)n);
+  if (!s) rd->bad = 1;
+  rd->p += n;
+  return s;
+}
+
+/* A count that cannot exceed what the remaining bytes could hold (each item >= 8 bytes). */
+static size_t get_count(reader_t *rd) {
+  uint64_t n = get_u64(rd);
+  if (rd->bad || n > (uint64_t)(rd->end - rd->p) / 8) {
+    rd->bad = 1;
+    return 0;
+  }
+  return (size_t)n;
+}
+
+tq_status_t tqh__result_decode(const void *data, size_t len, tqh__result_t *r) {
+  tqh__result_init(r);
+  reader_t rd = {data, (const char *)data + len, 0};
+  uint64_t outcome = get_u64(&rd);
+  r->outcome = outcome < TQH_OUTCOME_COUNT ? (tqh_outcome_t)outcome : TQH_OUTCOME_ERROR;
+  r->message = get_str(&rd);
+  r->failure_type = get_str(&rd);
+  r->text = get_str(&rd);
+  r->infrastructure = (int)get_u64(&rd);
+  uint64_t cache = get_u64(&rd);
+  r->cache = cache <= TQH_CACHE_MISS ? (tqh_cache_t)cache : TQH_CACHE_NONE;
+  r->compile_s = get_f64(&rd);
+  r->run_s = get_f64(&rd);
+  r->has_wall_time = (int)get_u64(&rd);
+  size_t n = get_count(&rd);
+  if (!rd.bad && n) {
+    r->samples = tq_calloc(n, sizeof(double));
+    if (!r->samples) rd.bad = 1;
+    for (size_t i = 0; i < n && !rd.bad; i++) r->samples[i] = get_f64(&rd);
+    if (!rd.bad) r->num_samples = n;
+  }
+  n = get_count(&rd);
+  if (!rd.bad && n) {
+    r->metric_names = tq_calloc(n, sizeof(char *));
+    r->metric_us = tq_calloc(n, sizeof(double));
+    if (!r->metric_names || !r->metric_us) rd.bad = 1;
+    for (size_t i = 0; i < n && !rd.bad; i++) {
+      r->metric_names[i] = get_str(&rd);
+      r->metric_us[i] = get_f64(&rd);
+      r->num_metrics = i + 1;
+      if (!r->metric_names[i]) rd.bad = 1;
+    }
+  }
+  n = get_count(&rd);
+  if (!rd.bad && n) {
+    r->files = tq_calloc(n, sizeof(char *));
+    if (!r->files) rd.bad = 1;
+    for (size_t i = 0; i < n && !rd.bad; i++) {
+      r->files[i] = get_str(&rd);
+      r->num_files = i + 1;
+      if (!r->files[i]) rd.bad = 1;
+    }
+  }
+  if (rd.bad || rd.p != rd.end) {
+    tqh__result_deinit(r);
+    tqh__result_init(r);
+    return TQ_STATUS(TQ_INVALID_INPUT, "malformed result message from a worker");
+  }
+  return NULL;
+}
+
+/* ---- Messages ------------------------------------------------------------------------------- */
+
+static tq_status_t write_all(int fd, const void *data, size_t len) {
+  const char *p = data;
+  while (len) {
+    ssize_t n = write(fd, p, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return TQ_STATUS(TQ_IO, "cannot write to the runner: %s", strerror(errno));
+    p += n;
+    len -= (size_t)n;
+  }
+  return NULL;
+}
+
+tq_status_t tqh__msg_send(int fd, uint32_t type, const void *data, size_t len) {
+  if (len > TQH__MSG_MAX) return TQ_STATUS(TQ_LIMIT, "message of %zu bytes is too long", len);
+  uint32_t head[2] = {type, (uint32_t)len};
+  /* One write for small messages, so that a log line is never split from its header. */
+  char small[4096];
+  if (len <= sizeof(small) - sizeof(head)) {
+    memcpy(small, head, sizeof(head));
+    if (len) memcpy(small + sizeof(head), data, len);
+    return write_all(fd, small, sizeof(head) + len);
+  }
+  TQ_TRY(write_all(fd, head, sizeof(head)));
+  return write_all(fd, data, len);
+}
+
+/* ---- Workers -------------------------------------------------------------------------------- */
+
+/* Reads one command (a test index) from the parent; 0 at end of file (the parent retires us). */
+static int read_command(int fd, uint64_t *out_test) {
+  char *p = (char *)out_test;
+  size_t got = 0;
+  while (got < sizeof(*out_test)) {
+    ssize_t n = read(fd, p + got, sizeof(*out_test) - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return 0;
+    got += (size_t)n;
+  }
+  return 1;
+}
+
+tq_status_t tqh__worker_spawn(tqh__worker_t *w, const int *close_fds, size_t num_close_fds,
+                              tqh__worker_main_fn main_fn, void *ctx) {
+  int res[2], cmd[2];
+  if (pipe2(res, O_CLOEXEC) != 0)
+    return TQ_STATUS(TQ_UNAVAILABLE, "cannot make a pipe for a worker: %s", strerror(errno));
+  if (pipe2(cmd, O_CLOEXEC) != 0) {
+    int err = errno;
+    close(res[0]);
+    close(res[1]);
+    return TQ_STATUS(TQ_UNAVAILABLE, "cannot make a pipe for a worker: %s", strerror(err));
+  }
+  pid_t parent = getpid();
+  /* Buffered output would be written twice (by the parent and the child). */
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    int err = errno;
+    close(res[0]);
+    close(res[1]);
+    close(cmd[0]);
+    close(cmd[1]);
+    return TQ_STATUS(TQ_UNAVAILABLE, "cannot fork a worker: %s", strerror(err));
+  }
+  if (pid == 0) {
+    close(res[0]);
+    close(cmd[1]);
+    /* The other workers' pipes: holding their command ends would keep them from ever seeing
+     * end of file when the parent retires them. */
+    for (size_t i = 0; i < num_close_fds; i++)
+      if (close_fds[i] >= 0) close(close_fds[i]);
+    /* A worker outlives nothing: when the runner dies (even by SIGKILL) its workers die too, so
+     * that they never write into a results folder that is no longer being run. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(125);
+    /* A process group of its own: Ctrl-C on the terminal reaches the runner alone, which stops
+     * its workers itself (and records their tests as not run); no terminal input either. */
+    setpgid(0, 0);
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull >= 0) {
+      dup2(devnull, STDIN_FILENO);
+      close(devnull);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGPIPE, &sa, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    uint64_t test;
+    while (read_command(cmd[0], &test)) main_fn(ctx, (size_t)test, res[1]);
+    _exit(0);
+  }
+  close(res[1]);
+  close(cmd[0]);
+  int flags = fcntl(res[0], F_GETFL);
+  if (flags >= 0) fcntl(res[0], F_SETFL, flags | O_NONBLOCK);
+  memset(w, 0, sizeof(*w));
+  w->pid = pid;
+  w->fd = res[0];
+  w->cmd_fd = cmd[1];
+  tq_buf_init(&w->in, 0);
+  tqh__result_init(&w->result);
+  return NULL;
+}
+
+tq_status_t tqh__worker_assign(tqh__worker_t *w, size_t test, double timeout_s) {
+  uint64_t cmd = test;
+  w->test = test;
+  w->busy = 1;
+  w->started_ns = tqh__now_ns();
+  w->deadline_ns = timeout_s > 0 ? w->started_ns + (uint64_t)(timeout_s * 1e9) : 0;
+  w->timed_out = 0;
+  w->cancelled = 0;
+  w->have_result = 0;
+  snprintf(w->phase, sizeof(w->phase), "start");
+  w->phase_s = timeout_s;
+  tqh__result_deinit(&w->result);
+  tqh__result_init(&w->result);
+  /* Eight bytes into an empty pipe: never blocks, never split. */
+  ssize_t n;
+  do {
+    n = write(w->cmd_fd, &cmd, sizeof(cmd));
+  } while (n < 0 && errno == EINTR);
+  if (n != (ssize_t)sizeof(cmd))
+    return TQ_STATUS(TQ_UNAVAILABLE, "cannot hand a test to worker %ld: %s", (long)w->pid,
+                     n < 0 ? strerror(errno) : "short write");
+  return NULL;
+}
+
+void tqh__worker_retire(tqh__worker_t *w) {
+  if (w->cmd_fd >= 0) close(w->cmd_fd);
+  w->cmd_fd = -1;
+  w->retiring = 1;
+}
+
+tq_status_t tqh__worker_read(tqh__worker_t *w) {
+  if (w->fd < 0) return NULL;
+  /* Drop what was consumed before growing the buffer. */
+  if (w->in_pos && w->in_pos == w->in.len) {
+    tq_buf_clear(&w->in);
+    w->in_pos = 0;
+  }
+  for (;;) {
+    TQ_TRY(tq_buf_reserve(&w->in, 65536));
+    ssize_t n = read(w->fd, w->in.data + w->in.len, w->in.cap - w->in.len - 1);
+    if (n > 0) {
+      w->in.len += (size_t)n;
+      w->in.data[w->in.len] = 0;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return NULL;
+    close(w->fd); /* end of file, or an error: either way nothing more comes */
+    w->fd = -1;
+    return NULL;
+  }
+}
+
+tq_status_t tqh__worker_next_msg(tqh__worker_t *w, uint32_t *out_type, const char **out_data,
+                                 size_t *out_len, int *out_got) {
+  *out_got = 0;
+  size_t avail = w->in.len - w->in_pos;
+  uint32_t head[2];
+  if (avail < sizeof(head)) return NULL;
+  memcpy(head, w->in.data + w->in_pos, sizeof(head));
+  if (head[1] > TQH__MSG_MAX)
+    return TQ_STATUS(TQ_INVALID_INPUT, "a worker sent a message of %u bytes", head[1]);
+  if (avail - sizeof(head) < head[1]) return NULL;
+  *out_type = head[0];
+  *out_data = w->in.data + w->in_pos + sizeof(head);
+  *out_len = head[1];
+  w->in_pos += sizeof(head) + head[1];
+  *out_got = 1;
+  return NULL;
+}
+
+void tqh__worker_kill(tqh__worker_t *w) {
+  if (w->pid > 0) kill(w->pid, SIGKILL);
+}
+
+int tqh__worker_reap(tqh__worker_t *w) {
+  int status = 0;
+  if (w->cmd_fd >= 0) close(w->cmd_fd);
+  w->cmd_fd = -1;
+  if (w->pid > 0) {
+    while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (w->fd >= 0) close(w->fd);
+  w->fd = -1;
+  w->pid = 0;
+  tq_buf_deinit(&w->in);
+  w->in_pos = 0;
+  return status;
+}
