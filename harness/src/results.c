@@ -95,6 +95,7 @@ void tqh_results_options_initialize(tqh_results_options_t *options) {
   options->throttle_ms = 1000;
   options->regen_share_pct = 20;
   options->sync = 1;
+  options->sync_interval_ms = 1000;
 }
 
 /* The run: its folders, a deep copy of the options and run info (in `arena`), the journal and
@@ -411,7 +412,7 @@ tq_status_t tqh_results_create(const tqh_results_options_t *options, const tqh_r
   if (!s) s = write_run_json(r, 0);
   if (!s) {
     char *jpath = join(r->run_dir, "journal.jsonl");
-    s = jpath ? tqh__journal_open(&r->journal, jpath, o.sync) : oom();
+    s = jpath ? tqh__journal_open(&r->journal, jpath, o.sync, o.sync_interval_ms) : oom();
     tq_free(jpath);
   }
   if (s) {

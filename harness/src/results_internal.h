@@ -87,17 +87,21 @@ tq_status_t tqh__record_parse(tqh__records_t *list, const char *line, size_t len
 
 typedef struct tqh__journal_s {
   int fd;
-  int sync; /* fsync after every append */
-  char *path; /* owned */
+  int sync;              /* 0: never fsync; otherwise see sync_interval_ms */
+  unsigned sync_interval_ms; /* fsync when this long has passed since the last one (0: always) */
+  uint64_t last_sync_ns; /* CLOCK_MONOTONIC of the last fsync (or of opening) */
+  int unsynced;          /* lines appended since the last fsync */
+  char *path;            /* owned */
 } tqh__journal_t;
 
 /* Opens (creating if needed) `path` for appending. */
-tq_status_t tqh__journal_open(tqh__journal_t *journal, const char *path, int sync) TQ_MUST_USE;
-/* Closes it; accepts a journal that never opened (fd -1). */
+tq_status_t tqh__journal_open(tqh__journal_t *journal, const char *path, int sync,
+                              unsigned sync_interval_ms) TQ_MUST_USE;
+/* Closes it, with a last fsync of unsynced lines; accepts a journal that never opened (fd -1). */
 void tqh__journal_close(tqh__journal_t *journal);
 
 /* Appends `len` bytes and a newline with one write() (a short write is completed and the line
- * may then be torn by a crash, which readers tolerate), then fsyncs when asked. `line` must not
+ * may then be torn by a crash, which readers tolerate), then fsyncs when the interval has passed. `line` must not
  * hold a newline (TQ_INVALID_ARGUMENT). */
 tq_status_t tqh__journal_append(tqh__journal_t *journal, const char *line,
                                 size_t len) TQ_MUST_USE;

@@ -270,14 +270,16 @@ START_TEST(journal_appends_lines_that_read_back) {
   char *dir = rt_tmpdir();
   char *path = rt_path(dir, "journal.jsonl");
   tqh__journal_t j;
-  RT_OK(tqh__journal_open(&j, path, 1));
+  RT_OK(tqh__journal_open(&j, path, 1, 0));
   append_line(&j, "a", "passed");
+  ck_assert_int_eq(j.unsynced, 0); /* interval 0: an fsync after every line */
   append_line(&j, "b", "failed");
   RT_FAILS(tqh__journal_append(&j, "{}\n{}", 5), TQ_INVALID_ARGUMENT);
   tqh__journal_close(&j);
   /* Reopening appends after what is there. */
-  RT_OK(tqh__journal_open(&j, path, 0));
+  RT_OK(tqh__journal_open(&j, path, 1, 60000));
   append_line(&j, "c", "xpassed");
+  ck_assert_int_eq(j.unsynced, 1); /* within the interval: written, fsync deferred to close */
   tqh__journal_close(&j);
   tqh__journal_close(&j); /* closing twice is harmless */
 
@@ -383,7 +385,7 @@ END_TEST
 
 START_TEST(journal_open_in_a_missing_folder_fails_with_the_path) {
   tqh__journal_t j;
-  tq_status_t s = tqh__journal_open(&j, "/nonexistent/dir/journal.jsonl", 1);
+  tq_status_t s = tqh__journal_open(&j, "/nonexistent/dir/journal.jsonl", 1, 1000);
   ck_assert_int_eq(tq_status_code(s), TQ_IO);
   ck_assert_ptr_nonnull(strstr(tq_status_message(s), "/nonexistent/dir/journal.jsonl"));
   tq_status_free(s);

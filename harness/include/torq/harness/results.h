@@ -151,7 +151,10 @@ typedef struct tqh_run_info_s {
  * of the run (with tests of a few ms, junit.xml may then lag a few tests behind the journal;
  * tqh_results_finish and `torq-test report` catch up). 100 = no such limit.
  *
- * Durability: the journal is fsync'd after each line (`sync`). Every other file is written to a
+ * Durability: each journal line is one write(), which survives the runner being killed (even
+ * by SIGKILL); with `sync` the journal is also fsync'd, at most once per `sync_interval_ms` and
+ * at the end, against power loss (at most the last interval of finished tests is lost to a power
+ * cut; an fsync per line would cost a millisecond per test on a disk). Every other file is written to a
  * temporary name and renamed into place, so neither a crash nor a kill ever leaves a torn file;
  * `fsync_files` adds an fsync per file (tq_file_write_atomic) against power loss, at about a
  * millisecond per file: off by default, as all of them can be rebuilt from the journal. */
@@ -163,7 +166,8 @@ typedef struct tqh_results_options_s {
   size_t throttle_after;    /* default 1000 */
   unsigned throttle_ms;     /* default 1000 */
   unsigned regen_share_pct; /* 1..100, default 20 */
-  int sync;                 /* fsync the journal after each line (default 1) */
+  int sync;                 /* fsync the journal (default 1) ... */
+  unsigned sync_interval_ms; /* ... at most this often, and at the end (default 1000; 0: every line) */
   int fsync_files;          /* fsync every other file too (default 0) */
 } tqh_results_options_t;
 
@@ -196,7 +200,7 @@ tq_status_t tqh_results_write_file(tqh_results_t *results, const char *test_id, 
                                    const void *data, size_t len) TQ_MUST_USE;
 
 /* Records a finished test: writes its report.json and (when it has a wall time) wall_time.txt,
- * appends its line to the journal (one write(), fsync'd), then regenerates junit.xml and
+ * appends its line to the journal (one write(); fsync'd per the options), then regenerates junit.xml and
  * summary.txt as the options say. The reports are rendered from the journal's records as read back, so they equal
  * what tqh_results_rebuild gives. `record` is borrowed for the call. Errors: TQ_INVALID_ARGUMENT
  * (missing id or name, unsafe id), TQ_IO; a failed regeneration is returned after the journal
