@@ -31,8 +31,12 @@ $(FUZZ_PARSER): compiler/fuzz/fuzz_parser.c $(COMPILER_SRCS) $(SIM_SRCS) $(BASE_
 FUZZ_BINS += $(FUZZ_PARSER)
 FUZZ_SEEDS_fuzz-mlir-parser := $(TORQ_TESTDATA)/tosa_ops
 
+# The compiler benches share their command line and clock (compiler/bench/bench_common.c).
+BENCH_COMMON_OBJ := $(call objs,compiler/bench/bench_common.c)
+$(BENCH_COMMON_OBJ): CPPFLAGS += $(COMPILER_CPPFLAGS)
+
 # The one-process front-end timer behind scripts/bench-parse.
-$(BIN)/torq-bench-parse: $(call objs,compiler/bench/bench_parse_main.c) $(LIB_COMPILER) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
+$(BIN)/torq-bench-parse: $(call objs,compiler/bench/bench_parse_main.c) $(BENCH_COMMON_OBJ) $(LIB_COMPILER) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS)
 $(call objs,compiler/bench/bench_parse_main.c): CPPFLAGS += $(COMPILER_CPPFLAGS)
@@ -40,7 +44,7 @@ TOOLS += $(BIN)/torq-bench-parse
 FUZZ_FLAGS_fuzz-mlir-parser := -dict=compiler/fuzz/fuzz_parser.dict
 
 # The one-process compiler timer behind scripts/bench-compile.
-$(BIN)/torq-bench-compile: $(call objs,compiler/bench/bench_compile_main.c) $(LIB_COMPILER) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
+$(BIN)/torq-bench-compile: $(call objs,compiler/bench/bench_compile_main.c) $(BENCH_COMMON_OBJ) $(LIB_COMPILER) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS)
 $(call objs,compiler/bench/bench_compile_main.c): CPPFLAGS += $(COMPILER_CPPFLAGS)

@@ -11,21 +11,13 @@
  * Exits 0, 1 when a file fails (its diagnostic on stderr), 2 on bad usage.
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
+#include "bench_common.h"
 #include "module.pb-c.h"
 #include "torq/base/status.h"
 #include "torq/base/str.h"
 #include "torq/compiler/compile.h"
 #include "torq/compiler/mlir.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 typedef struct sample_s {
   double parse_ms, compile_ms;
@@ -34,11 +26,11 @@ typedef struct sample_s {
 } sample_t;
 
 static tq_status_t run_one(const char *path, tq_buf_t *scratch, sample_t *out) {
-  double t0 = now_ms();
+  double t0 = bench_now_ms();
   tqc_module_t *module = NULL;
   TQ_TRY(tqc_module_parse_file(path, NULL, &module));
   tq_status_t st = tqc_module_verify(module);
-  double t1 = now_ms();
+  double t1 = bench_now_ms();
   tqc_compile_options_t options;
   tqc_compile_options_initialize(&options);
   tqc_compiled_t *compiled = NULL;
@@ -46,7 +38,7 @@ static tq_status_t run_one(const char *path, tq_buf_t *scratch, sample_t *out) {
   tq_buf_clear(scratch);
   if (!st) st = tqc_compiled_pack(compiled, scratch);
   if (!st) st = tqc_compiled_trace_csv(compiled, scratch);
-  double t2 = now_ms();
+  double t2 = bench_now_ms();
   if (!st) {
     out->parse_ms = t1 - t0;
     out->compile_ms = t2 - t1;
@@ -59,21 +51,10 @@ static tq_status_t run_one(const char *path, tq_buf_t *scratch, sample_t *out) {
 }
 
 int main(int argc, char **argv) {
-  long reps = 5;
-  int first = 1;
-  if (argc > 2 && strcmp(argv[1], "-n") == 0) {
-    char *end;
-    reps = strtol(argv[2], &end, 10);
-    if (*end || reps < 1 || reps > 100000) {
-      fprintf(stderr, "torq-bench-compile: -n wants a count from 1, not '%s'\n", argv[2]);
-      return 2;
-    }
-    first = 3;
-  }
-  if (first >= argc || argv[first][0] == '-') {
-    fprintf(stderr, "usage: torq-bench-compile [-n REPS] FILE...\n");
-    return 2;
-  }
+  long reps;
+  int first;
+  int usage = bench_parse_args("torq-bench-compile", argc, argv, &reps, &first);
+  if (usage) return usage;
   tq_buf_t scratch;
   tq_buf_init(&scratch, 0);
   double total_parse = 0, total_compile = 0;
@@ -86,8 +67,7 @@ int main(int argc, char **argv) {
       sample_t s;
       tq_status_t st = run_one(argv[f], &scratch, &s);
       if (st) {
-        fprintf(stderr, "%s\n", tq_status_message(st));
-        tq_status_free(st);
+        bench_report_failure(st);
         rc = 1;
         break;
       }

@@ -11,19 +11,12 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
+#include "bench_common.h"
 #include "torq/base/alloc.h"
 #include "torq/base/status.h"
 #include "torq/base/str.h"
 #include "torq/compiler/mlir.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int compare_doubles(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -49,21 +42,10 @@ static tq_status_t run_one(const char *path, tq_buf_t *out) {
 }
 
 int main(int argc, char **argv) {
-  long reps = 5;
-  int first = 1;
-  if (argc > 2 && strcmp(argv[1], "-n") == 0) {
-    char *end;
-    reps = strtol(argv[2], &end, 10);
-    if (*end || reps < 1 || reps > 100000) {
-      fprintf(stderr, "torq-bench-parse: -n wants a count from 1, not '%s'\n", argv[2]);
-      return 2;
-    }
-    first = 3;
-  }
-  if (first >= argc || argv[first][0] == '-') {
-    fprintf(stderr, "usage: torq-bench-parse [-n REPS] FILE...\n");
-    return 2;
-  }
+  long reps;
+  int first;
+  int usage = bench_parse_args("torq-bench-parse", argc, argv, &reps, &first);
+  if (usage) return usage;
   size_t files = (size_t)(argc - first);
   double *times = tq_calloc(files * (size_t)reps, sizeof(double)); /* [file][rep] */
   double *totals = tq_calloc((size_t)reps, sizeof(double));
@@ -77,12 +59,11 @@ int main(int argc, char **argv) {
   int rc = 0;
   for (long r = 0; r < reps && rc == 0; r++) {
     for (size_t f = 0; f < files; f++) {
-      double t0 = now_ms();
+      double t0 = bench_now_ms();
       tq_status_t status = run_one(argv[first + (int)f], &printed);
-      double ms = now_ms() - t0;
+      double ms = bench_now_ms() - t0;
       if (status) {
-        fprintf(stderr, "%s\n", tq_status_message(status));
-        tq_status_free(status);
+        bench_report_failure(status);
         rc = 1;
         break;
       }

@@ -195,6 +195,13 @@ tq_status_t tqc__op_error(tqc_lower_t *L, const tqc_op_t *op, const char *fmt, .
                    op->pos.line, op->pos.col, "%s", msg);
 }
 
+tq_status_t tqc__lram_too_small(tqc_lower_t *L, const tqc_op_t *op, uint64_t need) {
+  return tqc__op_error(L, op,
+                       "LRAM of %" PRIu64
+                       " bytes is too small for any tile of %.*s (needs at least %" PRIu64 ")",
+                       L->hw->lram_bytes, (int)op->name.len, op->name.data, need);
+}
+
 const tqc_attr_t *tqc__const_dense(const tqc_value_t *value) {
   const tqc_op_t *def = value ? value->def : NULL;
   if (!def) return NULL;

@@ -7,7 +7,6 @@
  * chosen such that two input bands, two output bands and the weights fit in LRAM; channels are
  * grouped only when the weights of all channels (or one row of all channels) do not fit.
  */
-#include <inttypes.h>
 #include <string.h>
 
 #include "lower_internal.h"
@@ -252,11 +251,7 @@ tq_status_t tqc__lower_band(tqc_lower_t *L, const tqc_group_t *g) {
     if (!found) {
       tqc_layout_t need;
       fits(hw, &b, 1, 1, b.GD, &need);
-      return tqc__op_error(L, op,
-                           "LRAM of %" PRIu64
-                           " bytes is too small for any tile of %.*s (needs "
-                           "at least %" PRIu64 ")",
-                           hw->lram_bytes, (int)op->name.len, op->name.data, need.total);
+      return tqc__lram_too_small(L, op, need.total);
     }
   }
   int64_t R = b.OH;

@@ -5,7 +5,6 @@
  * per-channel rescale, so that every element's channel is its index in that dimension). An
  * operand of one element is loaded once, as the pipeline's "weights", and broadcast.
  */
-#include <inttypes.h>
 #include <string.h>
 
 #include "lower_internal.h"
@@ -193,11 +192,7 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
   }
   if (lo == 0) {
     tqc__layout(hw, w_total, w_total ? 1 : 0, in_per, out_per, &lay);
-    return tqc__op_error(L, op,
-                         "LRAM of %" PRIu64
-                         " bytes is too small for any tile of %.*s (needs "
-                         "at least %" PRIu64 ")",
-                         hw->lram_bytes, (int)op->name.len, op->name.data, lay.total);
+    return tqc__lram_too_small(L, op, lay.total);
   }
   uint64_t ntiles = (units + lo - 1) / lo, E = (units + ntiles - 1) / ntiles;
   tqc__layout(hw, w_total, w_total ? 1 : 0, E * in_per, E * out_per, &lay);

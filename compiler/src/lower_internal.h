@@ -186,6 +186,9 @@ const char *tqc__op_location(tqc_lower_t *L, const tqc_op_t *op);
 tq_status_t tqc__op_error(tqc_lower_t *L, const tqc_op_t *op, const char *fmt, ...)
     TQ_PRINTF(3, 4) TQ_MUST_USE;
 
+/* The located error of an op whose smallest tile needs `need` bytes, more than L->hw's LRAM. */
+tq_status_t tqc__lram_too_small(tqc_lower_t *L, const tqc_op_t *op, uint64_t need) TQ_MUST_USE;
+
 /* The buffer of `value` (made on first use: constants get a Constant, views a View) and marks it
  * touched by the current program. */
 tq_status_t tqc__value_buffer(tqc_lower_t *L, const tqc_value_t *value,

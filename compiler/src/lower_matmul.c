@@ -4,7 +4,6 @@
  * of A of one batch. When B of one batch and one row do not fit, B's columns are split into
  * groups (a strided DMA brings a group of columns in), and the output columns with them.
  */
-#include <inttypes.h>
 #include <string.h>
 
 #include "lower_internal.h"
@@ -80,11 +79,7 @@ tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) {
     if (!found) {
       tqc_layout_t need;
       mm_fits(hw, &m, 1, 1, 2, &need);
-      return tqc__op_error(L, op,
-                           "LRAM of %" PRIu64
-                           " bytes is too small for any tile of %.*s (needs "
-                           "at least %" PRIu64 ")",
-                           hw->lram_bytes, (int)op->name.len, op->name.data, need.total);
+      return tqc__lram_too_small(L, op, need.total);
     }
   }
   int64_t R = m.H;

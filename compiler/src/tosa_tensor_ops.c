@@ -151,11 +151,10 @@ static tq_status_t window_dim(const tqc_tosa_ctx_t *c, const char *axis, int64_t
 
 /* ---- Convolutions --------------------------------------------------------------------------- */
 
-tq_status_t tqc__tosa_check_conv(const tqc_tosa_ctx_t *c, uint32_t types) {
-  (void)types;
-  int depthwise = tqc_op_is(c->op, "tosa.depthwise_conv2d");
-  size_t sp = tqc_op_is(c->op, "tosa.conv3d") ? 3 : 2; /* spatial dimensions */
-  const char *const *names = axis_names + (3 - sp);
+/* What every convolution checks first: operand 0 the input and 1 the weights, both of `rank`;
+ * 2 the bias, of rank 1 and the result's element type; 3 and 4 their zero points; the
+ * acc_type; and the element-type combination. */
+static tq_status_t check_conv_operands(const tqc_tosa_ctx_t *c, size_t rank) {
   const tqc_type_t *in = tqc__tosa_operand(c, 0), *w = tqc__tosa_operand(c, 1);
   const tqc_type_t *bias = tqc__tosa_operand(c, 2), *out = tqc__tosa_result(c, 0);
   const tqc_type_t *acc;
@@ -165,9 +164,20 @@ tq_status_t tqc__tosa_check_conv(const tqc_tosa_ctx_t *c, uint32_t types) {
   TQ_TRY(tqc__tosa_expect_same_elem(c, "bias", bias, out));
   TQ_TRY(tqc__tosa_zero_point(c, 3, "input_zp", in));
   TQ_TRY(tqc__tosa_zero_point(c, 4, "weight_zp", w));
-  TQ_TRY(tqc__tosa_expect_rank(c, "input", in, sp + 2));
-  TQ_TRY(tqc__tosa_expect_rank(c, "weight", w, sp + 2));
+  TQ_TRY(tqc__tosa_expect_rank(c, "input", in, rank));
+  TQ_TRY(tqc__tosa_expect_rank(c, "weight", w, rank));
   TQ_TRY(tqc__tosa_expect_rank(c, "bias", bias, 1));
+  return NULL;
+}
+
+tq_status_t tqc__tosa_check_conv(const tqc_tosa_ctx_t *c, uint32_t types) {
+  (void)types;
+  int depthwise = tqc_op_is(c->op, "tosa.depthwise_conv2d");
+  size_t sp = tqc_op_is(c->op, "tosa.conv3d") ? 3 : 2; /* spatial dimensions */
+  const char *const *names = axis_names + (3 - sp);
+  const tqc_type_t *in = tqc__tosa_operand(c, 0), *w = tqc__tosa_operand(c, 1);
+  const tqc_type_t *bias = tqc__tosa_operand(c, 2), *out = tqc__tosa_result(c, 0);
+  TQ_TRY(check_conv_operands(c, sp + 2));
   int64_t pad[6], stride[3], dilation[3];
   TQ_TRY(tqc__tosa_attr_ints(c, "pad", 64, 2 * sp, pad));
   TQ_TRY(tqc__tosa_attr_ints(c, "stride", 64, sp, stride));
@@ -216,16 +226,7 @@ tq_status_t tqc__tosa_check_transpose_conv2d(const tqc_tosa_ctx_t *c, uint32_t t
   (void)types;
   const tqc_type_t *in = tqc__tosa_operand(c, 0), *w = tqc__tosa_operand(c, 1);
   const tqc_type_t *bias = tqc__tosa_operand(c, 2), *out = tqc__tosa_result(c, 0);
-  const tqc_type_t *acc;
-  TQ_TRY(acc_type(c, &acc));
-  TQ_TRY(check_combo(c, conv_combos, sizeof(conv_combos) / sizeof(conv_combos[0]), in, "weight", w,
-                     acc, out));
-  TQ_TRY(tqc__tosa_expect_same_elem(c, "bias", bias, out));
-  TQ_TRY(tqc__tosa_zero_point(c, 3, "input_zp", in));
-  TQ_TRY(tqc__tosa_zero_point(c, 4, "weight_zp", w));
-  TQ_TRY(tqc__tosa_expect_rank(c, "input", in, 4));
-  TQ_TRY(tqc__tosa_expect_rank(c, "weight", w, 4));
-  TQ_TRY(tqc__tosa_expect_rank(c, "bias", bias, 1));
+  TQ_TRY(check_conv_operands(c, 4));
   int64_t out_pad[4], stride[2];
   TQ_TRY(tqc__tosa_attr_ints(c, "out_pad", 64, 4, out_pad));
   TQ_TRY(tqc__tosa_attr_ints(c, "stride", 64, 2, stride));

@@ -1,10 +1,12 @@
 /* The compiler-tests binary: every suite of libtorq-compiler, one runner. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "suites.h"
 #include "torq/base/alloc.h"
+#include "torq/base/file.h"
 
 tqc_module_t *tt_parse(const char *text) {
   tqc_module_t *m = NULL;
@@ -38,6 +40,33 @@ char *tt_print(const tqc_module_t *module) {
   char *s = tq_buf_detach(&buf);
   ck_assert_ptr_nonnull(s);
   return s;
+}
+
+int tt_corpus_paths(char *dir, char ***out_paths, size_t *out_count) {
+  *out_paths = NULL;
+  *out_count = 0;
+  char own_dir[TT_PATH_MAX];
+  if (!dir) dir = own_dir;
+  const char *root = getenv("TORQ_TESTDATA");
+  snprintf(dir, TT_PATH_MAX, "%s/tosa_ops", root ? root : "");
+  char **paths;
+  size_t n;
+  tq_status_t st = root ? tq_dir_list(dir, ".mlir", &paths, &n) : NULL;
+  if (!root || st) {
+    tq_status_free(st);
+    return 0;
+  }
+  for (size_t i = 0; i < n; i++) { /* each name becomes its path */
+    size_t size = strlen(dir) + strlen(paths[i]) + 2;
+    char *path = tq_malloc(size);
+    ck_assert_ptr_nonnull(path);
+    snprintf(path, size, "%s/%s", dir, paths[i]);
+    tq_free(paths[i]);
+    paths[i] = path;
+  }
+  *out_paths = paths;
+  *out_count = n;
+  return 1;
 }
 
 int main(void) {

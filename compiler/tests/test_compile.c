@@ -2,7 +2,6 @@
  * section 4, tiling, fusion, host fallback, views, diagnostics, and the whole corpus through
  * compile, pack, unpack, trace.csv and debug info. */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "module.pb-c.h"
+#include "suites.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/compiler/compile.h"
@@ -773,10 +773,6 @@ END_TEST
 
 /* ---- The corpus ----------------------------------------------------------------------------- */
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -801,28 +797,16 @@ static void check_trace(const char *csv, const char *name) {
 }
 
 START_TEST(compile_every_corpus_model) {
-  const char *root = getenv("TORQ_TESTDATA");
-  char dirpath[4096];
-  snprintf(dirpath, sizeof(dirpath), "%s/tosa_ops", root ? root : "");
-  DIR *d = root ? opendir(dirpath) : NULL;
-  if (!d) {
+  char dirpath[TT_PATH_MAX], **paths;
+  size_t n;
+  if (!tt_corpus_paths(dirpath, &paths, &n)) {
     fprintf(stderr, "compile: skipped corpus walk: no $TORQ_TESTDATA/tosa_ops\n");
     return;
   }
-  char **names = calloc(4096, sizeof(*names));
-  size_t n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) && n < 4096) {
-    size_t len = strlen(e->d_name);
-    if (len > 5 && strcmp(e->d_name + len - 5, ".mlir") == 0) names[n++] = strdup(e->d_name);
-  }
-  closedir(d);
-  qsort(names, n, sizeof(*names), cmp_str);
   double compile_time = 0;
   size_t failures = 0, nss = 0, host = 0;
   for (size_t i = 0; i < n; i++) {
-    char path[8192];
-    snprintf(path, sizeof(path), "%s/%s", dirpath, names[i]);
+    const char *path = paths[i], *name = path + strlen(dirpath) + 1;
     tqc_module_t *src = NULL;
     tqc_compiled_t *c = NULL;
     TC_OK(tqc_module_parse_file(path, NULL, &src));
@@ -831,7 +815,7 @@ START_TEST(compile_every_corpus_model) {
     compile_time += now_s() - t0;
     if (st) {
       char *txt = tq_status_format(st, 0);
-      fprintf(stderr, "compile: %s: %s\n", names[i], txt ? txt : "?");
+      fprintf(stderr, "compile: %s: %s\n", name, txt ? txt : "?");
       free(txt);
       tq_status_free(st);
       tqc_module_destroy(src);
@@ -846,13 +830,12 @@ START_TEST(compile_every_corpus_model) {
     tq_buf_init(&csv, 0);
     TC_OK(tqc_compiled_pack(c, &packed));
     Torq__Module *u = torq__module__unpack(NULL, packed.len, (const uint8_t *)packed.data);
-    ck_assert_msg(u != NULL, "%s: does not unpack", names[i]);
+    ck_assert_msg(u != NULL, "%s: does not unpack", name);
     ck_assert_uint_eq(u->n_actions, m->n_actions);
     ck_assert_uint_eq(u->n_nss_programs, m->n_nss_programs);
     for (size_t a = 0; a < u->n_actions; a++) {
       ck_assert_uint_eq(u->actions[a]->action_id, a);
-      ck_assert_msg(strncmp(u->actions[a]->location, "loc(\"", 5) == 0, "%s: action %zu", names[i],
-                    a);
+      ck_assert_msg(strncmp(u->actions[a]->location, "loc(\"", 5) == 0, "%s: action %zu", name, a);
     }
     for (size_t p = 0; p < u->n_nss_programs; p++)
       for (size_t k = 0; k < u->nss_programs[p]->n_tasks; k++)
@@ -866,15 +849,15 @@ START_TEST(compile_every_corpus_model) {
               uint64_t span = g->size;
               if (g->n_counts) span += (g->counts[0] - 1) * g->strides[0];
               ck_assert_msg(g->offset + span <= u->buffers[g->buffer_id]->size,
-                            "%s: XRAM region past its buffer", names[i]);
+                            "%s: XRAM region past its buffer", name);
             }
           }
         }
     torq__module__free_unpacked(u, NULL);
     TC_OK(tqc_compiled_trace_csv(c, &csv));
-    check_trace(csv.data, names[i]);
+    check_trace(csv.data, name);
     /* The debug-info directory for a sample (writing 200 folders adds nothing but time). */
-    check_debug_info(c, src->text, names[i]);
+    check_debug_info(c, src->text, name);
     tq_buf_deinit(&packed);
     tq_buf_deinit(&csv);
     tqc_compiled_destroy(c);
@@ -884,8 +867,7 @@ START_TEST(compile_every_corpus_model) {
           "compile: %zu corpus models, %zu failed, %zu NSS and %zu host programs, "
           "compile time %.3f s\n",
           n, failures, nss, host, compile_time);
-  for (size_t i = 0; i < n; i++) free(names[i]);
-  free(names);
+  tq_dir_list_free(paths, n);
   ck_assert_uint_eq(failures, 0);
 }
 END_TEST

@@ -3,7 +3,6 @@
  * prints it back byte for byte (skipped when mlir-opt is missing, or under valgrind with
  * TORQ_VALGRIND set, where it is slow). */
 #include <check.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,42 +15,7 @@
 #include "torq/base/file.h"
 
 #define MLIR_OPT "/usr/lib/llvm-22/bin/mlir-opt"
-#define MAX_FILES 4096
 #define PARALLEL 8
-
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The sorted .mlir paths of the corpus folder; 0 when it is absent. */
-static size_t list_corpus(char ***out_paths) {
-  const char *root = getenv("TORQ_TESTDATA");
-  *out_paths = NULL;
-  if (!root) return 0;
-  char dir[4096];
-  snprintf(dir, sizeof(dir), "%s/tosa_ops", root);
-  DIR *d = opendir(dir);
-  if (!d) return 0;
-  char **paths = calloc(MAX_FILES, sizeof(*paths));
-  size_t n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) && n < MAX_FILES) {
-    size_t len = strlen(e->d_name);
-    if (len < 6 || strcmp(e->d_name + len - 5, ".mlir") != 0) continue;
-    paths[n] = malloc(strlen(dir) + len + 2);
-    sprintf(paths[n], "%s/%s", dir, e->d_name);
-    n++;
-  }
-  closedir(d);
-  qsort(paths, n, sizeof(*paths), cmp_str);
-  *out_paths = paths;
-  return n;
-}
-
-static void free_paths(char **paths, size_t n) {
-  for (size_t i = 0; i < n; i++) free(paths[i]);
-  free(paths);
-}
 
 static char *parse_print(const char *path, const char *text, size_t len) {
   tqc_module_t *m = NULL;
@@ -62,13 +26,18 @@ static char *parse_print(const char *path, const char *text, size_t len) {
   return s;
 }
 
+/* The corpus paths; none, after a message, when it is absent. */
+static size_t corpus_or_skip(char ***out_paths) {
+  size_t n;
+  tt_corpus_paths(NULL, out_paths, &n);
+  if (n == 0) fprintf(stderr, "corpus: skipped: no $TORQ_TESTDATA/tosa_ops\n");
+  return n;
+}
+
 START_TEST(corpus_parses_verifies_and_round_trips) {
   char **paths;
-  size_t n = list_corpus(&paths);
-  if (n == 0) {
-    fprintf(stderr, "corpus: skipped: no $TORQ_TESTDATA/tosa_ops\n");
-    return;
-  }
+  size_t n = corpus_or_skip(&paths);
+  if (n == 0) return;
   for (size_t i = 0; i < n; i++) {
     tqc_module_t *m = NULL;
     tq_status_t st = tqc_module_parse_file(paths[i], NULL, &m);
@@ -86,7 +55,7 @@ START_TEST(corpus_parses_verifies_and_round_trips) {
     tq_free(second);
   }
   fprintf(stderr, "corpus: %zu models parse, verify and round-trip\n", n);
-  free_paths(paths, n);
+  tq_dir_list_free(paths, n);
 }
 END_TEST
 
@@ -112,11 +81,8 @@ START_TEST(corpus_printed_form_is_accepted_and_kept_by_mlir_opt) {
     return;
   }
   char **paths;
-  size_t n = list_corpus(&paths);
-  if (n == 0) {
-    fprintf(stderr, "corpus: skipped: no $TORQ_TESTDATA/tosa_ops\n");
-    return;
-  }
+  size_t n = corpus_or_skip(&paths);
+  if (n == 0) return;
   char dir[] = "/tmp/torq-corpus-XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
   char **printed = calloc(n, sizeof(*printed));
@@ -157,7 +123,7 @@ START_TEST(corpus_printed_form_is_accepted_and_kept_by_mlir_opt) {
   free(printed);
   fprintf(stderr, "corpus: mlir-opt accepts %zu of %zu printed models, %zu kept byte for byte\n",
           accepted, n, identical);
-  free_paths(paths, n);
+  tq_dir_list_free(paths, n);
 }
 END_TEST
 

@@ -11,7 +11,6 @@
  * or column groups and one or two slices, give on the NPU model exactly the bytes the reference
  * interpreter computes for the source operators. */
 #include <check.h>
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,44 +18,12 @@
 
 #include "module.pb-c.h"
 #include "suites.h"
+#include "torq/base/file.h"
 #include "torq/base/str.h"
 #include "torq/compiler/compile.h"
 #include "torq/sim/npu.h"
 #include "torq/sim/ref.h"
 #include "torq/sim/tensor.h"
-
-#define E2E_MAX_FILES 4096
-
-static int e2e_cmp(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The sorted .mlir paths of $TORQ_TESTDATA/tosa_ops; 0 when absent. */
-static size_t e2e_corpus(char ***out_paths) {
-  const char *root = getenv("TORQ_TESTDATA");
-  *out_paths = NULL;
-  if (!root) return 0;
-  char dir[4096];
-  snprintf(dir, sizeof(dir), "%s/tosa_ops", root);
-  DIR *d = opendir(dir);
-  if (!d) return 0;
-  char **paths = calloc(E2E_MAX_FILES, sizeof(*paths));
-  ck_assert_ptr_nonnull(paths);
-  size_t n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) && n < E2E_MAX_FILES) {
-    size_t len = strlen(e->d_name);
-    if (len < 6 || strcmp(e->d_name + len - 5, ".mlir") != 0) continue;
-    paths[n] = malloc(strlen(dir) + len + 2);
-    ck_assert_ptr_nonnull(paths[n]);
-    sprintf(paths[n], "%s/%s", dir, e->d_name);
-    n++;
-  }
-  closedir(d);
-  qsort(paths, n, sizeof(*paths), e2e_cmp);
-  *out_paths = paths;
-  return n;
-}
 
 static uint64_t e2e_next(uint64_t *s) {
   *s ^= *s << 13;
@@ -141,7 +108,8 @@ static void e2e_on_work(void *user, const tqs_npu_event_t *ev) {
 
 START_TEST(npu_runs_every_corpus_program_in_the_estimated_cycles) {
   char **paths;
-  size_t n = e2e_corpus(&paths);
+  size_t n;
+  tt_corpus_paths(NULL, &paths, &n);
   if (n == 0) {
     fprintf(stderr, "npu_e2e: skipped: no $TORQ_TESTDATA/tosa_ops\n");
     return;
@@ -194,8 +162,7 @@ START_TEST(npu_runs_every_corpus_program_in_the_estimated_cycles) {
     tqc_module_destroy(src);
   }
   tqs_npu_destroy(npu);
-  for (size_t f = 0; f < n; f++) free(paths[f]);
-  free(paths);
+  tq_dir_list_free(paths, n);
   fprintf(stderr,
           "npu_e2e: %zu models, %zu NSS programs, %zu tasks, %zu work items, %" PRIu64
           " cycles: all equal to the estimates\n",

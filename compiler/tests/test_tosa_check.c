@@ -8,11 +8,12 @@
  * --tosa-validate="strict-op-spec-alignment" (TOSA's profile rules), not with its op verifier.
  */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "suites.h"
+#include "torq/base/file.h"
 #include "torq/base/status.h"
 #include "torq/compiler/ir.h"
 #include "torq/compiler/mlir.h"
@@ -546,33 +547,21 @@ END_TEST
 /* ---- The corpus ----------------------------------------------------------------------------- */
 
 START_TEST(tosa_check_accepts_every_corpus_model) {
-  const char *root = getenv("TORQ_TESTDATA");
-  char dir[4096];
-  snprintf(dir, sizeof(dir), "%s/tosa_ops", root ? root : "");
-  DIR *d = root ? opendir(dir) : NULL;
-  if (!d) {
+  char dir[TT_PATH_MAX], **paths;
+  size_t n;
+  if (!tt_corpus_paths(dir, &paths, &n)) {
     fprintf(stderr, "tosa_check: corpus test skipped: no $TORQ_TESTDATA/tosa_ops\n");
     return;
   }
-  size_t n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t len = strlen(e->d_name);
-    if (len < 6 || strcmp(e->d_name + len - 5, ".mlir") != 0) continue;
-    char path[8192];
-    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+  for (size_t i = 0; i < n; i++) {
     tqc_module_t *m = NULL;
-    tq_status_t st = tqc_module_parse_file(path, NULL, &m);
+    tq_status_t st = tqc_module_parse_file(paths[i], NULL, &m);
     if (!st) st = tqc_module_verify(m);
     if (!st) st = tqc_tosa_check(m);
     tqc_module_destroy(m);
-    if (st) {
-      closedir(d);
-      fail_status(st, path);
-    }
-    n++;
+    if (st) fail_status(st, paths[i]);
   }
-  closedir(d);
+  tq_dir_list_free(paths, n);
   ck_assert_msg(n > 0, "no .mlir files in %s", dir);
 }
 END_TEST

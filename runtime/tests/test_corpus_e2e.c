@@ -10,7 +10,6 @@
  * Under valgrind (TORQ_VALGRIND set) every tenth model runs, to keep the time reasonable.
  *
  * The reference evaluator itself is checked against hand-computed values on small models. */
-#include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -21,12 +20,12 @@
 #include "helpers.h"
 #include "suites.h"
 #include "torq/base/alloc.h"
+#include "torq/base/file.h"
 #include "torq/compiler/compile.h"
 #include "torq/compiler/ir.h"
 #include "torq/compiler/reference.h"
 #include "torq/sim/tensor.h"
 
-#define E2E_MAX_FILES 4096
 #define E2E_MAX_IO 16
 
 /* ---- Float tolerance -----------------------------------------------------------------------
@@ -56,34 +55,15 @@ static double e2e_eps(tqs_type_t type) {
 
 /* ---- The corpus ----------------------------------------------------------------------------- */
 
-static int e2e_cmp(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The sorted .mlir paths of $TORQ_TESTDATA/tosa_ops; 0 when absent. */
-static size_t e2e_corpus(char ***out_paths) {
+/* The sorted *.mlir names of $TORQ_TESTDATA/tosa_ops, that folder in `dir` (4096 bytes); no
+ * names when the variable is unset or the folder cannot be listed. */
+static size_t e2e_corpus(char *dir, char ***out_names) {
   const char *root = getenv("TORQ_TESTDATA");
-  *out_paths = NULL;
-  if (!root) return 0;
-  char dir[4096];
-  snprintf(dir, sizeof(dir), "%s/tosa_ops", root);
-  DIR *d = opendir(dir);
-  if (!d) return 0;
-  char **paths = calloc(E2E_MAX_FILES, sizeof(*paths));
-  ck_assert_ptr_nonnull(paths);
+  snprintf(dir, 4096, "%s/tosa_ops", root ? root : "");
   size_t n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) && n < E2E_MAX_FILES) {
-    size_t len = strlen(e->d_name);
-    if (len < 6 || strcmp(e->d_name + len - 5, ".mlir") != 0) continue;
-    paths[n] = malloc(strlen(dir) + len + 2);
-    ck_assert_ptr_nonnull(paths[n]);
-    sprintf(paths[n], "%s/%s", dir, e->d_name);
-    n++;
-  }
-  closedir(d);
-  qsort(paths, n, sizeof(*paths), e2e_cmp);
-  *out_paths = paths;
+  *out_names = NULL;
+  tq_status_t st = root ? tq_dir_list(dir, ".mlir", out_names, &n) : NULL;
+  tq_status_free(st);
   return n;
 }
 
@@ -370,8 +350,8 @@ done:
 }
 
 START_TEST(corpus_npu_outputs_equal_the_reference_and_cycles_the_estimate) {
-  char **paths;
-  size_t n = e2e_corpus(&paths);
+  char dir[4096], **names;
+  size_t n = e2e_corpus(dir, &names);
   if (n == 0) {
     fprintf(stderr, "corpus e2e: skipped: no $TORQ_TESTDATA/tosa_ops\n");
     return;
@@ -380,7 +360,11 @@ START_TEST(corpus_npu_outputs_equal_the_reference_and_cycles_the_estimate) {
   e2e_totals_t *t = calloc(1, sizeof(*t));
   ck_assert_ptr_nonnull(t);
   size_t tried = 0;
-  for (size_t i = 0; i < n; i += every, tried++) e2e_run_model(t, paths[i]);
+  for (size_t i = 0; i < n; i += every, tried++) {
+    char path[8192];
+    snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+    e2e_run_model(t, path);
+  }
   fprintf(stderr,
           "corpus e2e: %zu of %zu models run%s; %zu outputs compared: %zu of %zu integer outputs "
           "bit-exact, %zu of %zu float outputs within tolerance (%zu bit-exact; |a-b| <= %g eps "
@@ -388,8 +372,7 @@ START_TEST(corpus_npu_outputs_equal_the_reference_and_cycles_the_estimate) {
           t->models, tried, every > 1 ? " (every 10th: TORQ_VALGRIND)" : "", t->outputs,
           t->int_exact, t->int_outputs, t->float_within, t->float_outputs, t->float_exact, E2E_ULPS,
           t->max_float_err, t->programs_exact, t->programs);
-  for (size_t i = 0; i < n; i++) free(paths[i]);
-  free(paths);
+  tq_dir_list_free(names, n);
   size_t failures = t->n_failures, models = t->models;
   char *msg = strdup(t->failures);
   free(t);

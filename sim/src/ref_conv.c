@@ -30,8 +30,9 @@ static size_t tqs__widen_src(const tqs_tensor_t *t, int transpose_last2, size_t 
   return base + r2 * cols + c;
 }
 
-tq_status_t tqs__widen_i32(const tqs__op_t *op, const tqs_tensor_t *t, int64_t zp,
-                           int transpose_last2, int32_t **out) {
+/* A heap array of `t`'s values minus `zp` as int32, or (below) float. */
+static tq_status_t tqs__widen_i32(const tqs__op_t *op, const tqs_tensor_t *t, int64_t zp,
+                                  int transpose_last2, int32_t **out) {
   size_t n = tqs__count(t);
   TQ_TRY(tqs__scratch(op, n, sizeof **out, (void **)out));
   for (size_t i = 0; i < n; i++) {
@@ -40,14 +41,34 @@ tq_status_t tqs__widen_i32(const tqs__op_t *op, const tqs_tensor_t *t, int64_t z
   return NULL;
 }
 
-tq_status_t tqs__widen_f32(const tqs__op_t *op, const tqs_tensor_t *t, float zp,
-                           int transpose_last2, float **out) {
+static tq_status_t tqs__widen_f32(const tqs__op_t *op, const tqs_tensor_t *t, float zp,
+                                  int transpose_last2, float **out) {
   size_t n = tqs__count(t);
   TQ_TRY(tqs__scratch(op, n, sizeof **out, (void **)out));
   for (size_t i = 0; i < n; i++) {
     (*out)[i] = tqs__ld_f(t, tqs__widen_src(t, transpose_last2, i)) - zp;
   }
   return NULL;
+}
+
+tq_status_t tqs__widen_pair(const tqs__op_t *op, int is_float, const tqs_tensor_t *a, int64_t a_zp,
+                            const tqs_tensor_t *b, int64_t b_zp, int transpose_b, void **out_a,
+                            void **out_b) {
+  *out_a = *out_b = NULL;
+  tq_status_t status;
+  if (is_float) {
+    status = tqs__widen_f32(op, a, (float)a_zp, 0, (float **)out_a);
+    if (!status) status = tqs__widen_f32(op, b, (float)b_zp, transpose_b, (float **)out_b);
+  } else {
+    status = tqs__widen_i32(op, a, a_zp, 0, (int32_t **)out_a);
+    if (!status) status = tqs__widen_i32(op, b, b_zp, transpose_b, (int32_t **)out_b);
+  }
+  if (status) {
+    tq_free(*out_a);
+    tq_free(*out_b);
+    *out_a = *out_b = NULL;
+  }
+  return status;
 }
 
 typedef struct tqs__conv_s {
@@ -133,19 +154,8 @@ tq_status_t tqs__k_conv2d(const tqs__op_t *op, int variant) {
                     (long long)w->dims[3], (long long)cv.ic);
   }
   int per_oc_bias = tqs__count(bias) != 1;
-  void *xs = NULL, *ws = NULL;
-  tq_status_t status;
-  if (cv.is_float) {
-    status = tqs__widen_f32(op, x, (float)cv.input_zp, 0, (float **)&xs);
-    if (!status) status = tqs__widen_f32(op, w, (float)cv.weight_zp, 0, (float **)&ws);
-  } else {
-    status = tqs__widen_i32(op, x, cv.input_zp, 0, (int32_t **)&xs);
-    if (!status) status = tqs__widen_i32(op, w, cv.weight_zp, 0, (int32_t **)&ws);
-  }
-  if (status) {
-    tq_free(xs);
-    return status;
-  }
+  void *xs, *ws;
+  TQ_TRY(tqs__widen_pair(op, cv.is_float, x, cv.input_zp, w, cv.weight_zp, 0, &xs, &ws));
   const int64_t IH = cv.ih, IW = cv.iw, IC = cv.ic, KH = cv.kh, KW = cv.kw;
   size_t o = 0;
   for (int64_t n = 0; n < cv.n; n++) {
@@ -209,17 +219,10 @@ tq_status_t tqs__k_depthwise_conv2d(const tqs__op_t *op, int variant) {
   }
   int per_oc_bias = tqs__count(bias) != 1;
   const int64_t IH = cv.ih, IW = cv.iw, C = cv.ic, KW = cv.kw, OC = cv.oc;
-  void *xs = NULL, *ws = NULL, *acc = NULL;
-  tq_status_t status;
-  if (cv.is_float) {
-    status = tqs__widen_f32(op, x, (float)cv.input_zp, 0, (float **)&xs);
-    if (!status) status = tqs__widen_f32(op, w, (float)cv.weight_zp, 0, (float **)&ws);
-    if (!status) status = tqs__scratch(op, (size_t)OC, sizeof(float), &acc);
-  } else {
-    status = tqs__widen_i32(op, x, cv.input_zp, 0, (int32_t **)&xs);
-    if (!status) status = tqs__widen_i32(op, w, cv.weight_zp, 0, (int32_t **)&ws);
-    if (!status) status = tqs__scratch(op, (size_t)OC, sizeof(int64_t), &acc);
-  }
+  void *xs, *ws, *acc;
+  TQ_TRY(tqs__widen_pair(op, cv.is_float, x, cv.input_zp, w, cv.weight_zp, 0, &xs, &ws));
+  tq_status_t status =
+      tqs__scratch(op, (size_t)OC, cv.is_float ? sizeof(float) : sizeof(int64_t), &acc);
   if (status) {
     tq_free(xs);
     tq_free(ws);

@@ -32,19 +32,8 @@ tq_status_t tqs__k_matmul(const tqs__op_t *op, int variant) {
   int64_t a_zp, b_zp;
   TQ_TRY(tqs__scalar_arg(op, 2, 0, &a_zp));
   TQ_TRY(tqs__scalar_arg(op, 3, 0, &b_zp));
-  void *as = NULL, *bs = NULL;
-  tq_status_t status;
-  if (is_float) {
-    status = tqs__widen_f32(op, a, (float)a_zp, 0, (float **)&as);
-    if (!status) status = tqs__widen_f32(op, b, (float)b_zp, 1, (float **)&bs);
-  } else {
-    status = tqs__widen_i32(op, a, a_zp, 0, (int32_t **)&as);
-    if (!status) status = tqs__widen_i32(op, b, b_zp, 1, (int32_t **)&bs);
-  }
-  if (status) {
-    tq_free(as);
-    return status;
-  }
+  void *as, *bs;
+  TQ_TRY(tqs__widen_pair(op, is_float, a, a_zp, b, b_zp, 1, &as, &bs));
   size_t o = 0;
   for (int64_t n = 0; n < N; n++) {
     for (int64_t h = 0; h < H; h++) {
@@ -107,19 +96,8 @@ tq_status_t tqs__k_fully_connected(const tqs__op_t *op, int variant) {
   int64_t x_zp, w_zp;
   TQ_TRY(tqs__fc_zp(op, 3, "input_zp", &x_zp));
   TQ_TRY(tqs__fc_zp(op, 4, "weight_zp", &w_zp));
-  void *xs = NULL, *ws = NULL;
-  tq_status_t status;
-  if (is_float) {
-    status = tqs__widen_f32(op, x, (float)x_zp, 0, (float **)&xs);
-    if (!status) status = tqs__widen_f32(op, w, (float)w_zp, 0, (float **)&ws);
-  } else {
-    status = tqs__widen_i32(op, x, x_zp, 0, (int32_t **)&xs);
-    if (!status) status = tqs__widen_i32(op, w, w_zp, 0, (int32_t **)&ws);
-  }
-  if (status) {
-    tq_free(xs);
-    return status;
-  }
+  void *xs, *ws;
+  TQ_TRY(tqs__widen_pair(op, is_float, x, x_zp, w, w_zp, 0, &xs, &ws));
   size_t o = 0;
   for (int64_t n = 0; n < N; n++) {
     for (int64_t oc = 0; oc < OC; oc++, o++) {

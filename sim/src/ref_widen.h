@@ -10,13 +10,13 @@
 tq_status_t tqs__scratch(const tqs__op_t *op, size_t count, size_t elem_size,
                          void **out) TQ_MUST_USE;
 
-/* A heap array of `t`'s values minus `zp` as int32 (integer operands) or float (float operands),
- * in `t`'s element order; or, with `transpose_last2`, with its last two dims swapped (for the
- * right-hand side of a matmul). The caller frees it with tq_free. */
-tq_status_t tqs__widen_i32(const tqs__op_t *op, const tqs_tensor_t *t, int64_t zp,
-                           int transpose_last2, int32_t **out) TQ_MUST_USE;
-tq_status_t tqs__widen_f32(const tqs__op_t *op, const tqs_tensor_t *t, float zp,
-                           int transpose_last2, float **out) TQ_MUST_USE;
+/* The two operands of a multiply-accumulate kernel as heap arrays of their values minus their
+ * zero points: `a` less `a_zp` and `b` less `b_zp`, as float when `is_float`, else as int32, in
+ * the tensors' element order; with `transpose_b`, b's last two dims swapped (for the right-hand
+ * side of a matmul). The caller frees *out_a and *out_b with tq_free; on error both are NULL. */
+tq_status_t tqs__widen_pair(const tqs__op_t *op, int is_float, const tqs_tensor_t *a, int64_t a_zp,
+                            const tqs_tensor_t *b, int64_t b_zp, int transpose_b, void **out_a,
+                            void **out_b) TQ_MUST_USE;
 
 /* One step of a float accumulation in `acc_type`: acc + a * b, every operation rounded to
  * acc_type (f32 needs no extra rounding). */

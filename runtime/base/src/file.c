@@ -1,6 +1,7 @@
-/* Whole-file reads, atomic writes and mkdir -p. */
+/* Whole-file reads, atomic writes, mkdir -p and sorted folder listings. */
 #include "torq/base/file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -226,4 +227,62 @@ tq_status_t tq_file_mkdirs(const char *path) {
   }
   tq_free(p);
   return s;
+}
+
+static int tq__dir_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void tq_dir_list_free(char **names, size_t count) {
+  if (!names) return;
+  for (size_t i = 0; i < count; i++) tq_free(names[i]);
+  tq_free(names);
+}
+
+tq_status_t tq_dir_list(const char *dir, const char *suffix, char ***out_names, size_t *out_count) {
+  *out_names = NULL;
+  *out_count = 0;
+  size_t suffix_len = suffix ? strlen(suffix) : 0;
+  DIR *d = opendir(dir);
+  if (!d) return TQ__ERRNO_STATUS(errno, dir, "cannot list folder");
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  tq_status_t s = NULL;
+  for (;;) {
+    errno = 0;
+    struct dirent *e = readdir(d);
+    if (!e) {
+      if (errno) s = TQ__ERRNO_STATUS(errno, dir, "cannot list folder");
+      break;
+    }
+    const char *name = e->d_name;
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) continue;
+    size_t len = strlen(name);
+    if (len <= suffix_len || (suffix_len && strcmp(name + len - suffix_len, suffix) != 0)) continue;
+    if (n == cap) {
+      size_t new_cap = cap ? cap * 2 : 16, bytes;
+      char **grown = tq_size_mul(new_cap, sizeof(*names), &bytes) ? tq_realloc(names, bytes) : NULL;
+      if (!grown) {
+        s = TQ_STATUS(TQ_OUT_OF_MEMORY, "%s: out of memory listing the folder", dir);
+        break;
+      }
+      names = grown;
+      cap = new_cap;
+    }
+    names[n] = tq_strndup(name, len);
+    if (!names[n]) {
+      s = TQ_STATUS(TQ_OUT_OF_MEMORY, "%s: out of memory listing the folder", dir);
+      break;
+    }
+    n++;
+  }
+  closedir(d);
+  if (s) {
+    tq_dir_list_free(names, n);
+    return s;
+  }
+  if (n) qsort(names, n, sizeof(*names), tq__dir_cmp);
+  *out_names = names;
+  *out_count = n;
+  return NULL;
 }

@@ -1,5 +1,5 @@
-/* Files: whole-file reads with a size limit, and atomic writes (temporary name, fsync, rename), so
- * that a crash never leaves a torn file. */
+/* Files: whole-file reads with a size limit, atomic writes (temporary name, fsync, rename), so
+ * that a crash never leaves a torn file, and sorted folder listings. */
 #ifndef TORQ_BASE_FILE_H
 #define TORQ_BASE_FILE_H
 
@@ -20,5 +20,22 @@ tq_status_t tq_file_write_atomic(const char *path, const void *data, size_t len)
 
 /* Creates a folder and its parents (mkdir -p), mode 0777 before umask. */
 tq_status_t tq_file_mkdirs(const char *path) TQ_MUST_USE;
+
+/* Lists the names (not paths) of the entries of folder `dir` that end in `suffix` (NULL or "":
+ * every entry), leaving out "." and ".."; a name must be longer than the suffix, so a file named
+ * just ".mlir" is not listed. The names are sorted with strcmp, so that the order, and any id
+ * taken from a position in it, is the same on every run and file system. Entries of any type are
+ * listed.
+ *
+ * On success *out_names holds *out_count heap strings in a heap array, all owned by the caller,
+ * who frees them with tq_dir_list_free; when the count is 0 the array is NULL. On error
+ * *out_names is NULL and *out_count 0. Errors name the folder: TQ_NOT_FOUND (no such
+ * folder, or not a folder), TQ_OUT_OF_MEMORY, TQ_IO. */
+tq_status_t tq_dir_list(const char *dir, const char *suffix, char ***out_names,
+                        size_t *out_count) TQ_MUST_USE;
+
+/* Frees what tq_dir_list returned: each of the `count` strings (with tq_free) and the array.
+ * Accepts NULL. */
+void tq_dir_list_free(char **names, size_t count);
 
 #endif
