@@ -2,6 +2,7 @@
  * Overview blocks. The blocks and durations come from overview.h, so that the summary prints
  * exactly what torq-annotate prints. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "results_internal.h"
@@ -63,7 +64,8 @@ static int find_metric(const tqh_test_record_t *r, const char *name, double *out
   return 0;
 }
 
-static tq_status_t table(const tqh_test_record_t *records, size_t count, tq_buf_t *out) {
+static tq_status_t table(const tqh_test_record_t *records, const size_t *order, size_t count,
+                         tq_buf_t *out) {
   size_t name_w = 4; /* "TEST" */
   for (size_t i = 0; i < count; i++) {
     size_t c = columns(records[i].name);
@@ -76,8 +78,8 @@ static tq_status_t table(const tqh_test_record_t *records, size_t count, tq_buf_
   TQ_TRY(right(out, "WALL TIME (median)", wall_w));
   TQ_TRY(right(out, "OVERALL", overall_w));
   TQ_TRY(tq_buf_putc(out, '\n'));
-  for (size_t i = 0; i < count; i++) {
-    const tqh_test_record_t *r = &records[i];
+  for (size_t k = 0; k < count; k++) {
+    const tqh_test_record_t *r = &records[order[k]];
     char wall[32] = "-", overall[32] = "-";
     double us;
     if (r->has_wall_time) tqh_format_duration(to_ns(r->wall_time_s, 1e9), wall);
@@ -126,26 +128,37 @@ static tq_status_t block(const tqh_test_record_t *r, tq_buf_t *out) {
   return s;
 }
 
+/* The summary lists tests by id, not in the order they finished, so that two runs of the same
+ * suite print the same text whatever the number of workers. */
+static int by_id(const void *a, const void *b, void *records) {
+  const tqh_test_record_t *r = records;
+  const char *x = r[*(const size_t *)a].id, *y = r[*(const size_t *)b].id;
+  return strcmp(x ? x : "", y ? y : "");
+}
+
 tq_status_t tqh__summary_render(const tqh_test_record_t *records, size_t count,
                                 tqh__pieces_t *cache, tq_buf_t *out) {
-  TQ_TRY(tq_buf_append_cstr(out,
-                            "============================== Summary "
-                            "===============================\n"));
-  TQ_TRY(table(records, count, out));
-  TQ_TRY(tq_buf_append_cstr(out, "  "));
-  for (int i = 0; i < 56; i++) TQ_TRY(tq_buf_append_cstr(out, "─"));
-  TQ_TRY(tq_buf_putc(out, '\n'));
-  TQ_TRY(totals(records, count, out));
-  for (size_t i = 0; i < count; i++) {
+  size_t *order = tq_calloc(count ? count : 1, sizeof(*order));
+  if (!order) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory rendering the summary");
+  for (size_t i = 0; i < count; i++) order[i] = i;
+  qsort_r(order, count, sizeof(*order), by_id, (void *)records);
+  tq_status_t s = tq_buf_append_cstr(out,
+                                     "============================== Summary "
+                                     "===============================\n");
+  if (!s) s = table(records, order, count, out);
+  if (!s) s = tq_buf_append_cstr(out, "  ");
+  for (int i = 0; i < 56 && !s; i++) s = tq_buf_append_cstr(out, "─");
+  if (!s) s = tq_buf_putc(out, '\n');
+  if (!s) s = totals(records, count, out);
+  /* Blocks are cached by journal position, which does not change as tests are added. */
+  for (size_t k = 0; k < count && !s; k++) {
+    size_t i = order[k];
     if (!records[i].metric_count) continue;
-    tq_status_t s;
-    if (cache && tqh__pieces_get(cache, i, out, &s)) {
-      TQ_TRY(s);
-      continue;
-    }
+    if (cache && tqh__pieces_get(cache, i, out, &s)) continue;
     size_t start = out->len;
-    TQ_TRY(block(&records[i], out));
-    if (cache) TQ_TRY(tqh__pieces_put(cache, i, out, start));
+    s = block(&records[i], out);
+    if (!s && cache) s = tqh__pieces_put(cache, i, out, start);
   }
-  return NULL;
+  tq_free(order);
+  return s;
 }
