@@ -9,10 +9,10 @@ HARNESS_GEN_C := $(patsubst harness/formats/%.proto,$(HARNESS_GEN)/%.pb-c.c,$(HA
 HARNESS_GEN_H := $(HARNESS_GEN_C:.c=.h)
 HARNESS_GEN_OBJS := $(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(HARNESS_GEN_C))
 HARNESS_CPPFLAGS := -Iharness/include $(COMPILER_CPPFLAGS) $(RUNTIME_CPPFLAGS) -I$(HARNESS_GEN) \
-                    $(call pkg_cflags,xlsxwriter)
+                    $(call pkg_cflags,xlsxwriter libssh2)
 LIB_HARNESS := $(BUILD)/lib/libtorq-harness.a
 HARNESS_LIBS := $(LIB_HARNESS) $(LIB_COMPILER) $(RUNTIME_LIBS)
-HARNESS_LDLIBS := $(RUNTIME_LDLIBS) $(COMPILER_LDLIBS) $(call pkg_libs,xlsxwriter yaml-0.1)
+HARNESS_LDLIBS := $(RUNTIME_LDLIBS) $(COMPILER_LDLIBS) $(call pkg_libs,xlsxwriter yaml-0.1 libssh2)
 
 # Our own minimal Perfetto schema, compiled with protoc-c into the build folder; the generic rule
 # of runtime/formats/module.mk compiles the generated C.
@@ -68,3 +68,4 @@ $(FUZZ_SUITE): $(FUZZ_SUITE_SRCS) $(BUILD)/lib/libtorq-runtime.a $(BUILD)/lib/li
 FUZZ_BINS += $(FUZZ_SUITE)
 FUZZ_SEEDS_fuzz-suite := harness/fuzz/suite_seeds
 FUZZ_FLAGS_fuzz-suite := -dict=harness/fuzz/fuzz_suite.dict
+

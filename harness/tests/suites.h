@@ -24,7 +24,9 @@
   X(results)         \
   X(config)          \
   X(suite)           \
-  X(select)
+  X(select)          \
+  X(shell_quote)     \
+  X(ssh)
 
 #define TH_DECLARE_SUITE(name) Suite *name##_suite(void) __attribute__((weak));
 TH_SUITES(TH_DECLARE_SUITE)
