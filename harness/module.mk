@@ -69,3 +69,8 @@ FUZZ_BINS += $(FUZZ_SUITE)
 FUZZ_SEEDS_fuzz-suite := harness/fuzz/suite_seeds
 FUZZ_FLAGS_fuzz-suite := -dict=harness/fuzz/fuzz_suite.dict
 
+# Boards: torq-test against a loopback board beside a script that spawns ssh/scp per step.
+bench: bench-boards
+bench-boards: $(BIN)/torq-test $(BIN)/torq-run-module
+	@scripts/bench-boards $(BIN)
+.PHONY: bench-boards

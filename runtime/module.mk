@@ -11,9 +11,17 @@ $(call objs,$(RUNTIME_SRCS)): CPPFLAGS += $(RUNTIME_CPPFLAGS) -Iruntime/src
 $(call objs,$(RUNTIME_SRCS) $(wildcard runtime/tests/*.c runtime/tools/*.c)): | $(FORMATS_GEN_H)
 LIBS += $(LIB_RUNTIME)
 
+# torq-run-module is copied to boards whose image has none of our dependencies (DESIGN 6): it links
+# everything but the C library (libc, libm, libdl, libpthread) statically, protobuf-c included.
+# -Bstatic picks the .a of the libraries between it and -Bdynamic; what those need of the C
+# library comes from their static pkg-config lists. Check with `ldd build/default/bin/torq-run-module`.
+RUN_MODULE_STATIC_PKGS := libprotobuf-c libcrypto
+RUN_MODULE_LDLIBS := -Wl,-Bstatic $(call pkg_libs,$(RUN_MODULE_STATIC_PKGS)) -Wl,-Bdynamic \
+  $(filter-out $(call pkg_libs,$(RUN_MODULE_STATIC_PKGS)),\
+    $(shell pkg-config --libs --static $(RUN_MODULE_STATIC_PKGS))) -lm
 $(BIN)/torq-run-module: $(call objs,runtime/tools/torq_run_module.c) $(RUNTIME_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(RUNTIME_LDLIBS)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(RUN_MODULE_LDLIBS)
 $(call objs,runtime/tools/torq_run_module.c): CPPFLAGS += $(RUNTIME_CPPFLAGS)
 TOOLS += $(BIN)/torq-run-module
 

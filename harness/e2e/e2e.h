@@ -83,5 +83,6 @@ Suite *e2e_suite_signals(void);
 Suite *e2e_suite_corpus(void);
 Suite *e2e_suite_fetch(void);
 Suite *e2e_suite_internals(void);
+Suite *e2e_suite_boards(void);
 
 #endif

@@ -13,6 +13,7 @@ int main(void) {
   srunner_add_suite(sr, e2e_suite_signals());
   srunner_add_suite(sr, e2e_suite_fetch());
   srunner_add_suite(sr, e2e_suite_corpus());
+  srunner_add_suite(sr, e2e_suite_boards());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

@@ -42,9 +42,9 @@ static const struct {
     {{"-k", "conv and", NULL}, "column"},
     {{"-m", "(smoke", NULL}, "-m"},
     {{"--torq-runtime-hw-type=fpga", NULL}, "expected 'sim' or 'astra_machina'"},
-    {{"--torq-runtime-hw-type=astra_machina", NULL}, "boards are not supported yet"},
-    {{"--torq-addr=root@10.0.0.2:22", NULL}, "boards are not supported yet"},
-    {{"--update-astra-runtime", NULL}, "boards are not supported yet"},
+    {{"--torq-runtime-hw-type=astra_machina", NULL}, "needs a board"},
+    {{"--torq-addr=root@:22", NULL}, "host is empty"},
+    {{"--update-astra-runtime", NULL}, "needs a board"},
     {{"report", NULL}, "needs the run folder"},
 };
 

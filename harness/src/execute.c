@@ -1,6 +1,6 @@
 /* One test, inside its worker process: compile (through the cache), run on the simulator with
- * warm-up and timed repetitions, compare with the reference, profile and annotate, check the
- * performance expectations. Everything lands in the test's folder; the verdict and the numbers go
+ * warm-up and timed repetitions (or on the worker's board: board_exec.c), compare with the
+ * reference, profile and annotate, check the performance expectations. Everything lands in the test's folder; the verdict and the numbers go
  * back to the parent as one RESULT message (worker.c), which alone writes the reports.
  *
  * Failure types (the JUnit `type` of <failure>/<error>):
@@ -11,7 +11,9 @@
  *   expectation     a performance expectation (`expect:`) does not hold      FAILED
  *   annotation_error  the profile could not be annotated                    FAILED
  *   infrastructure  the harness itself could not work (files, memory)       ERROR
- * and, decided by the parent: crash (a signal), timeout.
+ *   infra_*         a board's infrastructure fault (tqh_board_fault_type):  ERROR
+ *                   connection, timeout, disk_full, host_key, auth, lease, setup
+ * and, decided by the parent: crash (a signal), timeout, infra_board_down.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -458,13 +460,50 @@ static tq_status_t read_overview(const char *pb_path, tqh__result_t *r) {
   return st;
 }
 
-/* One more invocation in a fresh session with the profile on: profile.csv then holds INIT and
- * one DISPATCH in simulated time, the same on every run. */
-static int profile_and_annotate(exec_t *e) {
+/* profile.csv (in the test's folder) annotated into annotated.csv, profile.xlsx and profile.pb,
+ * and the overview metrics read back from profile.pb. */
+static int annotate_profile(exec_t *e) {
   tqh__result_t *r = e->r;
   tq_buf_t path, debug;
   tq_buf_init(&path, 0);
   tq_buf_init(&debug, 0);
+  tqh_annotation_t *ann = NULL;
+  tq_status_t st = path_in(e, "profile.csv", &path);
+  if (!st) st = path_in(e, "debug", &debug);
+  if (!st) st = tqh_annotate(debug.data, path.data, NULL, &ann);
+  if (!st && ann->diags.count) {
+    tq_buf_t text;
+    tq_buf_init(&text, 0);
+    if (!tqh_diags_format(&ann->diags, &text) && text.data) fputs(text.data, stderr);
+    logf_(e, "annotation: %zu error%s, %zu warning%s (see stderr.txt)", ann->diags.errors,
+          ann->diags.errors == 1 ? "" : "s", ann->diags.warnings,
+          ann->diags.warnings == 1 ? "" : "s");
+    tq_buf_deinit(&text);
+  }
+  static const char *const outputs[] = {"annotated.csv", "profile.xlsx", "profile.pb"};
+  for (size_t i = 0; !st && i < 3; i++) {
+    st = path_in(e, outputs[i], &path);
+    if (!st) st = tqh_annotation_write(ann, path.data);
+    if (!st) st = tqh__result_add_file(r, outputs[i]);
+  }
+  tqh_annotation_destroy(ann);
+  if (!st) st = path_in(e, "profile.pb", &path);
+  if (!st) st = read_overview(path.data, r);
+  tq_buf_deinit(&path);
+  tq_buf_deinit(&debug);
+  if (st) {
+    tqh__result_fail_status(r, TQH_OUTCOME_FAILED, "annotation_error", st);
+    return 0;
+  }
+  return 1;
+}
+
+/* One more invocation in a fresh session with the profile on: profile.csv then holds INIT and
+ * one DISPATCH in simulated time, the same on every run. Then the annotation. */
+static int profile_and_annotate(exec_t *e) {
+  tqh__result_t *r = e->r;
+  tq_buf_t path;
+  tq_buf_init(&path, 0);
   tqr_device_t *device = NULL;
   tqr_profile_t *profile = NULL;
   tqr_session_t *session = NULL;
@@ -492,43 +531,62 @@ static int profile_and_annotate(exec_t *e) {
   }
   tqr_device_destroy(device);
   r->run_s += seconds_since(t0);
+  tq_buf_deinit(&path);
   if (!st) st = tqh__result_add_file(r, "profile.csv");
   if (st) {
     tqh__result_fail_status(r, TQH_OUTCOME_FAILED, "runtime_error",
                             tq_status_annotate(st, "in the profiled run"));
-    tq_buf_deinit(&path);
-    tq_buf_deinit(&debug);
     return 0;
   }
+  return annotate_profile(e);
+}
 
-  tqh_annotation_t *ann = NULL;
-  st = path_in(e, "debug", &debug);
-  if (!st) st = tqh_annotate(debug.data, path.data, NULL, &ann);
-  if (!st && ann->diags.count) {
-    tq_buf_t text;
-    tq_buf_init(&text, 0);
-    if (!tqh_diags_format(&ann->diags, &text) && text.data) fputs(text.data, stderr);
-    logf_(e, "annotation: %zu error%s, %zu warning%s (see stderr.txt)", ann->diags.errors,
-          ann->diags.errors == 1 ? "" : "s", ann->diags.warnings,
-          ann->diags.warnings == 1 ? "" : "s");
-    tq_buf_deinit(&text);
-  }
-  static const char *const outputs[] = {"annotated.csv", "profile.xlsx", "profile.pb"};
-  for (size_t i = 0; !st && i < 3; i++) {
-    st = path_in(e, outputs[i], &path);
-    if (!st) st = tqh_annotation_write(ann, path.data);
-    if (!st) st = tqh__result_add_file(r, outputs[i]);
-  }
-  tqh_annotation_destroy(ann);
-  if (!st) st = path_in(e, "profile.pb", &path);
-  if (!st) st = read_overview(path.data, r);
-  tq_buf_deinit(&path);
-  tq_buf_deinit(&debug);
+/* ---- On a board ------------------------------------------------------------------------------ */
+
+/* The timed runs on the board (board_exec.c): e->outputs get the downloaded outputs and, with
+ * profiling, the test's folder gets profile.csv. */
+static int run_on_board(exec_t *e) {
+  tqh__result_t *r = e->r;
+  const tqh_settings_t *s = &e->test->settings;
+  tqh__board_worker_t *bw = tqh__board_worker(e->ctx);
+  tq_buf_t model;
+  tq_buf_init(&model, 0);
+  e->num_outputs = tqr_module_proto(e->module)->function->n_outputs;
+  e->outputs = tq_calloc(e->num_outputs + 1, sizeof(*e->outputs));
+  tq_status_t st = bw && e->outputs ? path_in(e, "model.vmfb", &model)
+                                    : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   if (st) {
-    tqh__result_fail_status(r, TQH_OUTCOME_FAILED, "annotation_error", st);
+    tq_buf_deinit(&model);
+    r->infrastructure = 1;
+    tqh__result_fail_status(r, TQH_OUTCOME_ERROR, "infrastructure", st);
     return 0;
   }
-  return 1;
+  tqh__board_test_t bt;
+  memset(&bt, 0, sizeof(bt));
+  bt.test = e->test;
+  bt.dir = e->dir;
+  bt.model_path = model.data;
+  bt.inputs = e->inputs;
+  bt.num_inputs = e->num_inputs;
+  bt.num_outputs = e->num_outputs;
+  bt.function = function_wanted(e->test);
+  bt.warmup = s->warmup;
+  bt.repeat = s->repeat;
+  bt.run_timeout_s = s->run_timeout_s;
+  bt.profile = e->ctx->options->profiling;
+  int ok = tqh__board_run_test(bw, &bt, e->log_fd, r, e->outputs);
+  tq_buf_deinit(&model);
+  return ok;
+}
+
+void tqh__exec_idle(void *vctx, int fd) {
+  tqh__exec_ctx_t *ctx = vctx;
+  tqh__board_worker_idle(ctx->board_worker, fd);
+}
+
+void tqh__exec_exit(void *vctx, int fd) {
+  tqh__exec_ctx_t *ctx = vctx;
+  tqh__board_worker_exit(ctx->board_worker, fd);
 }
 
 /* Copies the profile files to --torq-runtime-profiling-output-dir/<test folder>/. */
@@ -690,9 +748,11 @@ void tqh__exec_test(tqh__exec_ctx_t *ctx, size_t test, int log_fd, tqh__result_t
     r->run_s += seconds_since(t0);
     if (st) {
       tqh__result_fail_status(r, TQH_OUTCOME_FAILED, "input_error", st);
-    } else if (run_timed(&e)) {
+    } else if (ctx->board ? run_on_board(&e) : run_timed(&e)) {
       int ok = !e.test->settings.reference || check_reference(&e);
-      if (ok && ctx->options->profiling && profile_and_annotate(&e)) copy_profiles(&e);
+      if (ok && ctx->options->profiling &&
+          (ctx->board ? annotate_profile(&e) : profile_and_annotate(&e)))
+        copy_profiles(&e);
       check_expectations(&e);
     }
   }

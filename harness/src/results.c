@@ -49,7 +49,7 @@ static const char *const reserved_names[] = {"run.json", "journal.jsonl", "junit
 
 static int is_safe_byte(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         strchr("._+=,@-", c) != NULL;
+         (c != 0 && strchr("._+=,@-%~", c) != NULL); /* % and ~: the escapes of suite ids */
 }
 
 static int is_reserved(const char *s, size_t len) {

@@ -2,6 +2,16 @@
  * them with one ppoll() over their pipes, turns what they report (or how they died) into test
  * records, and is the only writer of the results (results.h).
  *
+ * Slots: `jobs` simulator workers, then one worker per board (board.h). Tests wait in queues: one
+ * for the simulator, one per board (tests whose target names it), one for the pool (every test
+ * with --torq-runtime-hw-type=astra_machina); a board's worker takes from its own queue, then
+ * from the pool's, so tests go out as boards free up. A board worker keeps its process (and so its
+ * SSH session and lease) for the whole run unless it crashes: a product failure on a board leaves
+ * nothing behind in the worker. A board test that ended in an infrastructure fault is queued once
+ * more (first in line: the same board after its worker reconnected, or another of the pool); a
+ * board that cannot be reached again takes no more tests, and the tests only it could run end as
+ * infra_board_down errors.
+ *
  * Signals: SIGINT, SIGTERM and SIGHUP are blocked except inside ppoll(), which unblocks them
  * atomically; so the tool's handler (which sets *options->cancel) can only run while the parent
  * waits, and a report is never interrupted half-way.
@@ -44,6 +54,14 @@ typedef struct pending_s {
   tqh__result_t result;
 } pending_t;
 
+/* Tests waiting for a slot, in order; room in front for the retried ones. */
+typedef struct queue_s {
+  size_t *items;
+  size_t head, tail;
+} queue_t;
+
+enum { CLASS_SIM = 0 }; /* then 1 + board index; then the pool */
+
 typedef struct run_s {
   const tqh_runner_options_t *options;
   const tqh_test_t *const *tests;
@@ -59,7 +77,53 @@ typedef struct run_s {
   size_t num_pending;
   double *started_at; /* CLOCK_REALTIME per test */
   uint64_t *started_ns;
+
+  const tqh_runner_boards_t *boards; /* NULL: the simulator only */
+  size_t num_boards, num_sim;        /* slots: num_sim simulator workers, then the boards */
+  tqh__exec_ctx_t *ctxs;             /* per slot */
+  tqh_board_options_t board_options;
+  char *lease_owner;
+  tqh__worker_hooks_t board_hooks;
+  int *board_dead;
+  queue_t *queues; /* CLASS_SIM, 1 + board, pool */
+  size_t num_queues, pool_class;
+  size_t *test_class;
+  unsigned char *attempts;
+  char **retry_note; /* why the first attempt of a retried test failed */
+  size_t queued;     /* tests in the queues */
 } run_t;
+
+static int slot_board(const run_t *run, size_t k) {
+  return k >= run->num_sim ? (int)(k - run->num_sim) : -1;
+}
+
+static int worker_board(const run_t *run, const tqh__worker_t *w) {
+  return slot_board(run, (size_t)(w - run->workers));
+}
+
+static void queue_push(run_t *run, size_t cls, size_t test) {
+  run->queues[cls].items[run->queues[cls].tail++] = test;
+  run->queued++;
+}
+
+static void queue_push_front(run_t *run, size_t cls, size_t test) {
+  run->queues[cls].items[--run->queues[cls].head] = test;
+  run->queued++;
+}
+
+static int queue_pop(run_t *run, size_t cls, size_t *out_test) {
+  queue_t *q = &run->queues[cls];
+  if (q->head == q->tail) return 0;
+  *out_test = q->items[q->head++];
+  run->queued--;
+  return 1;
+}
+
+static int any_board_alive(const run_t *run) {
+  for (size_t b = 0; b < run->num_boards; b++)
+    if (!run->board_dead[b]) return 1;
+  return 0;
+}
 
 static double realtime_now(void) {
   struct timespec ts;
@@ -165,9 +229,28 @@ static tq_status_t record(run_t *run, size_t i, tqh__result_t *r, const char *di
   tq_status_t st = NULL;
   for (size_t k = 0; k < t->tag_count && !st; k++)
     st = tq_buf_printf(&tags, "%s%s", k ? "," : "", t->tags[k]);
-  tqh_property_t props[3];
+  tqh_property_t props[5];
   size_t np = 0;
-  props[np++] = (tqh_property_t){"target", t->target ? t->target : "sim"};
+  char device[64];
+  props[np++] = (tqh_property_t){"target", r->board ? r->board : t->target ? t->target : "sim"};
+  if (r->board) props[np++] = (tqh_property_t){"board", r->board};
+  if (r->has_device_wall) {
+    snprintf(device, sizeof(device), "%.9f", r->device_wall_s);
+    props[np++] = (tqh_property_t){"device_wall_time", device};
+  }
+  if (run->retry_note && run->retry_note[i]) {
+    /* The first attempt's fault, before whatever the last attempt said. */
+    tq_buf_t text;
+    tq_buf_init(&text, 0);
+    tq_status_t tst = tq_buf_printf(&text, "first attempt: %s\n%s", run->retry_note[i],
+                                    r->text ? r->text : "");
+    if (!tst) {
+      tq_free(r->text);
+      r->text = tq_buf_detach(&text);
+    }
+    tq_status_free(tst);
+    tq_buf_deinit(&text);
+  }
   if (t->tag_count && tags.data) props[np++] = (tqh_property_t){"tags", tags.data};
   if (t->model.kind == TQH_MODEL_PATH) props[np++] = (tqh_property_t){"model_path", t->model.path};
 
@@ -175,6 +258,7 @@ static tq_status_t record(run_t *run, size_t i, tqh__result_t *r, const char *di
   tqh_test_record_t rec;
   memset(&rec, 0, sizeof(rec));
   rec.id = t->fs_id;
+  rec.host = r->board;
   rec.name = case_name(t);
   rec.classname = t->suite->name;
   rec.model = model;
@@ -223,6 +307,7 @@ static tq_status_t record_simple(run_t *run, size_t i, tqh_outcome_t outcome, co
   tqh__result_t r;
   tqh__result_init(&r);
   r.outcome = outcome;
+  r.infrastructure = type && !strncmp(type, "infra_", 6);
   r.failure_type = type ? tq_strndup(type, strlen(type)) : NULL;
   r.message = message ? tq_strndup(message, strlen(message)) : NULL;
   tq_status_t st = record(run, i, &r, NULL);
@@ -234,13 +319,23 @@ static int cancelled(const run_t *run) {
   return run->options->cancel && *run->options->cancel;
 }
 
+/* Whether another attempt of test `i` can be made: first attempt, and a live board for it. */
+static int can_retry(const run_t *run, size_t i) {
+  if (run->attempts[i] >= 2) return 0;
+  size_t cls = run->test_class[i];
+  if (cls == run->pool_class) return any_board_alive(run);
+  return cls > CLASS_SIM && !run->board_dead[cls - 1];
+}
+
 /* The test of worker `w` is over: by its RESULT (`status` < 0; the worker lives on), or because
  * the worker died (`status`: its wait status). Queues the test's result, which is recorded after
- * the next test has started, so that writing the reports overlaps that test's work. */
+ * the next test has started, so that writing the reports overlaps that test's work; or queues
+ * the test again after an infrastructure fault on a board. */
 static void finish_test(run_t *run, tqh__worker_t *w, int status) {
   size_t i = w->test;
   const tqh_test_t *t = run->tests[i];
   tqh__result_t *r = &w->result;
+  int board = worker_board(run, w);
   char sig[32];
   int interrupted = status >= 0 && WIFSIGNALED(status) &&
                     (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM ||
@@ -255,8 +350,19 @@ static void finish_test(run_t *run, tqh__worker_t *w, int status) {
   } else if (w->timed_out) {
     tqh__result_deinit(r);
     tqh__result_init(r);
-    tqh__result_fail(r, TQH_OUTCOME_ERROR, "timeout", "timeout: the %s phase took longer than %gs",
-                     w->phase, w->phase_s);
+    if (board >= 0) {
+      /* The transport bounds every remote step itself: a worker past the deadline is stuck on
+       * the board's side (a connection that hangs). */
+      tqh__result_fail(r, TQH_OUTCOME_ERROR, "infra_timeout",
+                       "timeout: the %s phase on board %s took longer than %gs", w->phase,
+                       run->boards->boards[board].name, w->phase_s);
+      r->infrastructure = 1;
+      r->board = tq_strndup(run->boards->boards[board].name,
+                            strlen(run->boards->boards[board].name));
+    } else {
+      tqh__result_fail(r, TQH_OUTCOME_ERROR, "timeout",
+                       "timeout: the %s phase took longer than %gs", w->phase, w->phase_s);
+    }
   } else {
     tqh__result_deinit(r);
     tqh__result_init(r);
@@ -272,20 +378,78 @@ static void finish_test(run_t *run, tqh__worker_t *w, int status) {
     tq_status_free(tqh__result_add_file(r, "stdout.txt"));
     tq_status_free(tqh__result_add_file(r, "stderr.txt"));
   }
-  /* A fresh worker after anything but a pass, so that whatever a failing test did to its
-   * process cannot reach the next test; and now and then anyway. */
   w->tests_run++;
-  if (w->pid > 0 && (r->outcome != TQH_OUTCOME_PASSED || w->tests_run >= TQH__WORKER_MAX_TESTS))
+  if (board >= 0) {
+    /* A board's worker holds its session and lease for the run; it goes only when its board
+     * is down (it then releases what it can and exits). */
+    if (r->board_down && !run->board_dead[board]) {
+      run->board_dead[board] = 1;
+      char line[1200];
+      snprintf(line, sizeof(line), "torq-test: board %s is down; it takes no more tests: %s\n",
+               run->boards->boards[board].name, r->message ? r->message : "");
+      if (run->options->verbosity >= 0) tqh__progress_print(&run->progress, line);
+    }
+    if (w->pid > 0 && r->board_down) tqh__worker_retire(w);
+  } else if (w->pid > 0 &&
+             (r->outcome != TQH_OUTCOME_PASSED || w->tests_run >= TQH__WORKER_MAX_TESTS)) {
+    /* A fresh worker after anything but a pass, so that whatever a failing test did to its
+     * process cannot reach the next test; and now and then anyway. */
     tqh__worker_retire(w);
+  }
+  w->busy = 0;
+  w->have_result = 0;
+  w->deadline_ns = 0;
+  run->running--;
+  if (board >= 0 && r->infrastructure && r->outcome == TQH_OUTCOME_ERROR && can_retry(run, i)) {
+    tq_buf_t note;
+    tq_buf_init(&note, 0);
+    tq_status_free(tq_buf_printf(&note, "%s on board %s: %s",
+                                 r->failure_type ? r->failure_type : "infrastructure",
+                                 run->boards->boards[board].name, r->message ? r->message : ""));
+    tq_free(run->retry_note[i]);
+    run->retry_note[i] = tq_buf_detach(&note);
+    tq_buf_deinit(&note);
+    if (run->options->verbosity >= 0) {
+      char line[1400];
+      snprintf(line, sizeof(line), "torq-test: %s: %s; trying once more\n", t->id,
+               run->retry_note[i] ? run->retry_note[i] : "infrastructure fault");
+      tqh__progress_print(&run->progress, line);
+    }
+    queue_push_front(run, run->test_class[i], i);
+    tqh__result_deinit(r);
+    tqh__result_init(r);
+    return;
+  }
   apply_xfail(run, t, r);
   run->pending[run->num_pending].test = i;
   run->pending[run->num_pending].result = *r;
   run->num_pending++;
   tqh__result_init(r);
-  w->busy = 0;
-  w->have_result = 0;
-  w->deadline_ns = 0;
-  run->running--;
+}
+
+/* The tests that only dead boards could run end as errors. */
+static tq_status_t fail_orphans(run_t *run) {
+  int alive = any_board_alive(run);
+  tq_status_t st = NULL;
+  for (size_t b = 0; b < run->num_boards && !st; b++) {
+    size_t cls = 1 + b, i;
+    if (!run->board_dead[b]) continue;
+    while (!st && queue_pop(run, cls, &i)) {
+      char msg[512];
+      snprintf(msg, sizeof(msg), "not run: board %s is down", run->boards->boards[b].name);
+      run->started_at[i] = realtime_now();
+      st = record_simple(run, i, TQH_OUTCOME_ERROR, "infra_board_down", msg);
+    }
+  }
+  if (!alive && run->num_boards) {
+    size_t i;
+    while (!st && queue_pop(run, run->pool_class, &i)) {
+      run->started_at[i] = realtime_now();
+      st = record_simple(run, i, TQH_OUTCOME_ERROR, "infra_board_down",
+                         "not run: every board of the pool is down");
+    }
+  }
+  return st;
 }
 
 /* Records the queued results, in the order their tests finished. */
@@ -309,7 +473,15 @@ static tq_status_t drain(run_t *run, tqh__worker_t *w) {
     int got;
     TQ_TRY(tqh__worker_next_msg(w, &type, &data, &len, &got));
     if (!got) return NULL;
-    if (!w->busy) continue; /* nothing is expected from an idle worker */
+    if (type == TQH__MSG_NOTE) {
+      if (run->options->verbosity >= 0) {
+        char line[1200];
+        snprintf(line, sizeof(line), "torq-test: %.*s\n", (int)(len < 1100 ? len : 1100), data);
+        tqh__progress_print(&run->progress, line);
+      }
+      continue;
+    }
+    if (!w->busy) continue; /* nothing else is expected from an idle worker */
     if (type == TQH__MSG_LOG) {
       tqh__progress_log(&run->progress, run->tests[w->test]->id, data, len);
     } else if (type == TQH__MSG_PHASE && len >= sizeof(double)) {
@@ -329,60 +501,84 @@ static tq_status_t drain(run_t *run, tqh__worker_t *w) {
 
 /* Forks a worker into the free slot `w`. */
 static tq_status_t spawn(run_t *run, tqh__worker_t *w) {
-  int fds[2 * 64];
+  int *fds = tq_calloc(2 * run->num_workers + 1, sizeof(int));
+  if (!fds) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   size_t nfds = 0;
   for (size_t k = 0; k < run->num_workers; k++) {
     if (run->workers[k].pid <= 0) continue;
     fds[nfds++] = run->workers[k].fd;
     fds[nfds++] = run->workers[k].cmd_fd;
   }
+  size_t slot = (size_t)(w - run->workers);
+  int board = slot_board(run, slot);
   uint64_t t0 = tqh__now_ns();
-  tq_status_t st = tqh__worker_spawn(w, fds, nfds, tqh__exec_main, &run->exec);
+  tq_status_t st = tqh__worker_spawn_hooks(w, fds, nfds, tqh__exec_main, &run->ctxs[slot],
+                                           board >= 0 ? &run->board_hooks : NULL);
   run->summary->spawn_s += (double)(tqh__now_ns() - t0) / 1e9;
+  tq_free(fds);
   return st;
 }
 
-/* Hands test `i` to an idle worker, forking one when needed. */
-static tq_status_t start_test(run_t *run, size_t i) {
+/* Hands test `i` to the worker of slot `k`, forking one when needed. */
+static tq_status_t start_test(run_t *run, size_t i, size_t k) {
   const tqh_test_t *t = run->tests[i];
-  tqh__worker_t *idle = NULL, *free_slot = NULL;
-  for (size_t k = 0; k < run->num_workers; k++) {
-    tqh__worker_t *w = &run->workers[k];
-    if (w->pid > 0 && !w->busy && !w->retiring && w->fd >= 0 && !idle) idle = w;
-    if (w->pid == 0 && !free_slot) free_slot = w;
-  }
-  if (!idle) {
-    if (!free_slot) return TQ_STATUS(TQ_INTERNAL, "no worker slot is free");
-    TQ_TRY(spawn(run, free_slot));
-    idle = free_slot;
-  }
+  tqh__worker_t *w = &run->workers[k];
+  if (w->pid == 0) TQ_TRY(spawn(run, w));
   run->started_at[i] = realtime_now();
   run->started_ns[i] = tqh__now_ns();
+  run->attempts[i]++;
   /* Until the worker says which phase it is in, it has the compile phase's time. */
-  tq_status_t st = tqh__worker_assign(idle, i, t->settings.compile_timeout_s);
+  tq_status_t st = tqh__worker_assign(w, i, t->settings.compile_timeout_s);
   if (st) {
     /* The worker died while idle: a fresh one gets the test. */
     tq_status_free(st);
-    tqh__worker_kill(idle);
-    tqh__worker_reap(idle);
-    tqh__result_deinit(&idle->result);
-    TQ_TRY(spawn(run, idle));
-    TQ_TRY(tqh__worker_assign(idle, i, t->settings.compile_timeout_s));
+    tqh__worker_kill(w);
+    tqh__worker_reap(w);
+    tqh__result_deinit(&w->result);
+    TQ_TRY(spawn(run, w));
+    TQ_TRY(tqh__worker_assign(w, i, t->settings.compile_timeout_s));
   }
   run->running++;
   return NULL;
 }
 
-/* Whether a test can start now: a live idle worker, or a free slot for a new one. */
-static int can_start(const run_t *run) {
-  for (size_t k = 0; k < run->num_workers; k++) {
-    const tqh__worker_t *w = &run->workers[k];
-    if (w->pid == 0 || (!w->busy && !w->retiring && w->fd >= 0)) return 1;
-  }
-  return 0;
+/* Whether slot `k` can take a test now: a live idle worker, or no worker yet (and a live
+ * board). */
+static int slot_free(const run_t *run, size_t k) {
+  const tqh__worker_t *w = &run->workers[k];
+  int board = slot_board(run, k);
+  if (board >= 0 && run->board_dead[board]) return 0;
+  return w->pid == 0 || (!w->busy && !w->retiring && w->fd >= 0);
 }
 
-/* Stops every worker: kills the busy ones, retires the idle ones, and reaps them all. */
+/* The next test for slot `k`: its board's own tests first, then the pool's. */
+static int next_for_slot(run_t *run, size_t k, size_t *out_test) {
+  int board = slot_board(run, k);
+  if (board < 0) return queue_pop(run, CLASS_SIM, out_test);
+  return queue_pop(run, 1 + (size_t)board, out_test) || queue_pop(run, run->pool_class, out_test);
+}
+
+/* Starts what can start: every free slot gets the next test of its queues (skipped tests are
+ * recorded on the way). */
+static tq_status_t start_tests(run_t *run) {
+  tq_status_t st = NULL;
+  for (size_t k = 0; k < run->num_workers && !st; k++) {
+    size_t i;
+    while (!st && slot_free(run, k) && next_for_slot(run, k, &i)) {
+      const tqh_test_t *t = run->tests[i];
+      if (t->skip) {
+        run->started_at[i] = realtime_now();
+        st = record_simple(run, i, TQH_OUTCOME_SKIPPED, "skip", t->skip);
+        continue;
+      }
+      st = start_test(run, i, k);
+    }
+  }
+  return st;
+}
+
+/* Stops every worker: kills the busy ones, retires the idle ones, and reaps them all. A board
+ * worker that was retired gets time to release its lease; its notes are still shown. */
 static void stop_workers(run_t *run) {
   for (size_t k = 0; k < run->num_workers; k++) {
     tqh__worker_t *w = &run->workers[k];
@@ -390,16 +586,34 @@ static void stop_workers(run_t *run) {
     if (w->busy) tqh__worker_kill(w);
     tqh__worker_retire(w);
   }
+  uint64_t give_up = tqh__now_ns() + 60ull * 1000000000u;
   for (size_t k = 0; k < run->num_workers; k++) {
     tqh__worker_t *w = &run->workers[k];
     if (w->pid <= 0) continue;
+    while (slot_board(run, k) >= 0 && w->fd >= 0 && !w->busy) {
+      uint64_t now = tqh__now_ns();
+      if (now >= give_up) {
+        tqh__worker_kill(w);
+        break;
+      }
+      struct pollfd pfd = {w->fd, POLLIN, 0};
+      int rc = poll(&pfd, 1, (int)((give_up - now) / 1000000u) + 1);
+      if (rc < 0 && errno != EINTR) break;
+      if (rc <= 0) continue;
+      tq_status_t st = tqh__worker_read(w);
+      if (!st) st = drain(run, w);
+      if (st) {
+        tq_status_free(st);
+        tqh__worker_kill(w);
+        break;
+      }
+    }
     tqh__worker_reap(w);
     tqh__result_deinit(&w->result);
   }
 }
 
 static tq_status_t loop(run_t *run, const sigset_t *wait_mask) {
-  size_t next = 0;
   tq_status_t st = NULL;
   struct pollfd *pfds = tq_calloc(run->num_workers + 1, sizeof(*pfds));
   tqh__worker_t **owners = tq_calloc(run->num_workers + 1, sizeof(*owners));
@@ -422,18 +636,10 @@ static tq_status_t loop(run_t *run, const sigset_t *wait_mask) {
         tqh__worker_retire(w);
       }
     }
-    while (!st && !stopping && next < run->num_tests && can_start(run)) {
-      const tqh_test_t *t = run->tests[next];
-      if (t->skip) {
-        run->started_at[next] = realtime_now();
-        st = record_simple(run, next, TQH_OUTCOME_SKIPPED, "skip", t->skip);
-      } else {
-        st = start_test(run, next);
-      }
-      next++;
-    }
+    if (!st && !stopping) st = fail_orphans(run);
+    if (!st && !stopping) st = start_tests(run);
     if (!st) st = record_pending(run);
-    if (st || (run->running == 0 && (stopping || next >= run->num_tests))) break;
+    if (st || (run->running == 0 && (stopping || run->queued == 0))) break;
 
     size_t n = 0;
     uint64_t now = tqh__now_ns(), wake = 0;
@@ -496,9 +702,12 @@ static tq_status_t loop(run_t *run, const sigset_t *wait_mask) {
   stop_workers(run);
   run->running = 0;
   /* Whatever did not start is recorded as not run. */
-  for (; !st && next < run->num_tests; next++)
-    st = record_simple(run, next, TQH_OUTCOME_NOT_RUN, "not_run",
-                       run->summary->cancelled ? "not run: the run was interrupted" : "not run");
+  for (size_t c = 0; c < run->num_queues; c++) {
+    size_t i;
+    while (!st && queue_pop(run, c, &i))
+      st = record_simple(run, i, TQH_OUTCOME_NOT_RUN, "not_run",
+                         run->summary->cancelled ? "not run: the run was interrupted" : "not run");
+  }
   tq_free(pfds);
   tq_free(owners);
   return st;
@@ -521,8 +730,59 @@ static int auto_color(const tqh_runner_options_t *o, int tty) {
 tq_status_t tqh_runner_run(const tqh_runner_options_t *options, const tqh_test_t *const *tests,
                            size_t num_tests, tqh_results_t *results,
                            tqh_runner_summary_t *out_summary) {
+  return tqh_runner_run_boards(options, NULL, tests, num_tests, results, out_summary);
+}
+
+/* Which queue each test waits in; how many simulator workers there are. */
+static tq_status_t plan(run_t *run) {
+  const tqh_runner_boards_t *boards = run->boards;
+  size_t *counts = tq_calloc(run->num_queues, sizeof(size_t));
+  if (!counts) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < run->num_tests; i++) {
+    const tqh_test_t *t = run->tests[i];
+    const char *target = t->target ? t->target : "sim";
+    size_t cls = CLASS_SIM;
+    if (boards && boards->all_tests) {
+      cls = run->pool_class;
+    } else if (strcmp(target, "sim") != 0) {
+      size_t b = 0;
+      while (b < run->num_boards && strcmp(boards->boards[b].name, target) != 0) b++;
+      if (b == run->num_boards) {
+        tq_free(counts);
+        return TQ_STATUS(TQ_INVALID_ARGUMENT,
+                         "test '%s': target '%s' is neither 'sim' nor a board of the run",
+                         t->id, target);
+      }
+      cls = 1 + b;
+    }
+    run->test_class[i] = cls;
+    counts[cls]++;
+  }
+  tq_status_t st = NULL;
+  for (size_t c = 0; c < run->num_queues && !st; c++) {
+    /* Room for each test once more in front (a retry) and once at the back. */
+    run->queues[c].items = tq_calloc(2 * counts[c] + 1, sizeof(size_t));
+    if (!run->queues[c].items) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    run->queues[c].head = run->queues[c].tail = counts[c];
+  }
+  size_t jobs = run->options->jobs ? run->options->jobs : 1;
+  if (jobs > 64) jobs = 64;
+  run->num_sim = counts[CLASS_SIM] || run->num_boards == 0 ? jobs : 0;
+  tq_free(counts);
+  for (size_t i = 0; !st && i < run->num_tests; i++) queue_push(run, run->test_class[i], i);
+  return st;
+}
+
+tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
+                                  const tqh_runner_boards_t *boards,
+                                  const tqh_test_t *const *tests, size_t num_tests,
+                                  tqh_results_t *results, tqh_runner_summary_t *out_summary) {
   memset(out_summary, 0, sizeof(*out_summary));
   if (!options->cache_dir) return TQ_STATUS(TQ_INVALID_ARGUMENT, "no cache folder given");
+  if (boards && boards->all_tests && boards->count == 0)
+    return TQ_STATUS(TQ_INVALID_ARGUMENT, "no board to run the tests on");
+  if (boards && boards->count > 256)
+    return TQ_STATUS(TQ_LIMIT, "%zu boards: at most 256 in one run", boards->count);
   uint64_t t0 = tqh__now_ns();
   run_t run;
   memset(&run, 0, sizeof(run));
@@ -531,8 +791,10 @@ tq_status_t tqh_runner_run(const tqh_runner_options_t *options, const tqh_test_t
   run.num_tests = num_tests;
   run.results = results;
   run.summary = out_summary;
-  run.num_workers = options->jobs ? options->jobs : 1;
-  if (run.num_workers > 64) run.num_workers = 64;
+  run.boards = boards && boards->count ? boards : NULL;
+  run.num_boards = run.boards ? boards->count : 0;
+  run.num_queues = run.num_boards + 2;
+  run.pool_class = run.num_boards + 1;
   FILE *out = options->out ? options->out : stdout;
   int tty = auto_tty(options, out);
   tqh__progress_init(&run.progress, out, tty, auto_color(options, tty), options->verbosity,
@@ -542,24 +804,35 @@ tq_status_t tqh_runner_run(const tqh_runner_options_t *options, const tqh_test_t
     if (!tqh_results_id_is_safe(tests[i]->fs_id))
       return TQ_STATUS(TQ_INVALID_ARGUMENT, "test '%s': '%s' is not a safe folder name",
                        tests[i]->id, tests[i]->fs_id);
-  tq_status_t st = tqh__cache_init(&run.cache, options->cache_dir, options->recompute_cache);
-  if (st) return st;
+  tq_status_t st = NULL;
+  run.queues = tq_calloc(run.num_queues, sizeof(queue_t));
+  run.test_class = tq_calloc(num_tests + 1, sizeof(size_t));
+  run.attempts = tq_calloc(num_tests + 1, 1);
+  run.retry_note = tq_calloc(num_tests + 1, sizeof(char *));
+  run.board_dead = tq_calloc(run.num_boards + 1, sizeof(int));
+  if (!run.queues || !run.test_class || !run.attempts || !run.retry_note || !run.board_dead)
+    st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  if (!st) st = plan(&run);
+  run.num_workers = run.num_sim + run.num_boards;
+  if (!st) st = tqh__cache_init(&run.cache, options->cache_dir, options->recompute_cache);
+  int cache_ready = !st;
   int fetching = 0;
-  for (size_t i = 0; i < num_tests && !fetching; i++)
+  for (size_t i = 0; !st && i < num_tests && !fetching; i++)
     fetching = tests[i]->model.kind == TQH_MODEL_URL && !tests[i]->skip;
-  if (fetching && (st = tqh__fetch_global_init())) {
-    tqh__cache_deinit(&run.cache);
-    return st;
-  }
+  if (fetching && (st = tqh__fetch_global_init())) fetching = 0;
   run.exec.options = options;
   run.exec.tests = tests;
   run.exec.cache = &run.cache;
+  run.exec.run_dir = tqh_results_run_dir(results);
+  run.exec.run_id = tqh_results_run_id(results);
   run.exec.test_dirs = tq_calloc(num_tests + 1, sizeof(char *));
   run.started_at = tq_calloc(num_tests + 1, sizeof(double));
   run.started_ns = tq_calloc(num_tests + 1, sizeof(uint64_t));
-  run.workers = tq_calloc(run.num_workers, sizeof(tqh__worker_t));
-  run.pending = tq_calloc(run.num_workers, sizeof(pending_t));
-  if (!run.exec.test_dirs || !run.started_at || !run.started_ns || !run.workers || !run.pending)
+  run.workers = tq_calloc(run.num_workers + 1, sizeof(tqh__worker_t));
+  run.pending = tq_calloc(run.num_workers + 1, sizeof(pending_t));
+  run.ctxs = tq_calloc(run.num_workers + 1, sizeof(tqh__exec_ctx_t));
+  if (!st && (!run.exec.test_dirs || !run.started_at || !run.started_ns || !run.workers ||
+              !run.pending || !run.ctxs))
     st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   for (size_t k = 0; !st && k < run.num_workers; k++) {
     run.workers[k].fd = -1;
@@ -574,6 +847,28 @@ tq_status_t tqh_runner_run(const tqh_runner_options_t *options, const tqh_test_t
     if (!st && !(run.exec.test_dirs[i] = tq_buf_detach(&dir)))
       st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
     tq_buf_deinit(&dir);
+  }
+  if (!st && run.num_boards) {
+    /* The lease names this runner (its pid) and this run, so that a worker restarted after a
+     * crash takes the lease back at once, and another runner waits. */
+    run.board_options = boards->options;
+    run.lease_owner = tqh_board_lease_owner(run.exec.run_id);
+    if (!run.lease_owner) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    run.board_options.lease_owner = run.lease_owner;
+    run.board_options.log = NULL;
+    run.board_options.log_ctx = NULL;
+    run.board_hooks.idle = tqh__exec_idle;
+    run.board_hooks.exit = tqh__exec_exit;
+    double renew = run.board_options.lease_renew_s > 0 ? run.board_options.lease_renew_s : 10;
+    run.board_hooks.idle_s = renew / 2 < 5 ? renew / 2 : 5;
+  }
+  for (size_t k = 0; !st && k < run.num_workers; k++) {
+    run.ctxs[k] = run.exec;
+    int b = slot_board(&run, k);
+    if (b >= 0) {
+      run.ctxs[k].board = &boards->boards[b];
+      run.ctxs[k].board_options = &run.board_options;
+    }
   }
 
   sigset_t block, old;
@@ -611,12 +906,21 @@ tq_status_t tqh_runner_run(const tqh_runner_options_t *options, const tqh_test_t
   sigprocmask(SIG_SETMASK, &old, NULL);
 
   for (size_t i = 0; run.exec.test_dirs && i < num_tests; i++) tq_free(run.exec.test_dirs[i]);
+  for (size_t i = 0; run.retry_note && i < num_tests; i++) tq_free(run.retry_note[i]);
+  for (size_t c = 0; run.queues && c < run.num_queues; c++) tq_free(run.queues[c].items);
+  tq_free(run.queues);
+  tq_free(run.test_class);
+  tq_free(run.attempts);
+  tq_free(run.retry_note);
+  tq_free(run.board_dead);
+  tq_free(run.lease_owner);
+  tq_free(run.ctxs);
   tq_free(run.exec.test_dirs);
   tq_free(run.started_at);
   tq_free(run.started_ns);
   tq_free(run.workers);
   tq_free(run.pending);
-  tqh__cache_deinit(&run.cache);
+  if (cache_ready) tqh__cache_deinit(&run.cache);
   if (fetching) tqh__fetch_global_cleanup();
   return st;
 }

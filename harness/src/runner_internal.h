@@ -12,6 +12,7 @@
 #include "torq/base/sha256.h"
 #include "torq/base/status.h"
 #include "torq/base/str.h"
+#include "torq/harness/board.h"
 #include "torq/harness/results.h"
 #include "torq/harness/runner.h"
 
@@ -95,6 +96,11 @@ typedef struct tqh__result_s {
   size_t num_metrics;
   char **files; /* relative to the test's folder */
   size_t num_files;
+  /* On a board: */
+  char *board;         /* the board's name, or NULL (the simulator) */
+  int has_device_wall; /* the runtime reported device_wall_time_us */
+  double device_wall_s; /* its median over the timed runs */
+  int board_down;      /* the board cannot be reached again: give it no more tests */
 } tqh__result_t;
 
 void tqh__result_init(tqh__result_t *r);
@@ -115,8 +121,10 @@ tq_status_t tqh__result_decode(const void *data, size_t len, tqh__result_t *r) T
 
 /* Framed messages from a worker to the parent: u32 type, u32 length, payload. */
 /* LOG: a line for -v. PHASE: a double, the seconds the phase that starts now may take (the
- * parent moves the worker's deadline). RESULT: an encoded tqh__result_t, last. */
-enum { TQH__MSG_LOG = 1, TQH__MSG_PHASE = 2, TQH__MSG_RESULT = 3 };
+ * parent moves the worker's deadline). RESULT: an encoded tqh__result_t, last. NOTE: a line
+ * the user always sees (board events: runtime sync, leases, reconnections), also from an idle
+ * worker. */
+enum { TQH__MSG_LOG = 1, TQH__MSG_PHASE = 2, TQH__MSG_RESULT = 3, TQH__MSG_NOTE = 4 };
 #define TQH__MSG_MAX ((size_t)64 << 20)
 
 /* Writes one message (blocking, retried on EINTR). */
@@ -155,6 +163,18 @@ typedef void (*tqh__worker_main_fn)(void *ctx, size_t test, int fd);
  * parent dies, then runs main(ctx, test, fd) for every test index the parent hands it. */
 tq_status_t tqh__worker_spawn(tqh__worker_t *w, const int *close_fds, size_t num_close_fds,
                               tqh__worker_main_fn main_fn, void *ctx) TQ_MUST_USE;
+
+/* What a worker does besides tests (a board worker keeps its lease and session alive). */
+typedef struct tqh__worker_hooks_s {
+  void (*idle)(void *ctx, int fd); /* every idle_s while it waits for a test; may be NULL */
+  double idle_s;
+  void (*exit)(void *ctx, int fd); /* once, when retired, before it exits; may be NULL */
+} tqh__worker_hooks_t;
+
+/* tqh__worker_spawn with hooks (NULL: none). */
+tq_status_t tqh__worker_spawn_hooks(tqh__worker_t *w, const int *close_fds, size_t num_close_fds,
+                                    tqh__worker_main_fn main_fn, void *ctx,
+                                    const tqh__worker_hooks_t *hooks) TQ_MUST_USE;
 
 /* Hands test `test` to the idle worker `w`, with `timeout_s` (0: none) until it reports its
  * first phase. TQ_UNAVAILABLE when the worker is gone. */
@@ -232,17 +252,65 @@ int tqh__compare_output(size_t o, const struct tqs_tensor_s *got, const struct t
 
 /* ---- One test in a worker (execute.c) ------------------------------------------------------- */
 
+typedef struct tqh__board_worker_s tqh__board_worker_t;
+
 typedef struct tqh__exec_ctx_s {
   const tqh_runner_options_t *options;
   const tqh_test_t *const *tests;
   char **test_dirs; /* absolute folders, made by the parent */
   tqh__cache_t *cache;
+  const char *run_dir, *run_id;
+  /* A board worker: its board (NULL: the simulator) and the options of every board. */
+  const tqh_board_spec_t *board;
+  const tqh_board_options_t *board_options;
+  tqh__board_worker_t *board_worker; /* made in the worker process on its first test */
 } tqh__exec_ctx_t;
 
 /* The worker's main (tqh__worker_main_fn): runs test `test` and sends its result on `fd`. */
 void tqh__exec_main(void *ctx, size_t test, int fd);
 
+/* The worker hooks of a board worker (tqh__worker_hooks_t): keep the lease and the session
+ * alive while idle; release the lease and disconnect when retired. */
+void tqh__exec_idle(void *ctx, int fd);
+void tqh__exec_exit(void *ctx, int fd);
+
 /* Runs the test, filling `r`; `log_fd` (or -1) receives log lines as TQH__MSG_LOG messages. */
 void tqh__exec_test(tqh__exec_ctx_t *ctx, size_t test, int log_fd, tqh__result_t *r);
+
+/* ---- One test on a board, in a board worker (board_exec.c) ----------------------------------- */
+
+struct tqr_tensor_s;
+
+/* What execute.c hands the board: the compiled model and the inputs it made. Borrowed. */
+typedef struct tqh__board_test_s {
+  const tqh_test_t *test; /* its id names the work folder on the board */
+  const char *dir;        /* the test's local folder */
+  const char *model_path; /* the local model.vmfb */
+  struct tqr_tensor_s *const *inputs;
+  size_t num_inputs;
+  size_t num_outputs;
+  const char *function; /* NULL: the module's entry point */
+  uint32_t warmup, repeat;
+  double run_timeout_s;
+  int profile; /* ask the runtime for profile.csv and download it */
+} tqh__board_test_t;
+
+/* The board worker of `ctx` (made on first use, in the worker process). NULL without memory. */
+tqh__board_worker_t *tqh__board_worker(tqh__exec_ctx_t *ctx);
+
+/* Runs the test on the board: connects (once per worker), takes the lease and checks or syncs the
+ * runtime (once per connection), puts the model and inputs in the board's cache, runs warm-up
+ * and timed invocations (wall time by CLOCK_MONOTONIC around each remote command; device time
+ * from the runtime's stderr), and downloads profile.csv and the outputs (*out_outputs,
+ * num_outputs tensors the caller destroys) into the test's folder. Returns 1 when the outputs
+ * are there; else 0 with `r` failed: an infrastructure fault as ERROR with its fault type (after
+ * which the worker reconnects, or marks r->board_down), a runtime failure as FAILED. `log_fd`
+ * receives log lines and phases. */
+int tqh__board_run_test(tqh__board_worker_t *bw, const tqh__board_test_t *bt, int log_fd,
+                        tqh__result_t *r, struct tqr_tensor_s **out_outputs);
+
+/* Idle and exit work of a board worker (see tqh__exec_idle, tqh__exec_exit). */
+void tqh__board_worker_idle(tqh__board_worker_t *bw, int fd);
+void tqh__board_worker_exit(tqh__board_worker_t *bw, int fd);
 
 #endif

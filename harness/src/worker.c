@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,6 +88,7 @@ void tqh__result_deinit(tqh__result_t *r) {
   free_strings(r->metric_names, r->num_metrics);
   tq_free(r->metric_us);
   free_strings(r->files, r->num_files);
+  tq_free(r->board);
   memset(r, 0, sizeof(*r));
 }
 
@@ -189,6 +191,10 @@ tq_status_t tqh__result_encode(const tqh__result_t *r, tq_buf_t *out) {
   }
   TQ_TRY(put_u64(out, r->num_files));
   for (size_t i = 0; i < r->num_files; i++) TQ_TRY(put_str(out, r->files[i]));
+  TQ_TRY(put_str(out, r->board));
+  TQ_TRY(put_u64(out, (uint64_t)r->has_device_wall));
+  TQ_TRY(put_f64(out, r->device_wall_s));
+  TQ_TRY(put_u64(out, (uint64_t)r->board_down));
   return NULL;
 }
 
@@ -285,6 +291,12 @@ tq_status_t tqh__result_decode(const void *data, size_t len, tqh__result_t *r) {
       if (!r->files[i]) rd.bad = 1;
     }
   }
+  if (!rd.bad) {
+    r->board = get_str(&rd);
+    r->has_device_wall = (int)get_u64(&rd);
+    r->device_wall_s = get_f64(&rd);
+    r->board_down = (int)get_u64(&rd);
+  }
   if (rd.bad || rd.p != rd.end) {
     tqh__result_deinit(r);
     tqh__result_init(r);
@@ -323,8 +335,21 @@ tq_status_t tqh__msg_send(int fd, uint32_t type, const void *data, size_t len) {
 
 /* ---- Workers -------------------------------------------------------------------------------- */
 
-/* Reads one command (a test index) from the parent; 0 at end of file (the parent retires us). */
-static int read_command(int fd, uint64_t *out_test) {
+/* Reads one command (a test index) from the parent; 0 at end of file (the parent retires us).
+ * While none comes, calls the idle hook every hooks->idle_s. */
+static int read_command(int fd, uint64_t *out_test, const tqh__worker_hooks_t *hooks, void *ctx,
+                        int res_fd) {
+  if (hooks && hooks->idle && hooks->idle_s > 0) {
+    int ms = (int)(hooks->idle_s * 1000);
+    if (ms < 1) ms = 1;
+    for (;;) {
+      struct pollfd pfd = {fd, POLLIN, 0};
+      int rc = poll(&pfd, 1, ms);
+      if (rc > 0) break;
+      if (rc < 0 && errno != EINTR) break;
+      if (rc == 0) hooks->idle(ctx, res_fd);
+    }
+  }
   char *p = (char *)out_test;
   size_t got = 0;
   while (got < sizeof(*out_test)) {
@@ -338,6 +363,12 @@ static int read_command(int fd, uint64_t *out_test) {
 
 tq_status_t tqh__worker_spawn(tqh__worker_t *w, const int *close_fds, size_t num_close_fds,
                               tqh__worker_main_fn main_fn, void *ctx) {
+  return tqh__worker_spawn_hooks(w, close_fds, num_close_fds, main_fn, ctx, NULL);
+}
+
+tq_status_t tqh__worker_spawn_hooks(tqh__worker_t *w, const int *close_fds, size_t num_close_fds,
+                                    tqh__worker_main_fn main_fn, void *ctx,
+                                    const tqh__worker_hooks_t *hooks) {
   int res[2], cmd[2];
   if (pipe2(res, O_CLOEXEC) != 0)
     return TQ_STATUS(TQ_UNAVAILABLE, "cannot make a pipe for a worker: %s", strerror(errno));
@@ -390,7 +421,8 @@ tq_status_t tqh__worker_spawn(tqh__worker_t *w, const int *close_fds, size_t num
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     uint64_t test;
-    while (read_command(cmd[0], &test)) main_fn(ctx, (size_t)test, res[1]);
+    while (read_command(cmd[0], &test, hooks, ctx, res[1])) main_fn(ctx, (size_t)test, res[1]);
+    if (hooks && hooks->exit) hooks->exit(ctx, res[1]);
     _exit(0);
   }
   close(res[1]);

@@ -26,7 +26,8 @@
   X(suite)           \
   X(select)          \
   X(shell_quote)     \
-  X(ssh)
+  X(ssh)             \
+  X(board)
 
 #define TH_DECLARE_SUITE(name) Suite *name##_suite(void) __attribute__((weak));
 TH_SUITES(TH_DECLARE_SUITE)

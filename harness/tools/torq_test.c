@@ -9,6 +9,7 @@
  * Exit status: 0 all passed, 1 tests failed, 2 bad usage or configuration, 3 infrastructure,
  * 130 interrupted. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "torq/base/file.h"
 #include "torq/base/status.h"
 #include "torq/base/str.h"
+#include "torq/harness/board.h"
 #include "torq/harness/config.h"
 #include "torq/harness/results.h"
 #include "torq/harness/runner.h"
@@ -45,10 +47,20 @@ typedef struct cli_s {
   const char *junitxml;     /* --junitxml */
   const char *results_dir;  /* --results-dir */
   const char *hw_type;      /* --torq-runtime-hw-type */
-  const char *addr;         /* --torq-addr */
+  const char **addrs;       /* --torq-addr (repeatable, or comma separated): owned array */
+  size_t num_addrs;
+  const char *port;         /* --torq-port */
+  const char *ssh_key;      /* --torq-ssh-key */
+  const char *known_hosts;  /* --torq-known-hosts */
+  const char *board_root;   /* --torq-board-root */
+  const char *run_module;   /* --torq-run-module */
+  const char *lease_ttl;    /* --torq-lease-ttl */
+  const char *lease_renew;  /* --torq-lease-renew */
+  const char *lease_wait;   /* --torq-lease-wait */
   const char *profile_dir;  /* --torq-runtime-profiling-output-dir */
   const char *report_dir;   /* `report RUN_DIR` */
   int list, recompute_cache, update_astra_runtime, strict, no_color, no_profiling, help, version;
+  int accept_new_host_key;
   int verbosity; /* -1 -q, 0, 1 -v */
 } cli_t;
 
@@ -73,9 +85,23 @@ static void usage(FILE *f) {
         "  --strict                    an expected failure that passes fails the run\n"
         "  --no-profiling              no runtime profile, annotation or overview (faster)\n"
         "  --torq-runtime-hw-type=sim|astra_machina\n"
-        "                              where models run (default sim, the embedded simulator)\n"
-        "  --torq-addr=user@host[:port]  the board (astra_machina)\n"
-        "  --update-astra-runtime      copy torq-run-module to the board first\n"
+        "                              where models run (default sim, the embedded simulator;\n"
+        "                              astra_machina: the boards of --torq-addr, else those of\n"
+        "                              configs/*.yaml, one worker per board)\n"
+        "Boards (over SSH; keys from ssh-agent or ~/.ssh, host keys from ~/.ssh/known_hosts):\n"
+        "  --torq-addr=user@host[:port]  a board; repeat it (or separate with commas) for a pool\n"
+        "  --torq-port=N               the port when --torq-addr gives none (default 22)\n"
+        "  --update-astra-runtime      copy this build's torq-run-module to\n"
+        "                              BOARD_ROOT/<you>/torq-run-module when it differs\n"
+        "  --torq-run-module=FILE      the runtime to copy (default: beside torq-test)\n"
+        "  --torq-board-root=DIR       the harness's folder on the boards\n"
+        "                              (default " TQH_BOARD_ROOT_DEFAULT ")\n"
+        "  --torq-ssh-key=FILE         the private key (default: ssh-agent, ~/.ssh/id_*)\n"
+        "  --torq-known-hosts=FILE     the known_hosts file (default ~/.ssh/known_hosts)\n"
+        "  --torq-accept-new-host-key  accept (and remember) a board's unknown host key\n"
+        "  --torq-lease-ttl=S          a lease lasts S seconds unless renewed (default 60)\n"
+        "  --torq-lease-renew=S        renew it every S seconds (default 10)\n"
+        "  --torq-lease-wait=S         wait S seconds for a board another run holds (600)\n"
         "Output:\n"
         "  --results-dir=DIR           where runs are written (default results)\n"
         "  --junitxml=FILE             also write the JUnit XML report to FILE\n"
@@ -91,10 +117,13 @@ static void usage(FILE *f) {
         "configs/*.yaml, TORQ_CACHE_DIR); the summary counts its hits and misses.\n"
         "\n"
         "Environment: TORQ_REPEAT, TORQ_WARMUP, TORQ_JOBS, TORQ_RESULTS_DIR, TORQ_CACHE_DIR, ...\n"
-        "(see the README); configuration files: configs/*.yaml.\n"
+        "(see the README); for boards TORQ_BOARD_ROOT, TORQ_SSH_KEY, TORQ_KNOWN_HOSTS,\n"
+        "TORQ_RUN_MODULE, TORQ_LEASE_TTL, TORQ_LEASE_RENEW, TORQ_LEASE_WAIT (options win).\n"
+        "Configuration files: configs/*.yaml (boards: name, host, port, user, key_file,\n"
+        "known_hosts, board_root).\n"
         "\n"
         "Exit status: 0 all passed, 1 tests failed, 2 bad usage or configuration,\n"
-        "3 infrastructure fault, 130 interrupted.\n",
+        "3 infrastructure fault (a board unreachable, ...), 130 interrupted.\n",
         f);
 }
 
@@ -135,7 +164,8 @@ static int option(int argc, char **argv, int *i, const char *name, const char **
 static int parse_args(int argc, char **argv, cli_t *cli) {
   memset(cli, 0, sizeof(*cli));
   cli->suites = tq_calloc((size_t)argc + 1, sizeof(*cli->suites));
-  if (!cli->suites) return bad_usage("out of memory");
+  cli->addrs = tq_calloc((size_t)argc + 1, sizeof(*cli->addrs));
+  if (!cli->suites || !cli->addrs) return bad_usage("out of memory");
   static const struct {
     const char *name;
     size_t offset;
@@ -149,7 +179,14 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
       {"--junitxml", offsetof(cli_t, junitxml)},
       {"--results-dir", offsetof(cli_t, results_dir)},
       {"--torq-runtime-hw-type", offsetof(cli_t, hw_type)},
-      {"--torq-addr", offsetof(cli_t, addr)},
+      {"--torq-port", offsetof(cli_t, port)},
+      {"--torq-ssh-key", offsetof(cli_t, ssh_key)},
+      {"--torq-known-hosts", offsetof(cli_t, known_hosts)},
+      {"--torq-board-root", offsetof(cli_t, board_root)},
+      {"--torq-run-module", offsetof(cli_t, run_module)},
+      {"--torq-lease-ttl", offsetof(cli_t, lease_ttl)},
+      {"--torq-lease-renew", offsetof(cli_t, lease_renew)},
+      {"--torq-lease-wait", offsetof(cli_t, lease_wait)},
       {"--torq-runtime-profiling-output-dir", offsetof(cli_t, profile_dir)},
   };
   static const struct {
@@ -160,6 +197,7 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
       {"--list", offsetof(cli_t, list), 1},
       {"--recompute-cache", offsetof(cli_t, recompute_cache), 1},
       {"--update-astra-runtime", offsetof(cli_t, update_astra_runtime), 1},
+      {"--torq-accept-new-host-key", offsetof(cli_t, accept_new_host_key), 1},
       {"--strict", offsetof(cli_t, strict), 1},
       {"--no-color", offsetof(cli_t, no_color), 1},
       {"--no-profiling", offsetof(cli_t, no_profiling), 1},
@@ -189,6 +227,14 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
       continue;
     }
     int matched = 0;
+    const char *addr = NULL;
+    int ar = option(argc, argv, &i, "--torq-addr", &addr);
+    if (ar < 0) return bad_usage("option '--torq-addr' needs a value");
+    if (ar > 0) {
+      if (!*addr) return bad_usage("option '--torq-addr' needs a non-empty value");
+      cli->addrs[cli->num_addrs++] = addr;
+      continue;
+    }
     for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]) && !matched; k++) {
       if (strcmp(a, flags[k].name) != 0) continue;
       *(int *)(void *)((char *)cli + flags[k].offset) = flags[k].value;
@@ -318,27 +364,248 @@ static tq_status_t build_config(const cli_t *cli, tqh_config_t **out_cfg) {
   return NULL;
 }
 
-/* Checks what this step cannot do yet: tests on boards. All problems at once. */
-static tq_status_t check_tests(tqh_test_t *const *tests, size_t n) {
-  tq_buf_t text;
-  tq_buf_init(&text, 0);
-  size_t errors = 0;
-  for (size_t i = 0; i < n; i++) {
-    const tqh_test_t *t = tests[i];
-    if (strcmp(t->target ? t->target : "sim", "sim") != 0) {
-      errors++;
-      tq_status_free(tq_buf_printf(&text,
-                                   "%s:%u:%u: error: test '%s': target '%s': boards are not "
-                                   "supported yet (only 'sim')\n",
-                                   t->loc.file ? t->loc.file : t->suite->path, t->loc.line,
-                                   t->loc.col, t->id, t->target));
-    }
+/* ---- Boards ------------------------------------------------------------------------------- */
+
+/* The boards of the run and the strings their specs point to. */
+typedef struct boards_s {
+  tqh_runner_boards_t run;
+  tqh_board_spec_t *specs;
+  size_t count;
+  char **strings; /* owned */
+  size_t num_strings, cap_strings;
+  int on_boards; /* --torq-runtime-hw-type=astra_machina */
+} boards_t;
+
+static void boards_free(boards_t *b) {
+  for (size_t i = 0; i < b->num_strings; i++) tq_free(b->strings[i]);
+  tq_free(b->strings);
+  tq_free(b->specs);
+  memset(b, 0, sizeof(*b));
+}
+
+/* Keeps a copy of `s` for the life of `b`; NULL stays NULL. */
+static const char *keep(boards_t *b, const char *s) {
+  if (!s) return NULL;
+  if (b->num_strings == b->cap_strings) {
+    size_t cap = b->cap_strings ? b->cap_strings * 2 : 16;
+    char **n = tq_realloc(b->strings, cap * sizeof(char *));
+    if (!n) return NULL;
+    b->strings = n;
+    b->cap_strings = cap;
   }
-  tq_status_t st = NULL;
-  if (errors) st = TQ_STATUS(TQ_INVALID_ARGUMENT, "%s%zu error%s", text.data, errors,
-                             errors == 1 ? "" : "s");
-  tq_buf_deinit(&text);
-  return st;
+  char *c = tq_strndup(s, strlen(s));
+  if (c) b->strings[b->num_strings++] = c;
+  return c;
+}
+
+static tq_status_t add_spec(boards_t *b, const tqh_board_spec_t *spec) {
+  for (size_t i = 0; i < b->count; i++)
+    if (!strcmp(b->specs[i].name, spec->name))
+      return TQ_STATUS(TQ_INVALID_ARGUMENT, TOOL ": board '%s' is given twice", spec->name);
+  tqh_board_spec_t *n = tq_realloc(b->specs, (b->count + 1) * sizeof(*n));
+  if (!n) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  b->specs = n;
+  b->specs[b->count++] = *spec;
+  return NULL;
+}
+
+/* A board's settings: the command line, else the environment, else configs/. */
+static const char *pick(const char *cli, const char *env_name, const char *config) {
+  if (cli) return cli;
+  const char *e = getenv(env_name);
+  if (e && *e) return e;
+  return config;
+}
+
+static tq_status_t spec_from_config(const cli_t *cli, boards_t *b, const tqh_board_t *cb,
+                                    tqh_board_spec_t *out) {
+  memset(out, 0, sizeof(*out));
+  tqh_ssh_options_initialize(&out->ssh);
+  out->name = keep(b, cb->name);
+  out->ssh.host = keep(b, cb->host);
+  out->ssh.port = cb->port ? cb->port : 22;
+  out->ssh.user = keep(b, cb->user);
+  out->ssh.key_file = keep(b, pick(cli->ssh_key, "TORQ_SSH_KEY", cb->key_file));
+  out->ssh.known_hosts = keep(b, pick(cli->known_hosts, "TORQ_KNOWN_HOSTS", cb->known_hosts));
+  out->ssh.accept_new_host_key = cli->accept_new_host_key;
+  out->board_root = keep(b, pick(cli->board_root, "TORQ_BOARD_ROOT", cb->board_root));
+  if (!out->name || !out->ssh.host) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  return NULL;
+}
+
+/* A --torq-addr board; settings it does not give come from a configs/ board with the same host
+ * and port (and user, when both name one). */
+static tq_status_t spec_from_addr(const cli_t *cli, const tqh_config_t *cfg, boards_t *b,
+                                  const char *text, unsigned default_port,
+                                  tqh_board_spec_t *out) {
+  tqh_board_addr_t a;
+  tq_status_t st = tqh_board_addr_parse(text, &a);
+  if (st) {
+    tq_status_t u = TQ_STATUS(TQ_INVALID_ARGUMENT, TOOL ": --torq-addr=%s: %s", text,
+                              tq_status_message(st));
+    tq_status_free(st);
+    return u;
+  }
+  unsigned port = a.port ? a.port : default_port ? default_port : 22;
+  const tqh_board_t *match = NULL;
+  for (size_t i = 0; i < cfg->board_count && !match; i++) {
+    const tqh_board_t *cb = &cfg->boards[i];
+    if (strcasecmp(cb->host, a.host) != 0 || (cb->port ? cb->port : 22) != port) continue;
+    if (a.user[0] && cb->user && strcmp(a.user, cb->user) != 0) continue;
+    match = cb;
+  }
+  if (match) {
+    TQ_TRY(spec_from_config(cli, b, match, out));
+  } else {
+    memset(out, 0, sizeof(*out));
+    tqh_ssh_options_initialize(&out->ssh);
+    out->ssh.key_file = keep(b, pick(cli->ssh_key, "TORQ_SSH_KEY", NULL));
+    out->ssh.known_hosts = keep(b, pick(cli->known_hosts, "TORQ_KNOWN_HOSTS", NULL));
+    out->ssh.accept_new_host_key = cli->accept_new_host_key;
+    out->board_root = keep(b, pick(cli->board_root, "TORQ_BOARD_ROOT", NULL));
+  }
+  char name[512];
+  snprintf(name, sizeof(name), "%s%s%s:%u", a.user, a.user[0] ? "@" : "", a.host, port);
+  out->name = keep(b, match ? match->name : name);
+  out->ssh.host = keep(b, a.host);
+  out->ssh.port = port;
+  if (a.user[0]) out->ssh.user = keep(b, a.user);
+  if (!out->name || !out->ssh.host || (a.user[0] && !out->ssh.user))
+    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  return NULL;
+}
+
+static tq_status_t parse_seconds(const char *option, const char *env, const char *text,
+                                 double *out) {
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (!*text || *end || errno || !(v > 0) || v > 1e7)
+    return TQ_STATUS(TQ_INVALID_ARGUMENT, TOOL ": %s=%s: expected seconds, a number above 0",
+                     option ? option : env, text);
+  *out = v;
+  return NULL;
+}
+
+/* This program's folder + "/torq-run-module": the runtime built with it. */
+static const char *default_runtime(boards_t *b) {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 32);
+  if (n <= 0) return keep(b, "torq-run-module");
+  self[n] = 0;
+  char *slash = strrchr(self, '/');
+  if (!slash) return keep(b, "torq-run-module");
+  snprintf(slash + 1, sizeof(self) - (size_t)(slash + 1 - self), "torq-run-module");
+  return keep(b, self);
+}
+
+/* The boards of the run, from the command line and configs/, and every board problem of the
+ * selected tests (all at once). */
+static tq_status_t build_boards(const cli_t *cli, const tqh_config_t *cfg,
+                                tqh_test_t *const *tests, size_t n, boards_t *b) {
+  memset(b, 0, sizeof(*b));
+  tqh_board_options_initialize(&b->run.options);
+  b->on_boards = (cli->hw_type && !strcmp(cli->hw_type, "astra_machina")) ||
+                 (!cli->hw_type && cli->num_addrs);
+  unsigned default_port = 0;
+  if (cli->port) {
+    char *end = NULL;
+    long v = strtol(cli->port, &end, 10);
+    if (*end || v < 1 || v > 65535)
+      return TQ_STATUS(TQ_INVALID_ARGUMENT, TOOL ": --torq-port=%s: expected 1 to 65535",
+                       cli->port);
+    default_port = (unsigned)v;
+  }
+  const struct {
+    const char *cli, *env, *option;
+    double *out;
+  } times[] = {{cli->lease_ttl, "TORQ_LEASE_TTL", "--torq-lease-ttl", &b->run.options.lease_ttl_s},
+               {cli->lease_renew, "TORQ_LEASE_RENEW", "--torq-lease-renew",
+                &b->run.options.lease_renew_s},
+               {cli->lease_wait, "TORQ_LEASE_WAIT", "--torq-lease-wait",
+                &b->run.options.lease_wait_s}};
+  for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+    const char *v = pick(times[i].cli, times[i].env, NULL);
+    if (v) TQ_TRY(parse_seconds(times[i].cli ? times[i].option : NULL, times[i].env, v,
+                                times[i].out));
+  }
+  b->run.options.update_runtime = cli->update_astra_runtime;
+  const char *rt = pick(cli->run_module, "TORQ_RUN_MODULE", NULL);
+  b->run.options.runtime_path = rt ? keep(b, rt) : default_runtime(b);
+
+  if (b->on_boards) {
+    for (size_t i = 0; i < cli->num_addrs; i++) {
+      /* "a,b" is two boards. */
+      char *list = tq_strndup(cli->addrs[i], strlen(cli->addrs[i]));
+      if (!list) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+      tq_status_t st = NULL;
+      char *save = NULL;
+      for (char *a = strtok_r(list, ",", &save); a && !st; a = strtok_r(NULL, ",", &save)) {
+        tqh_board_spec_t spec;
+        st = spec_from_addr(cli, cfg, b, a, default_port, &spec);
+        if (!st) st = add_spec(b, &spec);
+      }
+      tq_free(list);
+      TQ_TRY(st);
+    }
+    if (!cli->num_addrs) {
+      for (size_t i = 0; i < cfg->board_count; i++) {
+        tqh_board_spec_t spec;
+        TQ_TRY(spec_from_config(cli, b, &cfg->boards[i], &spec));
+        TQ_TRY(add_spec(b, &spec));
+      }
+    }
+    if (!b->count)
+      return TQ_STATUS(TQ_INVALID_ARGUMENT,
+                       TOOL ": --torq-runtime-hw-type=astra_machina needs a board: "
+                            "--torq-addr=user@host[:port], or boards in configs/*.yaml");
+    b->run.all_tests = 1;
+  } else {
+    /* On the simulator, unless a test's target names a board of configs/. */
+    tq_buf_t text;
+    tq_buf_init(&text, 0);
+    size_t errors = 0;
+    for (size_t i = 0; i < n; i++) {
+      const tqh_test_t *t = tests[i];
+      const char *target = t->target ? t->target : "sim";
+      if (!strcmp(target, "sim")) continue;
+      const tqh_board_t *cb = tqh_config_find_board(cfg, target);
+      if (!cb) {
+        errors++;
+        tq_status_free(tq_buf_printf(&text,
+                                     "%s:%u:%u: error: test '%s': target '%s' is not a board "
+                                     "of configs/*.yaml (nor 'sim')\n",
+                                     t->loc.file ? t->loc.file : t->suite->path, t->loc.line,
+                                     t->loc.col, t->id, target));
+        continue;
+      }
+      int have = 0;
+      for (size_t k = 0; k < b->count && !have; k++) have = !strcmp(b->specs[k].name, target);
+      if (have) continue;
+      tqh_board_spec_t spec;
+      tq_status_t st = spec_from_config(cli, b, cb, &spec);
+      if (!st) st = add_spec(b, &spec);
+      if (st) {
+        tq_buf_deinit(&text);
+        return st;
+      }
+    }
+    if (errors) {
+      tq_status_t st = TQ_STATUS(TQ_INVALID_ARGUMENT, "%s%zu error%s", text.data, errors,
+                                 errors == 1 ? "" : "s");
+      tq_buf_deinit(&text);
+      return st;
+    }
+    tq_buf_deinit(&text);
+    if (cli->update_astra_runtime && !b->count)
+      return TQ_STATUS(TQ_INVALID_ARGUMENT,
+                       TOOL ": --update-astra-runtime needs a board: "
+                            "--torq-runtime-hw-type=astra_machina --torq-addr=user@host[:port]");
+  }
+  if (b->count && !b->run.options.runtime_path) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  b->run.boards = b->specs;
+  b->run.count = b->count;
+  return NULL;
 }
 
 static char *git_revision(void) {
@@ -362,11 +629,14 @@ int main(int argc, char **argv) {
   size_t num_selected = 0;
   tqh_select_t *keyword = NULL, *marker = NULL;
   tqh_results_t *results = NULL;
+  boards_t boards;
+  memset(&boards, 0, sizeof(boards));
   char *git = NULL;
-  tq_buf_t cmdline, config_text, errors_text;
+  tq_buf_t cmdline, config_text, errors_text, board_text;
   tq_buf_init(&cmdline, 0);
   tq_buf_init(&config_text, 0);
   tq_buf_init(&errors_text, 0);
+  tq_buf_init(&board_text, 0);
   tq_status_t st = NULL;
   if (rc) goto done;
   if (cli.help) {
@@ -386,12 +656,9 @@ int main(int argc, char **argv) {
     rc = bad_usage("--torq-runtime-hw-type=%s: expected 'sim' or 'astra_machina'", cli.hw_type);
     goto done;
   }
-  if ((cli.hw_type && !strcmp(cli.hw_type, "astra_machina")) || cli.addr ||
-      cli.update_astra_runtime) {
-    fprintf(stderr, TOOL ": boards are not supported yet: --torq-runtime-hw-type=astra_machina, "
-                    "--torq-addr and --update-astra-runtime come with board support; run on the "
-                    "simulator (--torq-runtime-hw-type=sim, the default)\n");
-    rc = EXIT_USAGE;
+  if (cli.hw_type && !strcmp(cli.hw_type, "sim") && cli.num_addrs) {
+    rc = bad_usage("--torq-addr names a board, but --torq-runtime-hw-type=sim runs on the "
+                   "simulator");
     goto done;
   }
 
@@ -459,7 +726,7 @@ int main(int argc, char **argv) {
     for (size_t k = 0; k < suites[i]->test_count; k++)
       if (tqh_select_test(keyword, marker, &suites[i]->tests[k]))
         selected[num_selected++] = &suites[i]->tests[k];
-  if ((st = check_tests(selected, num_selected))) {
+  if ((st = build_boards(&cli, cfg, selected, num_selected, &boards))) {
     rc = fail(st, EXIT_USAGE);
     goto done;
   }
@@ -495,7 +762,14 @@ int main(int argc, char **argv) {
   info.tool_version = TOOL " " TQH_RUNNER_VERSION;
   info.compiler_version = compiler_version;
   info.runtime_version = "torq-runtime " TQR_VERSION;
-  info.target = "sim";
+  info.target = boards.on_boards ? "astra_machina" : boards.count ? "sim+boards" : "sim";
+  for (size_t i = 0; i < boards.count; i++) {
+    const tqh_board_spec_t *b = &boards.specs[i];
+    tq_status_free(tq_buf_printf(&board_text, "%s%s=%s%s%s:%u", i ? ", " : "", b->name,
+                                 b->ssh.user ? b->ssh.user : "", b->ssh.user ? "@" : "",
+                                 b->ssh.host, b->ssh.port));
+  }
+  info.board = boards.count ? board_text.data : NULL;
   info.git_revision = git;
   info.command_line = cmdline.data;
   info.config = config_props;
@@ -536,12 +810,19 @@ int main(int argc, char **argv) {
   opts.profiling = !cli.no_profiling;
   opts.cancel = &g_cancel;
   install_signals();
-  if (cli.verbosity >= 0)
-    printf(TOOL ": %zu test%s from %zu suite%s, %zu worker%s, results in %s\n", num_selected,
+  if (cli.verbosity >= 0 && boards.on_boards)
+    printf(TOOL ": %zu test%s from %zu suite%s on %zu board%s (%s), results in %s\n",
+           num_selected, num_selected == 1 ? "" : "s", num_suites, num_suites == 1 ? "" : "s",
+           boards.count, boards.count == 1 ? "" : "s", board_text.data,
+           tqh_results_run_dir(results));
+  else if (cli.verbosity >= 0)
+    printf(TOOL ": %zu test%s from %zu suite%s, %zu worker%s%s%s, results in %s\n", num_selected,
            num_selected == 1 ? "" : "s", num_suites, num_suites == 1 ? "" : "s", opts.jobs,
-           opts.jobs == 1 ? "" : "s", tqh_results_run_dir(results));
+           opts.jobs == 1 ? "" : "s", boards.count ? " and boards " : "",
+           boards.count ? board_text.data : "", tqh_results_run_dir(results));
   tqh_runner_summary_t summary;
-  st = tqh_runner_run(&opts, (const tqh_test_t *const *)selected, num_selected, results, &summary);
+  st = tqh_runner_run_boards(&opts, boards.count ? &boards.run : NULL,
+                             (const tqh_test_t *const *)selected, num_selected, results, &summary);
   if (st) {
     rc = fail(st, EXIT_INFRA);
     goto done;
@@ -560,6 +841,9 @@ int main(int argc, char **argv) {
 
 done:
   tqh_results_destroy(results);
+  boards_free(&boards);
+  tq_buf_deinit(&board_text);
+  tq_free(cli.addrs);
   tq_free(git);
   tq_buf_deinit(&cmdline);
   tq_buf_deinit(&config_text);

@@ -1,0 +1,626 @@
+/* One test on a board, inside its worker (runner_internal.h): the worker's board connection
+ * (made on its first test, kept for the run), the lease and the runtime, the board's content
+ * cache, the timed remote invocations and the downloads.
+ *
+ * Remote layout of a test: <board_root>/<username>/work/<run-id>/<test id, '/' made '+'>/ holds
+ * output_N.npy and profile.csv; the command that runs the runtime also removes the previous
+ * test's folder, so cleaning costs no extra round trip.
+ *
+ * Log lines go to the parent (LOG for -v, NOTE always shown) and, with a UTC timestamp, to
+ * board-<name>.log in the run folder, so that a run's board events (connections, runtime sync,
+ * lease acquired/renewed/released) can be read after it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runner_internal.h"
+#include "torq/base/alloc.h"
+#include "torq/runtime/npy.h"
+#include "torq/runtime/tensor.h"
+
+struct tqh__board_worker_s {
+  tqh__exec_ctx_t *ctx;
+  tqh_board_options_t options;
+  tqh_board_conn_t *conn;
+  int ready;       /* lease and runtime checked on this connection */
+  int log_fd;      /* the result pipe to the parent, or -1 */
+  int file_fd;     /* board-<name>.log, or -1 (not opened yet: -2 after a failure) */
+  char *prev_work; /* the previous test's remote work folder, removed by the next command */
+  char *run_work;  /* <user_dir>/work/<run-id> */
+};
+
+/* The runtime's stdout and stderr kept per invocation. */
+#define OUTPUT_LIMIT ((size_t)4 << 20)
+/* Seconds a phase may take beyond its own limit before the parent kills the worker: the
+ * transport kills a remote command at its timeout itself, over a second channel. */
+#define SLACK_S 30.0
+/* Largest output file read back. */
+#define MAX_OUTPUT_BYTES ((size_t)1 << 30)
+
+/* Removes the previous test's folder, makes this one, runs the runtime in it. Exit status 125
+ * when the folder cannot be made; the shell's 126/127 when the runtime cannot be started. */
+static const char k_run_script[] =
+    "p=$1 w=$2\n"
+    "shift 2\n"
+    "if [ -n \"$p\" ]; then rm -rf -- \"$p\"; fi\n"
+    "mkdir -p -- \"$w\" || exit 125\n"
+    "cd -- \"$w\" || exit 125\n"
+    "exec \"$@\"\n";
+
+/* ---- Messages to the parent and the board log ------------------------------------------------ */
+
+static void send_phase(tqh__board_worker_t *bw, const char *name, double limit_s) {
+  if (bw->log_fd < 0) return;
+  char msg[sizeof(double) + 16];
+  memset(msg, 0, sizeof(msg));
+  memcpy(msg, &limit_s, sizeof(double));
+  snprintf(msg + sizeof(double), 16, "%s", name);
+  tq_status_free(tqh__msg_send(bw->log_fd, TQH__MSG_PHASE, msg, sizeof(msg)));
+}
+
+static void open_log_file(tqh__board_worker_t *bw) {
+  if (bw->file_fd != -1 || !bw->ctx->run_dir) return;
+  bw->file_fd = -2;
+  tq_buf_t name, path;
+  tq_buf_init(&name, 0);
+  tq_buf_init(&path, 0);
+  tq_status_t st = tqh_results_make_safe_id(bw->ctx->board->name, &name);
+  if (!st) st = tq_buf_printf(&path, "%s/board-%s.log", bw->ctx->run_dir, name.data);
+  if (!st) {
+    int fd = open(path.data, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) bw->file_fd = fd;
+  }
+  tq_status_free(st);
+  tq_buf_deinit(&name);
+  tq_buf_deinit(&path);
+}
+
+/* tqh_board_log_fn. */
+static void sink(void *vctx, int level, const char *line) {
+  tqh__board_worker_t *bw = vctx;
+  open_log_file(bw);
+  if (bw->file_fd >= 0) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    char stamp[64];
+    size_t n = strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(stamp + n, sizeof(stamp) - n, ".%03ldZ", ts.tv_nsec / 1000000);
+    char buf[1200];
+    int len = snprintf(buf, sizeof(buf), "%s [%ld] %s\n", stamp, (long)getpid(), line);
+    if (len > 0) {
+      if ((size_t)len >= sizeof(buf)) len = (int)sizeof(buf) - 1;
+      ssize_t w = write(bw->file_fd, buf, (size_t)len);
+      (void)w; /* the log is a convenience; the test's result does not depend on it */
+    }
+  }
+  if (bw->log_fd >= 0)
+    tq_status_free(
+        tqh__msg_send(bw->log_fd, level ? TQH__MSG_NOTE : TQH__MSG_LOG, line, strlen(line)));
+}
+
+static void logf_(tqh__board_worker_t *bw, int level, const char *fmt, ...) TQ_PRINTF(3, 4);
+static void logf_(tqh__board_worker_t *bw, int level, const char *fmt, ...) {
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof(line), fmt, ap);
+  va_end(ap);
+  sink(bw, level, line);
+}
+
+/* ---- The worker's board ---------------------------------------------------------------------- */
+
+tqh__board_worker_t *tqh__board_worker(tqh__exec_ctx_t *ctx) {
+  if (ctx->board_worker) return ctx->board_worker;
+  tqh__board_worker_t *bw = tq_calloc(1, sizeof(*bw));
+  if (!bw) return NULL;
+  bw->ctx = ctx;
+  bw->options = *ctx->board_options;
+  bw->options.log = sink;
+  bw->options.log_ctx = bw;
+  bw->log_fd = -1;
+  bw->file_fd = -1;
+  ctx->board_worker = bw;
+  return bw;
+}
+
+static double setup_limit(const tqh__board_worker_t *bw) {
+  const tqh_board_spec_t *b = bw->ctx->board;
+  double connect = (b->ssh.connect_timeout_ms ? b->ssh.connect_timeout_ms : 10000) / 1e3;
+  /* Connect, wait for the lease, copy the runtime (a few MB at the I/O timeout's pace). */
+  return connect * 2 + bw->options.lease_wait_s + 300 + SLACK_S;
+}
+
+/* Connected, leased, with a runtime: what every test needs first. */
+static tq_status_t ensure_ready(tqh__board_worker_t *bw) {
+  if (!bw->conn) {
+    send_phase(bw, "connect", setup_limit(bw));
+    TQ_TRY(tqh_board_connect(bw->ctx->board, &bw->options, &bw->conn));
+    tq_buf_t b;
+    tq_buf_init(&b, 0);
+    tq_status_t st = tq_buf_printf(&b, "%s/work/%s", tqh_board_user_dir(bw->conn),
+                                   bw->ctx->run_id ? bw->ctx->run_id : "run");
+    bw->run_work = st ? NULL : tq_buf_detach(&b);
+    tq_buf_deinit(&b);
+    TQ_TRY(st);
+    if (!bw->run_work) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  } else if (!tqh_board_is_connected(bw->conn)) {
+    send_phase(bw, "connect", setup_limit(bw));
+    TQ_TRY(tqh_board_reconnect(bw->conn));
+    bw->ready = 0;
+  }
+  /* Held from the first test on; acquired again when it was lost while the worker was idle. */
+  if (!tqh_board_lease_held(bw->conn)) send_phase(bw, "lease", setup_limit(bw));
+  TQ_TRY(tqh_board_lease_acquire(bw->conn));
+  if (bw->ready) return NULL;
+  if (bw->options.update_runtime)
+    TQ_TRY(tqh_board_sync_runtime(bw->conn, NULL));
+  else
+    TQ_TRY(tqh_board_check_runtime(bw->conn));
+  bw->ready = 1;
+  return NULL;
+}
+
+/* After an infrastructure fault of `type`: reconnect when the connection is gone, or tell the
+ * parent that this board can take no more tests. */
+static void recover(tqh__board_worker_t *bw, const char *type, tqh__result_t *r) {
+  if (!tqh_board_fault_is_transient(type) || !bw->conn) {
+    r->board_down = 1;
+    return;
+  }
+  if (tqh_board_is_connected(bw->conn)) return;
+  const tqh_board_spec_t *b = bw->ctx->board;
+  double connect = (b->ssh.connect_timeout_ms ? b->ssh.connect_timeout_ms : 10000) / 1e3;
+  send_phase(bw, "reconnect", connect * 8 + SLACK_S);
+  tq_status_t st = tqh_board_reconnect(bw->conn);
+  bw->ready = 0;
+  if (st) {
+    char *text = tq_status_format(st, 0);
+    logf_(bw, 1, "%s: cannot reconnect: %s", b->name, text ? text : tq_status_message(st));
+    free(text);
+    tq_status_free(st);
+    r->board_down = 1;
+  }
+}
+
+/* Records an infrastructure fault (ERROR of its fault type) and recovers. Returns 0. */
+static int fault(tqh__board_worker_t *bw, tqh__result_t *r, tq_status_t st) {
+  const char *type = tqh_board_fault_type(st);
+  r->infrastructure = 1;
+  tqh__result_fail_status(r, TQH_OUTCOME_ERROR, type, st);
+  recover(bw, type, r);
+  return 0;
+}
+
+/* ---- Helpers ----------------------------------------------------------------------------------
+ */
+
+static char *printf_dup(const char *fmt, ...) TQ_PRINTF(1, 2);
+static char *printf_dup(const char *fmt, ...) {
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  va_list ap;
+  va_start(ap, fmt);
+  tq_status_t st = tq_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  char *s = st ? NULL : tq_buf_detach(&b);
+  tq_status_free(st);
+  tq_buf_deinit(&b);
+  return s;
+}
+
+/* The work folder's name: the test id with '/' made '+', as long as it is short enough for one
+ * path component; else the file-system-safe id. */
+static char *work_name(const tqh_test_t *t) {
+  size_t n = strlen(t->id);
+  if (n > 200 || strchr(t->id, '\n')) return printf_dup("%s", t->fs_id);
+  char *s = printf_dup("%s", t->id);
+  for (char *c = s; c && *c; c++)
+    if (*c == '/') *c = '+';
+  return s;
+}
+
+/* The µs of "torq-run-module: device_wall_time_us=N" in the runtime's stderr, or -1. */
+static double device_wall_us(const char *err) {
+  static const char key[] = "device_wall_time_us=";
+  const char *p = err ? strstr(err, key) : NULL;
+  if (!p) return -1;
+  const char *last = p;
+  while ((p = strstr(p + 1, key))) last = p;
+  char *end = NULL;
+  unsigned long long v = strtoull(last + sizeof(key) - 1, &end, 10);
+  if (end == last + sizeof(key) - 1) return -1;
+  return (double)v;
+}
+
+static void last_line(const char *text, char *out, size_t size) {
+  out[0] = 0;
+  if (!text) return;
+  size_t n = strlen(text);
+  while (n && (text[n - 1] == '\n' || text[n - 1] == '\r')) n--;
+  size_t start = n;
+  while (start && text[start - 1] != '\n') start--;
+  snprintf(out, size, "%.*s", (int)(n - start), text + start);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The runtime's own output goes into the test's stdout.txt and stderr.txt (this worker's). */
+static void keep_output(const tqh_exec_result_t *res, uint32_t run, uint32_t runs) {
+  if (runs > 1) {
+    fprintf(stdout, "== torq-run-module, run %u of %u ==\n", run + 1, runs);
+    fprintf(stderr, "== torq-run-module, run %u of %u ==\n", run + 1, runs);
+  }
+  if (res->out.len) fwrite(res->out.data, 1, res->out.len, stdout);
+  if (res->out_truncated) fputs("\n[... stdout truncated ...]\n", stdout);
+  if (res->err.len) fwrite(res->err.data, 1, res->err.len, stderr);
+  if (res->err_truncated) fputs("\n[... stderr truncated ...]\n", stderr);
+  fflush(stdout);
+  fflush(stderr);
+}
+
+/* Judges a finished remote invocation: 1 when it succeeded; else `r` is failed. */
+static int judge(tqh__board_worker_t *bw, const tqh_exec_result_t *res, tqh__result_t *r,
+                 const char *when) {
+  const char *name = bw->ctx->board->name;
+  char line[512];
+  last_line(res->err.data, line, sizeof(line));
+  if (tqh_board_text_says_disk_full(res->err.data))
+    return fault(
+        bw, r,
+        TQ_STATUS(TQ_UNAVAILABLE, "board %s: no space left on the board%s: %s", name, when, line));
+  if (res->exit_status == 0 && !res->signal) return 1;
+  if (res->exit_status >= 125 && res->exit_status <= 127)
+    return fault(bw, r,
+                 TQ_STATUS(TQ_FAILED_PRECONDITION,
+                           "board %s could not start the runtime %s (exit status %d)%s: %s", name,
+                           tqh_board_runtime(bw->conn), res->exit_status, when, line));
+  int sig = res->signal ? res->signal : (res->exit_status > 128 ? res->exit_status - 128 : 0);
+  if (sig) {
+    char buf[32];
+    tqh__result_fail(r, TQH_OUTCOME_FAILED, "runtime_error",
+                     "torq-run-module was killed by %s on board %s%s%s%s",
+                     tqh__signal_name(sig, buf), name, when, line[0] ? ": " : "", line);
+  } else {
+    tqh__result_fail(r, TQH_OUTCOME_FAILED, "runtime_error",
+                     "torq-run-module failed on board %s with exit status %d%s%s%s", name,
+                     res->exit_status, when, line[0] ? ": " : "", line);
+  }
+  return 0;
+}
+
+/* ---- The test ---------------------------------------------------------------------------------
+ */
+
+typedef struct job_s {
+  tqh__board_worker_t *bw;
+  const tqh__board_test_t *bt;
+  tqh__result_t *r;
+  char *model_remote;
+  char **input_remote;
+  char *work;
+  const char **argv;
+  size_t argc;
+  char **owned; /* the argv strings made here */
+  size_t num_owned;
+} job_t;
+
+static tq_status_t own(job_t *j, char *s) {
+  if (!s) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  j->owned[j->num_owned++] = s;
+  j->argv[j->argc++] = s;
+  return NULL;
+}
+
+/* Keeps the lease through the upload of `path`: a few seconds, plus a pessimistic 1 MB/s. */
+static tq_status_t keep_for_upload(tqh_board_conn_t *conn, const char *path) {
+  struct stat sb;
+  double bytes = stat(path, &sb) == 0 ? (double)sb.st_size : 0;
+  return tqh_board_lease_keep(conn, 5 + bytes / 1e6);
+}
+
+/* Inputs as .npy files in the test's folder, then model and inputs in the board's cache.
+ * Returns 1, or 0 with `r` failed. */
+static int stage(job_t *j) {
+  const tqh__board_test_t *bt = j->bt;
+  tqh_board_conn_t *conn = j->bw->conn;
+  tqh__result_t *r = j->r;
+  j->input_remote = tq_calloc(bt->num_inputs + 1, sizeof(char *));
+  tq_status_t st = j->input_remote ? NULL : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; !st && i < bt->num_inputs; i++) {
+    char name[32];
+    snprintf(name, sizeof(name), "input_%zu.npy", i);
+    char *local = printf_dup("%s/%s", bt->dir, name);
+    st = local ? tqr_npy_write(local, bt->inputs[i]) : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    if (!st) st = tqh__result_add_file(r, name);
+    tq_free(local);
+  }
+  if (st) {
+    /* Ours, on this side: not the board's fault. */
+    r->infrastructure = 1;
+    tqh__result_fail_status(r, TQH_OUTCOME_ERROR, "infrastructure", st);
+    return 0;
+  }
+  st = keep_for_upload(conn, bt->model_path);
+  if (!st)
+    st = tqh_board_put_cached(conn, bt->model_path, ".vmfb", "model", &j->model_remote, NULL);
+  for (size_t i = 0; !st && i < bt->num_inputs; i++) {
+    char *local = printf_dup("%s/input_%zu.npy", bt->dir, i);
+    char what[32];
+    snprintf(what, sizeof(what), "input %zu", i);
+    st = local ? keep_for_upload(conn, local) : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    if (!st) st = tqh_board_put_cached(conn, local, ".npy", what, &j->input_remote[i], NULL);
+    tq_free(local);
+  }
+  if (st) return fault(j->bw, r, st);
+  return 1;
+}
+
+/* The command line: the run script, the previous and this work folder, the runtime and its
+ * options. Only `prev` changes between invocations (argv[4]). */
+static tq_status_t build_argv(job_t *j) {
+  const tqh__board_test_t *bt = j->bt;
+  size_t max = 16 + bt->num_inputs + bt->num_outputs;
+  j->argv = tq_calloc(max, sizeof(char *));
+  j->owned = tq_calloc(max, sizeof(char *));
+  if (!j->argv || !j->owned) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  j->argv[j->argc++] = "sh";
+  j->argv[j->argc++] = "-c";
+  j->argv[j->argc++] = k_run_script;
+  j->argv[j->argc++] = "torq-run";
+  j->argv[j->argc++] = ""; /* prev */
+  j->argv[j->argc++] = j->work;
+  j->argv[j->argc++] = tqh_board_runtime(j->bw->conn);
+  TQ_TRY(own(j, printf_dup("--module=%s", j->model_remote)));
+  for (size_t i = 0; i < bt->num_inputs; i++)
+    TQ_TRY(own(j, printf_dup("--input=@%s", j->input_remote[i])));
+  for (size_t o = 0; o < bt->num_outputs; o++)
+    TQ_TRY(own(j, printf_dup("--output=@%s/output_%zu.npy", j->work, o)));
+  if (bt->profile) TQ_TRY(own(j, printf_dup("--torq_profile_host=%s/profile.csv", j->work)));
+  if (bt->function) TQ_TRY(own(j, printf_dup("--function=%s", bt->function)));
+  j->argv[j->argc] = NULL;
+  return NULL;
+}
+
+/* Warm-up and timed invocations. Returns 1 when all succeeded. */
+static int invoke_all(job_t *j) {
+  tqh__board_worker_t *bw = j->bw;
+  const tqh__board_test_t *bt = j->bt;
+  tqh__result_t *r = j->r;
+  uint32_t runs = bt->warmup + bt->repeat;
+  double *device = tq_calloc(bt->repeat + 1, sizeof(double));
+  r->samples = tq_calloc(bt->repeat + 1, sizeof(double));
+  if (!device || !r->samples) {
+    tq_free(device);
+    r->infrastructure = 1;
+    tqh__result_fail(r, TQH_OUTCOME_ERROR, "infrastructure", "out of memory");
+    return 0;
+  }
+  size_t num_device = 0;
+  int ok = 1;
+  tqh_exec_options_t eo;
+  tqh_exec_options_initialize(&eo);
+  eo.timeout_ms = (uint32_t)(bt->run_timeout_s * 1000 > 4e9 ? 4e9 : bt->run_timeout_s * 1000);
+  eo.output_limit = OUTPUT_LIMIT;
+  tqh_exec_result_t res;
+  tqh_exec_result_init(&res);
+  for (uint32_t i = 0; i < runs && ok; i++) {
+    int timed = i >= bt->warmup;
+    char when[64] = "";
+    if (!timed)
+      snprintf(when, sizeof(when), " in warm-up run %u", i + 1);
+    else if (bt->repeat > 1)
+      snprintf(when, sizeof(when), " in run %u of %u", i - bt->warmup + 1, bt->repeat);
+    tq_status_t st = tqh_board_lease_keep(bw->conn, bt->run_timeout_s);
+    if (st) {
+      ok = fault(bw, r, st);
+      break;
+    }
+    j->argv[4] = i == 0 && bw->prev_work ? bw->prev_work : "";
+    send_phase(bw, "run", bt->run_timeout_s + SLACK_S);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    st = tqh_ssh_exec(tqh_board_session(bw->conn), j->argv, &eo, &res);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double wall = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    r->run_s += wall;
+    if (i == 0 && !st) {
+      tq_free(bw->prev_work);
+      bw->prev_work = NULL;
+    }
+    keep_output(&res, i, runs);
+    if (st) {
+      if (tq_status_code(st) == TQ_DEADLINE_EXCEEDED) {
+        /* The transport names the command ("sh"); say which, and where. */
+        tq_status_t t = TQ_STATUS(TQ_DEADLINE_EXCEEDED,
+                                  "board %s: torq-run-module ran past the run timeout of %gs%s "
+                                  "and was killed",
+                                  bw->ctx->board->name, bt->run_timeout_s, when);
+        tq_status_free(st);
+        st = t;
+      }
+      ok = fault(bw, r, st);
+      break;
+    }
+    double us = device_wall_us(res.err.data);
+    ok = judge(bw, &res, r, when);
+    if (!ok) break;
+    if (!timed) continue;
+    r->samples[r->num_samples++] = wall;
+    r->has_wall_time = 1;
+    if (us >= 0) device[num_device++] = us / 1e6;
+    char dev[64] = "";
+    if (us >= 0) snprintf(dev, sizeof(dev), " (device %.6fs)", us / 1e6);
+    if (bt->repeat > 1)
+      logf_(bw, 0, "Wall time: %.3fs%s (run %u of %u)", wall, dev, i - bt->warmup + 1, bt->repeat);
+    else
+      logf_(bw, 0, "Wall time: %.3fs%s", wall, dev);
+  }
+  tqh_exec_result_deinit(&res);
+  if (num_device) {
+    qsort(device, num_device, sizeof(double), cmp_double);
+    r->has_device_wall = 1;
+    r->device_wall_s = num_device % 2 ? device[num_device / 2]
+                                      : (device[num_device / 2 - 1] + device[num_device / 2]) / 2;
+  }
+  tq_free(device);
+  return ok;
+}
+
+/* profile.csv and the outputs, into the test's folder; the outputs also as tensors. */
+static int fetch(job_t *j, tqr_tensor_t **outputs) {
+  tqh__board_worker_t *bw = j->bw;
+  const tqh__board_test_t *bt = j->bt;
+  tqh__result_t *r = j->r;
+  tqh_ssh_session_t *ssh = tqh_board_session(bw->conn);
+  send_phase(bw, "fetch", 300);
+  size_t n = bt->num_outputs + (bt->profile ? 1 : 0);
+  for (size_t k = 0; k < n; k++) {
+    char name[32];
+    if (k < bt->num_outputs)
+      snprintf(name, sizeof(name), "output_%zu.npy", k);
+    else
+      snprintf(name, sizeof(name), "profile.csv");
+    char *remote = printf_dup("%s/%s", j->work, name);
+    char *local = printf_dup("%s/%s", bt->dir, name);
+    tq_status_t st = remote && local ? tqh_ssh_download(ssh, remote, local)
+                                     : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    tq_free(remote);
+    if (st && tq_status_code(st) == TQ_NOT_FOUND) {
+      tq_status_free(st);
+      tq_free(local);
+      tqh__result_fail(r, TQH_OUTCOME_FAILED, "runtime_error",
+                       "torq-run-module succeeded on board %s but wrote no %s",
+                       bw->ctx->board->name, name);
+      return 0;
+    }
+    if (!st) st = tqh__result_add_file(r, name);
+    if (!st && k < bt->num_outputs) {
+      st = tqr_npy_read(local, MAX_OUTPUT_BYTES, &outputs[k]);
+      if (st) {
+        tq_free(local);
+        tqh__result_fail_status(r, TQH_OUTCOME_FAILED, "runtime_error",
+                                tq_status_annotate(st, "an output the runtime wrote"));
+        return 0;
+      }
+    }
+    tq_free(local);
+    if (st) return fault(bw, r, tq_status_annotate(st, "while downloading %s", name));
+  }
+  return 1;
+}
+
+int tqh__board_run_test(tqh__board_worker_t *bw, const tqh__board_test_t *bt, int log_fd,
+                        tqh__result_t *r, tqr_tensor_t **out_outputs) {
+  bw->log_fd = log_fd;
+  tq_free(r->board);
+  r->board = printf_dup("%s", bw->ctx->board->name);
+  tq_status_t st = ensure_ready(bw);
+  if (st) return fault(bw, r, st);
+
+  job_t j;
+  memset(&j, 0, sizeof(j));
+  j.bw = bw;
+  j.bt = bt;
+  j.r = r;
+  int ok = 0;
+  send_phase(bw, "upload", 600);
+  if (stage(&j)) {
+    char *name = work_name(bt->test);
+    j.work = name ? printf_dup("%s/%s", bw->run_work, name) : NULL;
+    tq_free(name);
+    st = j.work ? build_argv(&j) : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    if (st) {
+      r->infrastructure = 1;
+      tqh__result_fail_status(r, TQH_OUTCOME_ERROR, "infrastructure", st);
+    } else if (invoke_all(&j)) {
+      ok = fetch(&j, out_outputs);
+    }
+  }
+  /* The folder goes with the next command (or when the worker ends). */
+  if (j.work) {
+    tq_free(bw->prev_work);
+    bw->prev_work = j.work;
+    j.work = NULL;
+  }
+  tq_free(j.model_remote);
+  for (size_t i = 0; j.input_remote && i < bt->num_inputs; i++) tq_free(j.input_remote[i]);
+  tq_free(j.input_remote);
+  for (size_t i = 0; i < j.num_owned; i++) tq_free(j.owned[i]);
+  tq_free(j.owned);
+  tq_free(j.argv);
+  return ok;
+}
+
+/* ---- Idle and exit ------------------------------------------------------------------------------
+ */
+
+void tqh__board_worker_idle(tqh__board_worker_t *bw, int fd) {
+  if (!bw || !bw->conn || !tqh_board_is_connected(bw->conn)) return;
+  bw->log_fd = fd;
+  tq_status_t st = tqh_board_lease_touch(bw->conn);
+  if (!st) st = tqh_ssh_keepalive(tqh_board_session(bw->conn));
+  if (st) {
+    char *text = tq_status_format(st, 0);
+    logf_(bw, 1, "%s: while idle: %s", bw->ctx->board->name, text ? text : "");
+    free(text);
+    tq_status_free(st);
+    bw->ready = 0;
+  }
+}
+
+void tqh__board_worker_exit(tqh__board_worker_t *bw, int fd) {
+  if (!bw) return;
+  bw->log_fd = fd;
+  if (bw->conn && tqh_board_is_connected(bw->conn)) {
+    if (bw->prev_work) {
+      /* This test's folder, and the run's and work folders if they are empty now. */
+      static const char script[] =
+          "rm -rf -- \"$1\"; rmdir -- \"$2\" 2>/dev/null; rmdir -- \"$3\" 2>/dev/null; true";
+      char *work_dir = printf_dup("%s/work", tqh_board_user_dir(bw->conn));
+      const char *argv[] = {"sh",
+                            "-c",
+                            script,
+                            "torq-clean",
+                            bw->prev_work,
+                            bw->run_work,
+                            work_dir ? work_dir : bw->run_work,
+                            NULL};
+      tqh_exec_options_t eo;
+      tqh_exec_options_initialize(&eo);
+      eo.timeout_ms = 60000;
+      tqh_exec_result_t res;
+      tqh_exec_result_init(&res);
+      tq_status_free(tqh_ssh_exec(tqh_board_session(bw->conn), argv, &eo, &res));
+      tqh_exec_result_deinit(&res);
+      tq_free(work_dir);
+    }
+    tq_status_t st = tqh_board_lease_release(bw->conn);
+    if (st) {
+      char *text = tq_status_format(st, 0);
+      logf_(bw, 1, "%s: cannot release the lease: %s", bw->ctx->board->name, text ? text : "");
+      free(text);
+      tq_status_free(st);
+    }
+  }
+  tqh_board_disconnect(bw->conn);
+  bw->conn = NULL;
+  if (bw->file_fd >= 0) close(bw->file_fd);
+  tq_free(bw->prev_work);
+  tq_free(bw->run_work);
+  bw->ctx->board_worker = NULL;
+  tq_free(bw);
+}
