@@ -266,22 +266,128 @@ static int process_running(const char *argv0, const char *arg1) {
 /* The args of torq-test on the board of the config: astra_machina, no per-test options. */
 #define BOARD_ARGS "--torq-runtime-hw-type=astra_machina", "--no-color"
 
+/* ---- The fixture ------------------------------------------------------------------------------
+ */
+
+/* One test's scratch folder (and a second runner's), its boards with their roots, the last
+ * torq-test it ran and every string it allocated: fx_free releases them all and stops the
+ * boards. */
+typedef struct fx_s {
+  e2e_scratch_t s;
+  e2e_scratch_t s2; /* after fx_second */
+  int has_s2;
+  size_t nb;
+  board_t b[2];
+  char *bdir[2], *root[2];
+  e2e_proc_t p; /* after fx_run */
+  int has_p;
+  char *owned[64];
+  size_t n_owned;
+} fx_t;
+
+/* Keeps `p` (maybe NULL) until fx_free; returns it. */
+static char *fx_own(fx_t *fx, char *p) {
+  ck_assert_msg(fx->n_owned < sizeof(fx->owned) / sizeof(fx->owned[0]), "fixture: too many strings");
+  fx->owned[fx->n_owned++] = p;
+  return p;
+}
+
+#define FX_PATH(fx, ...) fx_own((fx), e2e_path(__VA_ARGS__))
+
+/* A scratch folder with `n` (1 or 2) boards in it, at board/ with root/ as their board root (or
+ * board1/, root1/ ...); 0 when the machine has no sshd: the test then only calls fx_free. */
+static int fx_start(fx_t *fx, size_t n) {
+  memset(fx, 0, sizeof(*fx));
+  e2e_scratch_init(&fx->s);
+  fx->nb = n;
+  for (size_t i = 0; i < n; i++)
+    fx->bdir[i] = n == 1 ? FX_PATH(fx, "%s/board", fx->s.dir)
+                         : FX_PATH(fx, "%s/board%zu", fx->s.dir, i + 1);
+  if (!board_start(&fx->b[0], fx->bdir[0])) return 0;
+  for (size_t i = 1; i < n; i++) board_start(&fx->b[i], fx->bdir[i]);
+  for (size_t i = 0; i < n; i++)
+    fx->root[i] = n == 1 ? FX_PATH(fx, "%s/root", fx->s.dir)
+                         : FX_PATH(fx, "%s/root%zu", fx->s.dir, i + 1);
+  return 1;
+}
+
+/* A second runner's scratch folder. */
+static e2e_scratch_t *fx_second(fx_t *fx) {
+  e2e_scratch_init(&fx->s2);
+  fx->has_s2 = 1;
+  return &fx->s2;
+}
+
+static void fx_free(fx_t *fx) {
+  if (fx->has_p) e2e_proc_free(&fx->p);
+  for (size_t i = fx->nb; i-- > 0;) board_free(&fx->b[i]);
+  while (fx->n_owned) free(fx->owned[--fx->n_owned]);
+  if (fx->has_s2) e2e_scratch_free(&fx->s2);
+  e2e_scratch_free(&fx->s);
+}
+
+/* configs/boards.yaml in `s` naming the fixture's boards astra1 (or b1, b2), at `roots` or, when
+ * NULL, at the fixture's roots. */
+static void fx_config(fx_t *fx, const e2e_scratch_t *s, const char *const *roots) {
+  static const char *const one[] = {"astra1"}, *const two[] = {"b1", "b2"};
+  board_t *bs[] = {&fx->b[0], &fx->b[1]};
+  write_config(s, fx->nb, fx->nb == 1 ? one : two, bs,
+               roots ? roots : (const char *const *)fx->root);
+}
+
+static char *fx_suite(fx_t *fx, const e2e_scratch_t *s, const char *extra, size_t n,
+                      const char *prefix) {
+  return fx_own(fx, write_suite(s, extra, n, prefix));
+}
+
+/* Runs torq-test in `s` and waits; what it gave lasts until the next fx_run. */
+static const e2e_proc_t *fx_run(fx_t *fx, const e2e_scratch_t *s, const char *const *env,
+                                const char *const *args) {
+  if (fx->has_p) e2e_proc_free(&fx->p);
+  e2e_run(s, s->dir, env, args, &fx->p);
+  fx->has_p = 1;
+  return &fx->p;
+}
+
+static char *fx_only_run(fx_t *fx, const e2e_scratch_t *s) {
+  return fx_own(fx, e2e_only_run(s));
+}
+
+/* The text of a run folder's journal.jsonl. */
+static char *fx_journal(fx_t *fx, const char *run) {
+  return fx_own(fx, e2e_read(FX_PATH(fx, "%s/journal.jsonl", run)));
+}
+
+/* What a torq-test started with e2e_spawn printed. */
+static char *fx_stdout(fx_t *fx) {
+  return fx_own(fx, e2e_read(FX_PATH(fx, "%s/.stdout", fx->s.dir)));
+}
+
+/* The counts of tests, failures and errors in a run folder's junit.xml; returns its text. */
+static char *fx_junit(fx_t *fx, const char *run, size_t *tests, size_t *failures,
+                      size_t *errors) {
+  char *junit = FX_PATH(fx, "%s/junit.xml", run);
+  size_t skipped;
+  const char *parser;
+  e2e_junit_counts(junit, tests, failures, errors, &skipped, &parser);
+  return fx_own(fx, e2e_read(junit));
+}
+
+/* `name` in torq-test's per-user folder under a board root. */
+static char *fx_on_board(fx_t *fx, const char *root, const char *name) {
+  return FX_PATH(fx, "%s/%s/%s", root, local_user(), name);
+}
+
 /* ---- The seed flow ----------------------------------------------------------------------------
  */
 
 START_TEST(seed_flow_runs_on_the_board_and_a_second_run_uploads_nothing) {
-  e2e_scratch_t s;
-  e2e_scratch_init(&s);
-  board_t b;
-  char *bdir = e2e_path("%s/board", s.dir);
-  if (!board_start(&b, bdir)) goto out;
-  char *root = e2e_path("%s/root", s.dir);
-  board_t *bs[] = {&b};
-  const char *names[] = {"astra1"};
-  const char *roots[] = {root};
-  write_config(&s, 1, names, bs, roots);
-  char *suite = write_suite(&s, NULL, 2, "add");
-  char *addr = e2e_path("root@127.0.0.1:%d", b.port);
+  fx_t fx;
+  if (!fx_start(&fx, 1)) goto out;
+  const char *root = fx.root[0];
+  fx_config(&fx, &fx.s, NULL);
+  char *suite = fx_suite(&fx, &fx.s, NULL, 2, "add");
+  char *addr = FX_PATH(&fx, "root@127.0.0.1:%d", fx.b[0].port);
   const char *args[] = {suite,
                         "--torq-runtime-hw-type=astra_machina",
                         "--torq-addr",
@@ -293,72 +399,50 @@ START_TEST(seed_flow_runs_on_the_board_and_a_second_run_uploads_nothing) {
                         "add1",
                         "-v",
                         NULL};
-  e2e_proc_t p;
-  e2e_run(&s, s.dir, NULL, args, &p);
-  ck_assert_msg(p.exit_code == 0, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
-  ck_assert_msg(strstr(p.out, "runtime uploaded ("), "%s", p.out);
-  ck_assert_msg(strstr(p.out, "model uploaded ("), "%s", p.out);
-  ck_assert_msg(strstr(p.out, "Wall time: "), "%s", p.out);
-  const char *overview = strstr(p.out, "Host Profile Overview");
+  const e2e_proc_t *p = fx_run(&fx, &fx.s, NULL, args);
+  ck_assert_msg(p->exit_code == 0, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
+  ck_assert_msg(strstr(p->out, "runtime uploaded ("), "%s", p->out);
+  ck_assert_msg(strstr(p->out, "model uploaded ("), "%s", p->out);
+  ck_assert_msg(strstr(p->out, "Wall time: "), "%s", p->out);
+  const char *overview = strstr(p->out, "Host Profile Overview");
   ck_assert_msg(overview && strstr(overview, "WALL_TIME") && strstr(overview, "OVERALL"), "%s",
-                p.out);
-  ck_assert_msg(strstr(overview, "WALL_TIME") < strstr(overview, "OVERALL"), "%s", p.out);
+                p->out);
+  ck_assert_msg(strstr(overview, "WALL_TIME") < strstr(overview, "OVERALL"), "%s", p->out);
   /* The runtime at the per-user path, byte for byte this build's. */
-  char *remote_rt = e2e_path("%s/%s/torq-run-module", root, local_user());
-  char *want = sha256_of(real_runtime()), *have = sha256_of(remote_rt);
+  char *remote_rt = fx_on_board(&fx, root, "torq-run-module");
+  char *want = fx_own(&fx, sha256_of(real_runtime())), *have = fx_own(&fx, sha256_of(remote_rt));
   ck_assert_msg(have && !strcmp(want, have), "%s is not this build's runtime", remote_rt);
   struct stat sb;
   ck_assert_int_eq(stat(remote_rt, &sb), 0);
   ck_assert_msg(sb.st_mode & 0100, "the runtime on the board is not executable");
   /* The result folder of the test, with the wall time and the board's profile. */
-  char *run = e2e_only_run(&s);
-  char *wall = e2e_path("%s/boards+add1/wall_time.txt", run);
-  char *wall_text = e2e_read(wall);
+  char *run = fx_only_run(&fx, &fx.s);
+  char *wall = FX_PATH(&fx, "%s/boards+add1/wall_time.txt", run);
+  char *wall_text = fx_own(&fx, e2e_read(wall));
   ck_assert_msg(wall_text && atof(wall_text) > 0, "no wall time in %s", wall);
-  char *prof = e2e_path("%s/profile/boards+add1/profile.csv", s.dir);
+  char *prof = FX_PATH(&fx, "%s/profile/boards+add1/profile.csv", fx.s.dir);
   ck_assert_msg(e2e_exists(prof), "no %s", prof);
-  char *junit = e2e_path("%s/junit.xml", run);
-  size_t t, f, er, sk;
-  const char *parser;
-  e2e_junit_counts(junit, &t, &f, &er, &sk, &parser);
+  size_t t, f, er;
+  char *xml = fx_junit(&fx, run, &t, &f, &er);
   ck_assert_uint_eq(t, 1);
   ck_assert_uint_eq(f + er, 0);
-  char *xml = e2e_read(junit);
   ck_assert_msg(strstr(xml, "name=\"wall_time\"") && strstr(xml, "name=\"device_wall_time\"") &&
                     strstr(xml, "name=\"board\" value=\"astra1\""),
                 "%s", xml);
   /* The board's lease was released at the end; its work folders are gone. */
-  char *lease = e2e_path("%s/.torq-lease", root);
+  char *lease = FX_PATH(&fx, "%s/.torq-lease", root);
   ck_assert_msg(!e2e_exists(lease), "the lease is still there");
-  char *work = e2e_path("%s/%s/work", root, local_user());
+  char *work = fx_on_board(&fx, root, "work");
   ck_assert_msg(!e2e_exists(work), "the work folder is still there");
-  e2e_proc_free(&p);
 
   /* Again: nothing to upload, neither the runtime nor the model or its inputs. */
-  e2e_run(&s, s.dir, NULL, args, &p);
-  ck_assert_msg(p.exit_code == 0, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
-  ck_assert_msg(strstr(p.out, "runtime up to date"), "%s", p.out);
-  ck_assert_msg(strstr(p.out, "model cached on board"), "%s", p.out);
-  ck_assert_msg(!strstr(p.out, "uploaded"), "a second run uploaded something:\n%s", p.out);
-  e2e_proc_free(&p);
-  free(lease);
-  free(work);
-  free(xml);
-  free(junit);
-  free(prof);
-  free(wall_text);
-  free(wall);
-  free(run);
-  free(want);
-  free(have);
-  free(remote_rt);
-  free(addr);
-  free(suite);
-  free(root);
-  board_free(&b);
+  p = fx_run(&fx, &fx.s, NULL, args);
+  ck_assert_msg(p->exit_code == 0, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
+  ck_assert_msg(strstr(p->out, "runtime up to date"), "%s", p->out);
+  ck_assert_msg(strstr(p->out, "model cached on board"), "%s", p->out);
+  ck_assert_msg(!strstr(p->out, "uploaded"), "a second run uploaded something:\n%s", p->out);
 out:
-  free(bdir);
-  e2e_scratch_free(&s);
+  fx_free(&fx);
 }
 END_TEST
 
@@ -366,262 +450,155 @@ END_TEST
  */
 
 START_TEST(sshd_killed_mid_run_keeps_finished_results_and_ends_cleanly) {
-  e2e_scratch_t s;
-  e2e_scratch_init(&s);
-  board_t b;
-  char *bdir = e2e_path("%s/board", s.dir);
-  if (!board_start(&b, bdir)) goto out;
-  char *root = e2e_path("%s/root", s.dir);
-  board_t *bs[] = {&b};
-  const char *names[] = {"astra1"};
-  const char *roots[] = {root};
-  write_config(&s, 1, names, bs, roots);
-  char *suite = write_suite(&s, NULL, 4, "t");
+  fx_t fx;
+  if (!fx_start(&fx, 1)) goto out;
+  fx_config(&fx, &fx.s, NULL);
+  char *suite = fx_suite(&fx, &fx.s, NULL, 4, "t");
   const char *args[] = {suite, BOARD_ARGS, "--update-astra-runtime", NULL};
   /* Each test waits a second before it runs: time to pull the board away. */
   const char *env[] = {"TORQ_TEST_FAULT=sleep:1", NULL};
-  pid_t pid = e2e_spawn(&s, s.dir, env, args);
-  char *run = wait_for_journal(&s, 1, 60);
-  board_script(&b, "kill");
+  pid_t pid = e2e_spawn(&fx.s, fx.s.dir, env, args);
+  char *run = fx_own(&fx, wait_for_journal(&fx.s, 1, 60));
+  board_script(&fx.b[0], "kill");
   int rc = e2e_wait(pid);
-  char *outp = e2e_path("%s/.stdout", s.dir);
-  char *out = e2e_read(outp);
+  char *out = fx_stdout(&fx);
   ck_assert_msg(rc == 3, "exit %d (want 3: infrastructure errors only)\n%s", rc, out);
   /* The finished test is intact; the one that was running is an infrastructure error; the rest
    * never ran on a board that is gone. */
   ck_assert_uint_eq(e2e_journal_count(run, "passed"), 1);
   ck_assert_uint_eq(e2e_journal_count(run, NULL), 4);
   ck_assert_uint_eq(e2e_journal_count(run, "error"), 3);
-  char *journal_path = e2e_path("%s/journal.jsonl", run);
-  char *journal = e2e_read(journal_path);
+  char *journal = fx_journal(&fx, run);
   ck_assert_msg(strstr(journal, "\"failure_type\":\"infra_connection\""), "%s", journal);
   ck_assert_msg(strstr(journal, "\"failure_type\":\"infra_board_down\""), "%s", journal);
-  char *wall = e2e_path("%s/boards+t0/wall_time.txt", run);
+  char *wall = FX_PATH(&fx, "%s/boards+t0/wall_time.txt", run);
   ck_assert_msg(e2e_exists(wall), "the finished test lost its wall_time.txt");
-  char *junit = e2e_path("%s/junit.xml", run);
-  size_t t, f, er, sk;
-  const char *parser;
-  e2e_junit_counts(junit, &t, &f, &er, &sk, &parser);
+  size_t t, f, er;
+  char *xml = fx_junit(&fx, run, &t, &f, &er);
   ck_assert_uint_eq(t, 4);
   ck_assert_uint_eq(er, 3);
   ck_assert_uint_eq(f, 0);
-  char *xml = e2e_read(junit);
   ck_assert_msg(strstr(xml, "<error") && strstr(xml, "type=\"infra_connection\""), "%s", xml);
-  free(xml);
-  free(junit);
-  free(wall);
-  free(journal);
-  free(journal_path);
-  free(out);
-  free(outp);
-  free(run);
-  free(suite);
-  free(root);
-  board_free(&b);
 out:
-  free(bdir);
-  e2e_scratch_free(&s);
+  fx_free(&fx);
 }
 END_TEST
 
 START_TEST(wrong_host_key_is_refused_and_nothing_reaches_the_board) {
-  e2e_scratch_t s;
-  e2e_scratch_init(&s);
-  board_t b;
-  char *bdir = e2e_path("%s/board", s.dir);
-  if (!board_start(&b, bdir)) goto out;
+  fx_t fx;
+  if (!fx_start(&fx, 1)) goto out;
+  board_t *b = &fx.b[0];
   /* known_hosts names another key for the board's address. */
-  char *other = e2e_path("%s/other_host_key", s.dir);
-  char *cmd = e2e_path("ssh-keygen -q -t ed25519 -N '' -f '%s'", other);
+  char *other = FX_PATH(&fx, "%s/other_host_key", fx.s.dir);
+  char *cmd = FX_PATH(&fx, "ssh-keygen -q -t ed25519 -N '' -f '%s'", other);
   ck_assert_int_eq(system(cmd), 0);
-  char *pubp = e2e_path("%s.pub", other);
-  char *pub = e2e_read(pubp);
-  char *kh = e2e_path("[127.0.0.1]:%d %s", b.port, pub);
-  free(b.known_hosts);
-  b.known_hosts = e2e_path("%s/wrong_known_hosts", s.dir);
-  e2e_write(b.known_hosts, kh);
-  char *root = e2e_path("%s/root", s.dir);
-  board_t *bs[] = {&b};
-  const char *names[] = {"astra1"};
-  const char *roots[] = {root};
-  write_config(&s, 1, names, bs, roots);
-  char *suite = write_suite(&s, NULL, 2, "t");
+  char *pub = fx_own(&fx, e2e_read(FX_PATH(&fx, "%s.pub", other)));
+  char *kh = FX_PATH(&fx, "[127.0.0.1]:%d %s", b->port, pub);
+  free(b->known_hosts);
+  b->known_hosts = e2e_path("%s/wrong_known_hosts", fx.s.dir);
+  e2e_write(b->known_hosts, kh);
+  const char *root = fx.root[0];
+  fx_config(&fx, &fx.s, NULL);
+  char *suite = fx_suite(&fx, &fx.s, NULL, 2, "t");
   const char *args[] = {suite, BOARD_ARGS, "--update-astra-runtime", NULL};
-  e2e_proc_t p;
-  e2e_run(&s, s.dir, NULL, args, &p);
-  ck_assert_msg(p.exit_code == 3, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
-  ck_assert_msg(strstr(p.out, "host key"), "%s", p.out);
-  char *run = e2e_only_run(&s);
-  char *jp = e2e_path("%s/journal.jsonl", run);
-  char *journal = e2e_read(jp);
+  const e2e_proc_t *p = fx_run(&fx, &fx.s, NULL, args);
+  ck_assert_msg(p->exit_code == 3, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
+  ck_assert_msg(strstr(p->out, "host key"), "%s", p->out);
+  char *run = fx_only_run(&fx, &fx.s);
+  char *journal = fx_journal(&fx, run);
   ck_assert_msg(strstr(journal, "\"failure_type\":\"infra_host_key\""), "%s", journal);
   ck_assert_uint_eq(e2e_journal_count(run, "error"), 2);
-  char *rt = e2e_path("%s/%s/torq-run-module", root, local_user());
+  char *rt = fx_on_board(&fx, root, "torq-run-module");
   ck_assert_msg(!e2e_exists(rt), "the runtime reached a board whose key is wrong");
   /* A host key is not retried: one connection attempt, no "trying once more". */
-  ck_assert_msg(!strstr(p.out, "trying once more"), "%s", p.out);
-  free(rt);
-  free(journal);
-  free(jp);
-  free(run);
-  e2e_proc_free(&p);
-  free(suite);
-  free(root);
-  free(kh);
-  free(pub);
-  free(pubp);
-  free(cmd);
-  free(other);
-  board_free(&b);
+  ck_assert_msg(!strstr(p->out, "trying once more"), "%s", p->out);
 out:
-  free(bdir);
-  e2e_scratch_free(&s);
+  fx_free(&fx);
 }
 END_TEST
 
 START_TEST(wrong_user_key_gives_a_clear_error) {
-  e2e_scratch_t s;
-  e2e_scratch_init(&s);
-  board_t b;
-  char *bdir = e2e_path("%s/board", s.dir);
-  if (!board_start(&b, bdir)) goto out;
-  char *wrong = e2e_path("%s/wrong_key", s.dir);
-  char *cmd = e2e_path("ssh-keygen -q -t ed25519 -N '' -f '%s'", wrong);
+  fx_t fx;
+  if (!fx_start(&fx, 1)) goto out;
+  char *wrong = FX_PATH(&fx, "%s/wrong_key", fx.s.dir);
+  char *cmd = FX_PATH(&fx, "ssh-keygen -q -t ed25519 -N '' -f '%s'", wrong);
   ck_assert_int_eq(system(cmd), 0);
-  char *root = e2e_path("%s/root", s.dir);
-  board_t *bs[] = {&b};
-  const char *names[] = {"astra1"};
-  const char *roots[] = {root};
-  write_config(&s, 1, names, bs, roots);
-  char *suite = write_suite(&s, NULL, 1, "t");
-  char *key_opt = e2e_path("--torq-ssh-key=%s", wrong);
+  fx_config(&fx, &fx.s, NULL);
+  char *suite = fx_suite(&fx, &fx.s, NULL, 1, "t");
+  char *key_opt = FX_PATH(&fx, "--torq-ssh-key=%s", wrong);
   const char *args[] = {suite, BOARD_ARGS, key_opt, NULL};
-  e2e_proc_t p;
-  e2e_run(&s, s.dir, NULL, args, &p);
-  ck_assert_msg(p.exit_code == 3, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
-  char *run = e2e_only_run(&s);
-  char *jp = e2e_path("%s/journal.jsonl", run);
-  char *journal = e2e_read(jp);
+  const e2e_proc_t *p = fx_run(&fx, &fx.s, NULL, args);
+  ck_assert_msg(p->exit_code == 3, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
+  char *run = fx_only_run(&fx, &fx.s);
+  char *journal = fx_journal(&fx, run);
   ck_assert_msg(strstr(journal, "\"failure_type\":\"infra_auth\""), "%s", journal);
   /* The message says who was refused, with which key; the details say what to do. */
-  ck_assert_msg(strstr(p.out, "'root'") && strstr(p.out, wrong), "%s", p.out);
+  ck_assert_msg(strstr(p->out, "'root'") && strstr(p->out, wrong), "%s", p->out);
   ck_assert_msg(strstr(journal, "--torq-ssh-key"), "%s", journal);
-  free(journal);
-  free(jp);
-  free(run);
-  e2e_proc_free(&p);
-  free(key_opt);
-  free(suite);
-  free(root);
-  free(cmd);
-  free(wrong);
-  board_free(&b);
 out:
-  free(bdir);
-  e2e_scratch_free(&s);
+  fx_free(&fx);
 }
 END_TEST
 
 START_TEST(hanging_runtime_times_out_and_is_killed_on_the_board) {
-  e2e_scratch_t s;
-  e2e_scratch_init(&s);
-  board_t b;
-  char *bdir = e2e_path("%s/board", s.dir);
-  if (!board_start(&b, bdir)) goto out;
-  char *root = e2e_path("%s/root", s.dir);
-  board_t *bs[] = {&b};
-  const char *names[] = {"astra1"};
-  const char *roots[] = {root};
-  write_config(&s, 1, names, bs, roots);
+  fx_t fx;
+  if (!fx_start(&fx, 1)) goto out;
+  fx_config(&fx, &fx.s, NULL);
   char marker[64];
   snprintf(marker, sizeof(marker), "%d.%ld", 900 + (int)(getpid() % 97), (long)getpid());
-  char *body = e2e_path("exec sleep %s\n", marker);
-  char *fake = write_fake_runtime(&s, "hang-runtime", body);
-  char *suite = write_suite(&s, "  timeout: {run: 1.5}\n", 1, "t");
-  char *rt_opt = e2e_path("--torq-run-module=%s", fake);
+  char *body = FX_PATH(&fx, "exec sleep %s\n", marker);
+  char *fake = fx_own(&fx, write_fake_runtime(&fx.s, "hang-runtime", body));
+  char *suite = fx_suite(&fx, &fx.s, "  timeout: {run: 1.5}\n", 1, "t");
+  char *rt_opt = FX_PATH(&fx, "--torq-run-module=%s", fake);
   const char *args[] = {suite, BOARD_ARGS, "--update-astra-runtime", rt_opt, NULL};
-  e2e_proc_t p;
-  e2e_run(&s, s.dir, NULL, args, &p);
-  ck_assert_msg(p.exit_code == 3, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
-  char *run = e2e_only_run(&s);
-  char *jp = e2e_path("%s/journal.jsonl", run);
-  char *journal = e2e_read(jp);
+  const e2e_proc_t *p = fx_run(&fx, &fx.s, NULL, args);
+  ck_assert_msg(p->exit_code == 3, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
+  char *run = fx_only_run(&fx, &fx.s);
+  char *journal = fx_journal(&fx, run);
   ck_assert_msg(strstr(journal, "\"failure_type\":\"infra_timeout\""), "%s", journal);
   /* Retried once (a timeout is an infrastructure fault), and both attempts' processes are gone
    * from the board. */
   ck_assert_msg(strstr(journal, "first attempt: infra_timeout"), "%s", journal);
-  ck_assert_msg(strstr(p.out, "trying once more"), "%s", p.out);
+  ck_assert_msg(strstr(p->out, "trying once more"), "%s", p->out);
   ck_assert_msg(!process_running("sleep", marker), "'sleep %s' still runs on the board", marker);
-  free(journal);
-  free(jp);
-  free(run);
-  e2e_proc_free(&p);
-  free(rt_opt);
-  free(suite);
-  free(fake);
-  free(body);
-  free(root);
-  board_free(&b);
 out:
-  free(bdir);
-  e2e_scratch_free(&s);
+  fx_free(&fx);
 }
 END_TEST
 
 START_TEST(runtime_failure_is_a_failure_and_a_full_disk_an_infra_error) {
-  e2e_scratch_t s;
-  e2e_scratch_init(&s);
-  board_t b;
-  char *bdir = e2e_path("%s/board", s.dir);
-  if (!board_start(&b, bdir)) goto out;
-  char *root = e2e_path("%s/root", s.dir);
-  board_t *bs[] = {&b};
-  const char *names[] = {"astra1"};
-  const char *roots[] = {root};
-  write_config(&s, 1, names, bs, roots);
-  char *suite = write_suite(&s, NULL, 1, "t");
+  fx_t fx;
+  if (!fx_start(&fx, 1)) goto out;
+  fx_config(&fx, &fx.s, NULL);
+  char *suite = fx_suite(&fx, &fx.s, NULL, 1, "t");
   const char *bodies[2] = {"echo 'torq-run-module: error: the NPU said no' >&2\nexit 1\n",
                            "echo 'write: No space left on device' >&2\nexit 1\n"};
   for (int k = 0; k < 2; k++) {
-    char *fake = write_fake_runtime(&s, k ? "full-runtime" : "failing-runtime", bodies[k]);
-    char *rt_opt = e2e_path("--torq-run-module=%s", fake);
+    char *fake =
+        fx_own(&fx, write_fake_runtime(&fx.s, k ? "full-runtime" : "failing-runtime", bodies[k]));
+    char *rt_opt = FX_PATH(&fx, "--torq-run-module=%s", fake);
     const char *args[] = {suite, BOARD_ARGS, "--update-astra-runtime", rt_opt, NULL};
-    e2e_proc_t p;
-    e2e_run(&s, s.dir, NULL, args, &p);
-    char *results = e2e_path("%s/results", s.dir);
-    char *cmd = e2e_path("ls -t '%s' | head -n 1", results);
-    char *newest = run_capture(cmd, NULL);
+    const e2e_proc_t *p = fx_run(&fx, &fx.s, NULL, args);
+    char *results = FX_PATH(&fx, "%s/results", fx.s.dir);
+    char *newest = fx_own(&fx, run_capture(FX_PATH(&fx, "ls -t '%s' | head -n 1", results), NULL));
     newest[strcspn(newest, "\n")] = 0;
-    char *jp = e2e_path("%s/%s/journal.jsonl", results, newest);
-    char *journal = e2e_read(jp);
+    char *journal = fx_journal(&fx, FX_PATH(&fx, "%s/%s", results, newest));
     if (k == 0) {
       /* A product failure: <failure>, exit 1, never retried. */
-      ck_assert_msg(p.exit_code == 1, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
+      ck_assert_msg(p->exit_code == 1, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
       ck_assert_msg(strstr(journal, "\"outcome\":\"failed\"") &&
                         strstr(journal, "\"failure_type\":\"runtime_error\"") &&
                         strstr(journal, "the NPU said no"),
                     "%s", journal);
-      ck_assert_msg(!strstr(p.out, "trying once more"), "%s", p.out);
+      ck_assert_msg(!strstr(p->out, "trying once more"), "%s", p->out);
     } else {
-      ck_assert_msg(p.exit_code == 3, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
+      ck_assert_msg(p->exit_code == 3, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
       ck_assert_msg(strstr(journal, "\"failure_type\":\"infra_disk_full\""), "%s", journal);
-      ck_assert_msg(strstr(p.out, "trying once more"), "%s", p.out);
+      ck_assert_msg(strstr(p->out, "trying once more"), "%s", p->out);
     }
-    free(journal);
-    free(jp);
-    free(newest);
-    free(cmd);
-    free(results);
-    e2e_proc_free(&p);
-    free(rt_opt);
-    free(fake);
   }
-  free(suite);
-  free(root);
-  board_free(&b);
 out:
-  free(bdir);
-  e2e_scratch_free(&s);
+  fx_free(&fx);
 }
 END_TEST
 
@@ -645,132 +622,87 @@ static char *board_log(const char *run) {
 }
 
 START_TEST(stale_lease_of_a_killed_run_is_taken_over_after_it_expires) {
-  e2e_scratch_t s;
-  e2e_scratch_init(&s);
-  board_t b;
-  char *bdir = e2e_path("%s/board", s.dir);
-  if (!board_start(&b, bdir)) goto out;
-  char *root = e2e_path("%s/root", s.dir);
-  board_t *bs[] = {&b};
-  const char *names[] = {"astra1"};
-  const char *roots[] = {root};
-  write_config(&s, 1, names, bs, roots);
-  char *suite = write_suite(&s, "  timeout: {run: 2}\n", 2, "t");
+  fx_t fx;
+  if (!fx_start(&fx, 1)) goto out;
+  fx_config(&fx, &fx.s, NULL);
+  char *suite = fx_suite(&fx, &fx.s, "  timeout: {run: 2}\n", 2, "t");
   /* Run A: the first test passes (the lease is taken), the second hangs; then A is killed. */
   const char *args_a[] = {
       suite, BOARD_ARGS, "--update-astra-runtime", "--torq-lease-ttl=2", "--torq-lease-renew=1",
       NULL};
   const char *env_a[] = {"TORQ_TEST_FAULT=hang:t1", NULL};
-  pid_t a = e2e_spawn(&s, s.dir, env_a, args_a);
-  char *run_a = wait_for_journal(&s, 1, 60);
+  pid_t a = e2e_spawn(&fx.s, fx.s.dir, env_a, args_a);
+  fx_own(&fx, wait_for_journal(&fx.s, 1, 60));
   kill(a, SIGKILL);
   e2e_wait(a);
-  char *lease = e2e_path("%s/.torq-lease", root);
-  char *stale = e2e_read(lease);
+  char *lease = FX_PATH(&fx, "%s/.torq-lease", fx.root[0]);
+  char *stale = fx_own(&fx, e2e_read(lease));
   ck_assert_msg(stale && strstr(stale, "expiry="), "no lease left by the killed run");
   char pid_field[32];
   snprintf(pid_field, sizeof(pid_field), "pid=%d ", (int)a);
   ck_assert_msg(strstr(stale, pid_field), "the lease names another run: %s", stale);
 
   /* Run B waits for it, then takes it over. */
-  e2e_scratch_t s2;
-  e2e_scratch_init(&s2);
-  write_config(&s2, 1, names, bs, roots);
-  char *suite2 = write_suite(&s2, NULL, 1, "t");
+  e2e_scratch_t *s2 = fx_second(&fx);
+  fx_config(&fx, s2, NULL);
+  char *suite2 = fx_suite(&fx, s2, NULL, 1, "t");
   const char *args_b[] = {
       suite2, BOARD_ARGS, "--torq-lease-ttl=2", "--torq-lease-renew=1", "--torq-lease-wait=60",
       NULL};
-  e2e_proc_t p;
-  e2e_run(&s2, s2.dir, NULL, args_b, &p);
-  ck_assert_msg(p.exit_code == 0, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
-  ck_assert_msg(strstr(p.out, "waiting for the lease") || strstr(p.out, "lease taken over"), "%s",
-                p.out);
-  ck_assert_msg(strstr(p.out, "lease taken over"), "%s", p.out);
-  ck_assert_msg(strstr(p.out, pid_field), "B does not name the run it took over from:\n%s", p.out);
+  const e2e_proc_t *p = fx_run(&fx, s2, NULL, args_b);
+  ck_assert_msg(p->exit_code == 0, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
+  ck_assert_msg(strstr(p->out, "waiting for the lease") || strstr(p->out, "lease taken over"),
+                "%s", p->out);
+  ck_assert_msg(strstr(p->out, "lease taken over"), "%s", p->out);
+  ck_assert_msg(strstr(p->out, pid_field), "B does not name the run it took over from:\n%s",
+                p->out);
   ck_assert_msg(!e2e_exists(lease), "B did not release the lease");
-  e2e_proc_free(&p);
-  free(suite2);
-  e2e_scratch_free(&s2);
-  free(stale);
-  free(lease);
-  free(run_a);
-  free(suite);
-  free(root);
-  board_free(&b);
 out:
-  free(bdir);
-  e2e_scratch_free(&s);
+  fx_free(&fx);
 }
 END_TEST
 
 START_TEST(busy_board_is_waited_for_then_given_up_after_the_lease_wait) {
-  e2e_scratch_t s;
-  e2e_scratch_init(&s);
-  board_t b;
-  char *bdir = e2e_path("%s/board", s.dir);
-  if (!board_start(&b, bdir)) goto out;
-  char *root = e2e_path("%s/root", s.dir);
-  board_t *bs[] = {&b};
-  const char *names[] = {"astra1"};
-  const char *roots[] = {root};
-  write_config(&s, 1, names, bs, roots);
-  char *suite = write_suite(&s, NULL, 2, "t");
+  fx_t fx;
+  if (!fx_start(&fx, 1)) goto out;
+  const char *root = fx.root[0];
+  fx_config(&fx, &fx.s, NULL);
+  char *suite = fx_suite(&fx, &fx.s, NULL, 2, "t");
   /* Another runner holds the board for an hour. */
-  char *lease = e2e_path("%s/.torq-lease", root);
-  char *held = e2e_path("user=someone host=elsewhere pid=1 run=theirs expiry=%ld\n",
-                        (long)time(NULL) + 3600);
+  char *lease = FX_PATH(&fx, "%s/.torq-lease", root);
+  char *held = FX_PATH(&fx, "user=someone host=elsewhere pid=1 run=theirs expiry=%ld\n",
+                       (long)time(NULL) + 3600);
   e2e_write(lease, held);
   const char *args[] = {suite, BOARD_ARGS, "--update-astra-runtime", "--torq-lease-wait=1.5", NULL};
   time_t t0 = time(NULL);
-  e2e_proc_t p;
-  e2e_run(&s, s.dir, NULL, args, &p);
-  ck_assert_msg(p.exit_code == 3, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
+  const e2e_proc_t *p = fx_run(&fx, &fx.s, NULL, args);
+  ck_assert_msg(p->exit_code == 3, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
   ck_assert_msg(time(NULL) - t0 >= 1, "gave up without waiting");
-  ck_assert_msg(strstr(p.out, "waiting for the lease: held by user=someone host=elsewhere"), "%s",
-                p.out);
-  char *run = e2e_only_run(&s);
-  char *jp = e2e_path("%s/journal.jsonl", run);
-  char *journal = e2e_read(jp);
+  ck_assert_msg(strstr(p->out, "waiting for the lease: held by user=someone host=elsewhere"), "%s",
+                p->out);
+  char *run = fx_only_run(&fx, &fx.s);
+  char *journal = fx_journal(&fx, run);
   ck_assert_msg(strstr(journal, "\"failure_type\":\"infra_lease\""), "%s", journal);
   ck_assert_msg(strstr(journal, "is leased by user=someone"), "%s", journal);
   ck_assert_uint_eq(e2e_journal_count(run, "error"), 2);
   /* Their lease is untouched, and nothing of ours reached the board. */
-  char *now = e2e_read(lease);
+  char *now = fx_own(&fx, e2e_read(lease));
   ck_assert_str_eq(now, held);
-  char *rt = e2e_path("%s/%s/torq-run-module", root, local_user());
+  char *rt = fx_on_board(&fx, root, "torq-run-module");
   ck_assert_msg(!e2e_exists(rt), "the runtime was copied to a board we did not hold");
-  free(rt);
-  free(now);
-  free(journal);
-  free(jp);
-  free(run);
-  e2e_proc_free(&p);
-  free(held);
-  free(lease);
-  free(suite);
-  free(root);
-  board_free(&b);
 out:
-  free(bdir);
-  e2e_scratch_free(&s);
+  fx_free(&fx);
 }
 END_TEST
 
 START_TEST(two_runners_on_one_board_take_turns) {
-  e2e_scratch_t s1, s2;
-  e2e_scratch_init(&s1);
-  e2e_scratch_init(&s2);
-  board_t b;
-  char *bdir = e2e_path("%s/board", s1.dir);
-  if (!board_start(&b, bdir)) goto out;
-  char *root = e2e_path("%s/root", s1.dir);
-  board_t *bs[] = {&b};
-  const char *names[] = {"astra1"};
-  const char *roots[] = {root};
-  write_config(&s1, 1, names, bs, roots);
-  write_config(&s2, 1, names, bs, roots);
-  char *suite1 = write_suite(&s1, NULL, 3, "t");
-  char *suite2 = write_suite(&s2, NULL, 3, "t");
+  fx_t fx;
+  if (!fx_start(&fx, 1)) goto out;
+  e2e_scratch_t *s1 = &fx.s, *s2 = fx_second(&fx);
+  fx_config(&fx, s1, NULL);
+  fx_config(&fx, s2, NULL);
+  char *suite1 = fx_suite(&fx, s1, NULL, 3, "t");
+  char *suite2 = fx_suite(&fx, s2, NULL, 3, "t");
   const char *args1[] = {suite1,
                          BOARD_ARGS,
                          "--update-astra-runtime",
@@ -787,11 +719,11 @@ START_TEST(two_runners_on_one_board_take_turns) {
                          NULL};
   /* Slow enough tests that the two runs surely meet on the board. */
   const char *env[] = {"TORQ_TEST_FAULT=sleep:0.3", NULL};
-  pid_t p1 = e2e_spawn(&s1, s1.dir, env, args1);
-  pid_t p2 = e2e_spawn(&s2, s2.dir, env, args2);
+  pid_t p1 = e2e_spawn(s1, s1->dir, env, args1);
+  pid_t p2 = e2e_spawn(s2, s2->dir, env, args2);
   int rc1 = e2e_wait(p1), rc2 = e2e_wait(p2);
-  char *run1 = e2e_only_run(&s1), *run2 = e2e_only_run(&s2);
-  char *log1 = board_log(run1), *log2 = board_log(run2);
+  char *run1 = fx_only_run(&fx, s1), *run2 = fx_only_run(&fx, s2);
+  char *log1 = fx_own(&fx, board_log(run1)), *log2 = fx_own(&fx, board_log(run2));
   ck_assert_msg(rc1 == 0 && rc2 == 0, "exits %d %d\n%s\n---\n%s", rc1, rc2, log1, log2);
   ck_assert_uint_eq(e2e_journal_count(run1, "passed"), 3);
   ck_assert_uint_eq(e2e_journal_count(run2, "passed"), 3);
@@ -807,18 +739,8 @@ START_TEST(two_runners_on_one_board_take_turns) {
                 "leases overlap: run 1 %s..%s, run 2 %s..%s", a1, r1, a2, r2);
   ck_assert_msg(strstr(first_is_1 ? log2 : log1, "waiting for the lease"), "%s\n---\n%s", log1,
                 log2);
-  free(log1);
-  free(log2);
-  free(run1);
-  free(run2);
-  free(suite1);
-  free(suite2);
-  free(root);
-  board_free(&b);
 out:
-  free(bdir);
-  e2e_scratch_free(&s1);
-  e2e_scratch_free(&s2);
+  fx_free(&fx);
 }
 END_TEST
 
@@ -826,49 +748,27 @@ END_TEST
  */
 
 START_TEST(pool_hands_out_tests_and_moves_a_test_off_a_board_that_died) {
-  e2e_scratch_t s;
-  e2e_scratch_init(&s);
-  board_t b1, b2;
-  char *d1 = e2e_path("%s/board1", s.dir), *d2 = e2e_path("%s/board2", s.dir);
-  if (!board_start(&b1, d1)) goto out;
-  board_start(&b2, d2);
-  char *root1 = e2e_path("%s/root1", s.dir), *root2 = e2e_path("%s/root2", s.dir);
-  board_t *bs[] = {&b1, &b2};
-  const char *names[] = {"b1", "b2"};
-  const char *roots[] = {root1, root2};
-  write_config(&s, 2, names, bs, roots);
-  char *suite = write_suite(&s, NULL, 6, "t");
+  fx_t fx;
+  if (!fx_start(&fx, 2)) goto out;
+  fx_config(&fx, &fx.s, NULL);
+  char *suite = fx_suite(&fx, &fx.s, NULL, 6, "t");
   const char *args[] = {suite, BOARD_ARGS, "--update-astra-runtime", NULL};
   const char *env[] = {"TORQ_TEST_FAULT=sleep:0.5", NULL};
-  pid_t pid = e2e_spawn(&s, s.dir, env, args);
-  char *run = wait_for_journal(&s, 2, 60);
-  board_script(&b1, "kill");
+  pid_t pid = e2e_spawn(&fx.s, fx.s.dir, env, args);
+  char *run = fx_own(&fx, wait_for_journal(&fx.s, 2, 60));
+  board_script(&fx.b[0], "kill");
   int rc = e2e_wait(pid);
-  char *outp = e2e_path("%s/.stdout", s.dir);
-  char *out = e2e_read(outp);
+  char *out = fx_stdout(&fx);
   /* Every test passed: the one b1 was running went to b2. */
   ck_assert_msg(rc == 0, "exit %d\n%s", rc, out);
   ck_assert_uint_eq(e2e_journal_count(run, "passed"), 6);
-  char *jp = e2e_path("%s/journal.jsonl", run);
-  char *journal = e2e_read(jp);
+  char *journal = fx_journal(&fx, run);
   ck_assert_msg(strstr(journal, "\"host\":\"b1\"") && strstr(journal, "\"host\":\"b2\""),
                 "both boards should have run tests:\n%s", journal);
   ck_assert_msg(strstr(journal, "first attempt: infra_connection on board b1"), "%s", journal);
   ck_assert_msg(strstr(out, "board b1 is down"), "%s", out);
-  free(journal);
-  free(jp);
-  free(out);
-  free(outp);
-  free(run);
-  free(suite);
-  free(root1);
-  free(root2);
-  board_free(&b2);
-  board_free(&b1);
 out:
-  free(d1);
-  free(d2);
-  e2e_scratch_free(&s);
+  fx_free(&fx);
 }
 END_TEST
 
@@ -876,23 +776,18 @@ END_TEST
  */
 
 START_TEST(names_paths_and_arguments_with_shell_characters_reach_the_board_unharmed) {
-  e2e_scratch_t s;
-  e2e_scratch_init(&s);
-  board_t b;
-  char *bdir = e2e_path("%s/board", s.dir);
-  if (!board_start(&b, bdir)) goto out;
+  fx_t fx;
+  if (!fx_start(&fx, 1)) goto out;
   char pwned[64];
   snprintf(pwned, sizeof(pwned), "PWNED-%ld", (long)getpid());
   /* A board root, a test name and a model path full of what a shell would act on. */
-  char *root = e2e_path("%s/board root 'q' \"dq\"; touch %s; $(touch %s) `touch %s` x", s.dir,
-                        pwned, pwned, pwned);
-  board_t *bs[] = {&b};
-  const char *names[] = {"astra1"};
+  char *root = FX_PATH(&fx, "%s/board root 'q' \"dq\"; touch %s; $(touch %s) `touch %s` x",
+                       fx.s.dir, pwned, pwned, pwned);
   const char *roots[] = {"/unused"};
-  write_config(&s, 1, names, bs, roots);
-  char *model = e2e_path("%s/models/my model's; \"x\".mlir", s.dir);
+  fx_config(&fx, &fx.s, roots);
+  char *model = FX_PATH(&fx, "%s/models/my model's; \"x\".mlir", fx.s.dir);
   e2e_write_add_model(model);
-  char *suite = e2e_path("%s/boards.yaml", s.dir);
+  char *suite = FX_PATH(&fx, "%s/boards.yaml", fx.s.dir);
   /* Test names with such characters become result folders with %XX escapes (suite.h), which
    * the results directory must accept; until it does, the name stays plain here. */
   int odd_names = tqh_results_id_is_safe("boards+it%27s%20x");
@@ -900,75 +795,56 @@ START_TEST(names_paths_and_arguments_with_shell_characters_reach_the_board_unhar
     fprintf(stderr,
             "boards: note: the results directory refuses test ids with %%XX escapes "
             "(tqh_results_id_is_safe); the test name is left plain\n");
-  char *test_name = odd_names ? e2e_path("it's \"odd\"; touch %s $(touch %s) & x", pwned, pwned)
-                              : strdup("plain");
+  char *test_name =
+      fx_own(&fx, odd_names ? e2e_path("it's \"odd\"; touch %s $(touch %s) & x", pwned, pwned)
+                            : strdup("plain"));
   /* The same name in a YAML double-quoted string. */
-  char *yaml_name = odd_names
-                        ? e2e_path("\"it's \\\"odd\\\"; touch %s $(touch %s) & x\"", pwned, pwned)
-                        : strdup("plain");
-  char *text = e2e_path(
-      "suite: boards\ntests:\n"
-      "  - name: %s\n"
-      "    model: \"models/my model's; \\\"x\\\".mlir\"\n",
-      yaml_name);
+  char *yaml_name = fx_own(
+      &fx, odd_names ? e2e_path("\"it's \\\"odd\\\"; touch %s $(touch %s) & x\"", pwned, pwned)
+                     : strdup("plain"));
+  char *text = FX_PATH(&fx,
+                       "suite: boards\ntests:\n"
+                       "  - name: %s\n"
+                       "    model: \"models/my model's; \\\"x\\\".mlir\"\n",
+                       yaml_name);
   e2e_write(suite, text);
   /* A runtime that writes down where it ran and what it was given, then runs the real one. */
-  char *body = e2e_path(
-      "{ pwd; for a in \"$@\"; do printf '%%s\\n' \"$a\"; done; } "
-      "> \"${0%%/*}/argv.log\"\nexec '%s' \"$@\"\n",
-      real_runtime());
-  char *fake = write_fake_runtime(&s, "recording-runtime", body);
-  char *root_opt = e2e_path("--torq-board-root=%s", root);
-  char *rt_opt = e2e_path("--torq-run-module=%s", fake);
+  char *body = FX_PATH(&fx,
+                       "{ pwd; for a in \"$@\"; do printf '%%s\\n' \"$a\"; done; } "
+                       "> \"${0%%/*}/argv.log\"\nexec '%s' \"$@\"\n",
+                       real_runtime());
+  char *fake = fx_own(&fx, write_fake_runtime(&fx.s, "recording-runtime", body));
+  char *root_opt = FX_PATH(&fx, "--torq-board-root=%s", root);
+  char *rt_opt = FX_PATH(&fx, "--torq-run-module=%s", fake);
   const char *args[] = {suite, BOARD_ARGS, "--update-astra-runtime", root_opt, rt_opt, NULL};
-  e2e_proc_t p;
-  e2e_run(&s, s.dir, NULL, args, &p);
-  ck_assert_msg(p.exit_code == 0, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
-  char *argv_log = e2e_path("%s/%s/argv.log", root, local_user());
-  char *got = e2e_read(argv_log);
+  const e2e_proc_t *p = fx_run(&fx, &fx.s, NULL, args);
+  ck_assert_msg(p->exit_code == 0, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
+  char *argv_log = fx_on_board(&fx, root, "argv.log");
+  char *got = fx_own(&fx, e2e_read(argv_log));
   ck_assert_msg(got != NULL, "the runtime did not run at %s", argv_log);
-  char *run = e2e_only_run(&s);
+  char *run = fx_only_run(&fx, &fx.s);
   const char *run_id = strrchr(run, '/') + 1;
-  char *want_cwd = e2e_path("%s/%s/work/%s/boards+%s\n", root, local_user(), run_id, test_name);
+  char *want_cwd =
+      FX_PATH(&fx, "%s/%s/work/%s/boards+%s\n", root, local_user(), run_id, test_name);
   ck_assert_msg(!strncmp(got, want_cwd, strlen(want_cwd)), "got:\n%s\nwant first line:\n%s", got,
                 want_cwd);
-  char *want_module = e2e_path("\n--module=%s/%s/cache/", root, local_user());
+  char *want_module = FX_PATH(&fx, "\n--module=%s/%s/cache/", root, local_user());
   ck_assert_msg(strstr(got, want_module), "got:\n%s", got);
-  char *want_output = e2e_path("\n--output=@%s", want_cwd);
+  char *want_output = FX_PATH(&fx, "\n--output=@%s", want_cwd);
   want_output[strlen(want_output) - 1] = 0;
   ck_assert_msg(strstr(got, want_output), "got:\n%s\nwant %s", got, want_output);
   /* Nothing ran that the names spelt: no file of that name anywhere it could have landed. */
-  const char *places[] = {s.dir, bdir, "/root", "/tmp", getenv("HOME")};
+  const char *places[] = {fx.s.dir, fx.bdir[0], "/root", "/tmp", getenv("HOME")};
   for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
     if (!places[i]) continue;
     char *f = e2e_path("%s/%s", places[i], pwned);
     ck_assert_msg(!e2e_exists(f), "%s exists: a name was run by a shell", f);
     free(f);
   }
-  char *rf = e2e_path("%s/%s/%s", root, local_user(), pwned);
+  char *rf = fx_on_board(&fx, root, pwned);
   ck_assert_msg(!e2e_exists(rf), "%s exists", rf);
-  free(rf);
-  free(want_output);
-  free(want_module);
-  free(want_cwd);
-  free(run);
-  free(got);
-  free(argv_log);
-  e2e_proc_free(&p);
-  free(rt_opt);
-  free(root_opt);
-  free(fake);
-  free(body);
-  free(text);
-  free(yaml_name);
-  free(test_name);
-  free(suite);
-  free(model);
-  free(root);
-  board_free(&b);
 out:
-  free(bdir);
-  e2e_scratch_free(&s);
+  fx_free(&fx);
 }
 END_TEST
 
