@@ -84,5 +84,7 @@ Suite *e2e_suite_corpus(void);
 Suite *e2e_suite_fetch(void);
 Suite *e2e_suite_internals(void);
 Suite *e2e_suite_boards(void);
+Suite *e2e_suite_baseline(void);
+Suite *e2e_suite_shard(void);
 
 #endif

@@ -31,6 +31,7 @@
 
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/harness/baseline.h"
 #include "torq/harness/stats.h"
 
 void tqh_runner_options_initialize(tqh_runner_options_t *options) {
@@ -283,6 +284,10 @@ static tq_status_t record(run_t *run, size_t i, tqh__result_t *r, const char *di
   rec.property_count = np;
   rec.files = (const char *const *)r->files;
   rec.file_count = r->num_files;
+  tqh_baseline_verdict_t bv; /* --baseline: may turn a passed test into a regression */
+  tqh_baseline_verdict_init(&bv);
+  if (!st && run->options->baseline) st = tqh_baseline_apply(run->options->baseline, &rec, &bv);
+  r->outcome = rec.outcome;
   uint64_t t0 = tqh__now_ns();
   if (!st) st = tqh_results_test_finished(run->results, &rec);
   run->summary->record_s += (double)(tqh__now_ns() - t0) / 1e9;
@@ -298,7 +303,9 @@ static tq_status_t record(run_t *run, size_t i, tqh__result_t *r, const char *di
   s->run_s += r->run_s;
   (void)dir;
   tqh__progress_test(&run->progress, t->id, r->outcome, rec.has_wall_time ? stats.median : -1,
-                     r->outcome == TQH_OUTCOME_PASSED ? NULL : r->message);
+                     r->outcome == TQH_OUTCOME_PASSED ? NULL : rec.message);
+  if (bv.log && run->options->verbosity >= 0) tqh__progress_print(&run->progress, bv.log);
+  tqh_baseline_verdict_deinit(&bv);
   return st;
 }
 

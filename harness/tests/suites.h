@@ -27,7 +27,8 @@
   X(select)          \
   X(shell_quote)     \
   X(ssh)             \
-  X(board)
+  X(board)           \
+  X(baseline)
 
 #define TH_DECLARE_SUITE(name) Suite *name##_suite(void) __attribute__((weak));
 TH_SUITES(TH_DECLARE_SUITE)

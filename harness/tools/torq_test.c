@@ -5,6 +5,8 @@
  *
  *   torq-test [SUITE.yaml ...] [options]      run (default suite: suites/smoke.yaml)
  *   torq-test report RUN_DIR                  rebuild junit.xml and summary.txt from the journal
+ *   torq-test compare RUN_A RUN_B             compare two runs' metrics (baseline.h)
+ *   torq-test merge RUN_DIR... [--results-dir=DIR]  merge shard runs into a new run
  *
  * Exit status: 0 all passed, 1 tests failed, 2 bad usage or configuration, 3 infrastructure,
  * 130 interrupted. */
@@ -21,11 +23,13 @@
 #include "torq/base/file.h"
 #include "torq/base/status.h"
 #include "torq/base/str.h"
+#include "torq/harness/baseline.h"
 #include "torq/harness/board.h"
 #include "torq/harness/config.h"
 #include "torq/harness/results.h"
 #include "torq/harness/runner.h"
 #include "torq/harness/select.h"
+#include "torq/harness/shard.h"
 #include "torq/harness/suite.h"
 #include "torq/runtime/runtime.h"
 #include "torq/sim/hw.h"
@@ -59,6 +63,12 @@ typedef struct cli_s {
   const char *lease_wait;   /* --torq-lease-wait */
   const char *profile_dir;  /* --torq-runtime-profiling-output-dir */
   const char *report_dir;   /* `report RUN_DIR` */
+  const char *baseline;       /* --baseline */
+  const char *baseline_floor; /* --baseline-floor */
+  const char *compare_a, *compare_b; /* `compare RUN_A RUN_B` */
+  const char *shard;        /* --shard K/N */
+  const char *shard_durations; /* --shard-durations RUN_DIR */
+  int merge;                /* `merge RUN_DIR...`: the folders are in suites[] */
   int list, recompute_cache, update_astra_runtime, strict, no_color, no_profiling, help, version;
   int accept_new_host_key;
   int verbosity; /* -1 -q, 0, 1 -v */
@@ -67,6 +77,8 @@ typedef struct cli_s {
 static void usage(FILE *f) {
   fputs("usage: " TOOL " [SUITE.yaml ...] [options]\n"
         "       " TOOL " report RUN_DIR\n"
+        "       " TOOL " compare RUN_A RUN_B\n"
+        "       " TOOL " merge RUN_DIR... [--results-dir=DIR]\n"
         "\n"
         "Compiles, runs (on the simulator), checks and profiles the tests of YAML suites, and\n"
         "writes results/<run-id>/ with junit.xml, summary.txt and one folder per test.\n"
@@ -77,6 +89,9 @@ static void usage(FILE *f) {
         "                              parentheses; case-insensitive): -k 'conv and not i16'\n"
         "  -m TAG-EXPR                 tests whose tags satisfy TAG-EXPR: -m 'smoke and not slow'\n"
         "  --list                      print the selected tests and exit\n"
+        "  --shard=K/N                 run only shard K (1..N) of the selected tests\n"
+        "                              (default: CI_NODE_INDEX/CI_NODE_TOTAL when set)\n"
+        "  --shard-durations=RUN_DIR   balance the shards by that run's test durations\n"
         "Running:\n"
         "  -j, --jobs N                run N tests at once (default 1)\n"
         "  --repeat N                  timed runs per test (default 1)\n"
@@ -105,6 +120,11 @@ static void usage(FILE *f) {
         "Output:\n"
         "  --results-dir=DIR           where runs are written (default results)\n"
         "  --junitxml=FILE             also write the JUnit XML report to FILE\n"
+        "Baseline:\n"
+        "  --baseline=RUN_DIR          compare every test with the same test of that run\n"
+        "                              (or a saved journal.jsonl); a regression fails it\n"
+        "  --baseline-floor=PCT        the smallest regression threshold (default 5;\n"
+        "                              TORQ_BASELINE_FLOOR); wall time also uses 3*MAD/median\n"
         "  --torq-runtime-profiling-output-dir=DIR\n"
         "                              also copy each test's profile files to DIR/<test>/\n"
         "  -q, --quiet                 only failures and the summary\n"
@@ -188,6 +208,10 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
       {"--torq-lease-renew", offsetof(cli_t, lease_renew)},
       {"--torq-lease-wait", offsetof(cli_t, lease_wait)},
       {"--torq-runtime-profiling-output-dir", offsetof(cli_t, profile_dir)},
+      {"--baseline", offsetof(cli_t, baseline)},
+      {"--baseline-floor", offsetof(cli_t, baseline_floor)},
+      {"--shard-durations", offsetof(cli_t, shard_durations)},
+      {"--shard", offsetof(cli_t, shard)},
   };
   static const struct {
     const char *name;
@@ -219,6 +243,17 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
         continue;
       }
       if (cli->report_dir) return bad_usage("unexpected argument '%s' after report RUN_DIR", a);
+      if (cli->num_suites == 0 && !cli->compare_a && !strcmp(a, "compare") && !positional_only) {
+        if (i + 2 >= argc) return bad_usage("'compare' needs two run folders: compare RUN_A RUN_B");
+        cli->compare_a = argv[++i];
+        cli->compare_b = argv[++i];
+        continue;
+      }
+      if (cli->compare_a) return bad_usage("unexpected argument '%s' after compare RUN_A RUN_B", a);
+      if (cli->num_suites == 0 && !cli->merge && !strcmp(a, "merge") && !positional_only) {
+        cli->merge = 1;
+        continue;
+      }
       cli->suites[cli->num_suites++] = a;
       continue;
     }
@@ -263,6 +298,8 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
   }
   if (cli->report_dir && (cli->keyword || cli->marker || cli->list))
     return bad_usage("'report' takes only the run folder");
+  if (cli->merge && !cli->num_suites)
+    return bad_usage("'merge' needs the run folders: merge RUN_DIR...");
   return 0;
 }
 
@@ -297,6 +334,34 @@ static void install_signals(void) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
+}
+
+/* The baseline options: --baseline-floor, else TORQ_BASELINE_FLOOR, else 5%. */
+static int baseline_options(const cli_t *cli, tqh_baseline_options_t *o) {
+  tqh_baseline_options_initialize(o);
+  const char *floor = cli->baseline_floor ? cli->baseline_floor : getenv("TORQ_BASELINE_FLOOR");
+  if (!floor || !*floor) return 0;
+  tq_status_t st = tqh_baseline_parse_floor(floor, &o->floor_pct);
+  if (!st) return 0;
+  int rc = bad_usage("%s: %s", cli->baseline_floor ? "--baseline-floor" : "TORQ_BASELINE_FLOOR",
+                     tq_status_message(st));
+  tq_status_free(st);
+  return rc;
+}
+
+static int run_compare(const cli_t *cli) {
+  tqh_baseline_options_t o;
+  int rc = baseline_options(cli, &o);
+  if (rc) return rc;
+  tq_buf_t text;
+  tq_buf_init(&text, 0);
+  size_t regressions = 0;
+  tq_status_t st = tqh_baseline_compare_runs(cli->compare_a, cli->compare_b, &o, &text,
+                                             &regressions);
+  if (text.data) fputs(text.data, stdout);
+  tq_buf_deinit(&text);
+  if (st) return fail(st, tq_status_code(st) == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
+  return regressions ? EXIT_FAILED : 0;
 }
 
 static int run_report(const cli_t *cli) {
@@ -619,6 +684,87 @@ static char *git_revision(void) {
   return line[0] ? tq_strndup(line, strlen(line)) : NULL;
 }
 
+/* --shard (or CI_NODE_INDEX/CI_NODE_TOTAL): keeps the shard's tests of `selected`. Returns 0,
+ * or an exit status (a usage error; an empty shard is a green run with nothing to do: -1 → 0). */
+static int select_shard(const cli_t *cli, tqh_test_t **selected, size_t *num_selected,
+                        size_t total) {
+  size_t k = 0, n = 0;
+  int set = 0;
+  tq_status_t st = NULL;
+  if (cli->shard) {
+    st = tqh_shard_parse(cli->shard, "--shard", &k, &n);
+    set = 1;
+  } else {
+    st = tqh_shard_from_env(&k, &n, &set);
+  }
+  if (st) {
+    const char *m = tq_status_message(st);
+    int r = bad_usage("%s", m);
+    tq_status_free(st);
+    return r;
+  }
+  if (!set) {
+    if (cli->shard_durations) return bad_usage("--shard-durations needs --shard=K/N");
+    return 0;
+  }
+  size_t before = *num_selected;
+  if ((st = tqh_shard_select(selected, num_selected, k, n, cli->shard_durations)))
+    return fail(st, EXIT_USAGE);
+  if (cli->verbosity >= 0 && !cli->list)
+    printf(TOOL ": shard %zu/%zu: %zu of %zu selected test%s\n", k, n, *num_selected, before,
+           before == 1 ? "" : "s");
+  if (!*num_selected && before && !cli->list) {
+    printf(TOOL ": shard %zu/%zu has no test (of %zu in the suite%s); nothing to run\n", k, n,
+           total, total == 1 ? "" : "s");
+    return -1;
+  }
+  return 0;
+}
+
+/* `merge RUN_DIR...`: a new run under the results folder holding the runs' tests. */
+static int run_merge(const cli_t *cli, int argc, char **argv) {
+  tq_buf_t cmdline;
+  tq_buf_init(&cmdline, 0);
+  for (int i = 0; i < argc; i++)
+    tq_status_free(tq_buf_printf(&cmdline, "%s%s", i ? " " : "", argv[i]));
+  tqh_config_t *cfg = NULL;
+  tq_status_t st = build_config(cli, &cfg);
+  if (st) {
+    tq_buf_deinit(&cmdline);
+    return fail(st, EXIT_USAGE);
+  }
+  tqh_results_options_t ro;
+  tqh_results_options_initialize(&ro);
+  ro.root = cfg->results_dir;
+  tqh_run_info_t info;
+  memset(&info, 0, sizeof(info));
+  info.tool_version = TOOL " " TQH_RUNNER_VERSION;
+  info.target = "merged";
+  info.command_line = cmdline.data;
+  char *run_dir = NULL;
+  size_t counts[TQH_OUTCOME_COUNT];
+  st = tqh_merge_runs(cli->suites, cli->num_suites, &ro, &info, &run_dir, counts);
+  tq_buf_deinit(&cmdline);
+  tqh_config_destroy(cfg);
+  if (st) {
+    tq_status_code_t code = tq_status_code(st);
+    return fail(st, code == TQ_INVALID_ARGUMENT || code == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
+  }
+  tq_buf_t path, text;
+  tq_buf_init(&path, 0);
+  tq_status_free(tq_buf_printf(&path, "%s/summary.txt", run_dir));
+  if (path.data && !(st = tq_file_read(path.data, 0, &text))) {
+    if (text.data) fputs(text.data, stdout);
+    tq_buf_deinit(&text);
+  }
+  tq_status_free(st);
+  tq_buf_deinit(&path);
+  printf("Merged %zu run%s into %s/\n", cli->num_suites, cli->num_suites == 1 ? "" : "s",
+         run_dir);
+  tq_free(run_dir);
+  return counts[TQH_OUTCOME_FAILED] || counts[TQH_OUTCOME_ERROR] ? EXIT_FAILED : 0;
+}
+
 int main(int argc, char **argv) {
   cli_t cli;
   int rc = parse_args(argc, argv, &cli);
@@ -629,6 +775,7 @@ int main(int argc, char **argv) {
   size_t num_selected = 0;
   tqh_select_t *keyword = NULL, *marker = NULL;
   tqh_results_t *results = NULL;
+  tqh_baseline_t *baseline = NULL;
   boards_t boards;
   memset(&boards, 0, sizeof(boards));
   char *git = NULL;
@@ -650,6 +797,14 @@ int main(int argc, char **argv) {
   }
   if (cli.report_dir) {
     rc = run_report(&cli);
+    goto done;
+  }
+  if (cli.compare_a) {
+    rc = run_compare(&cli);
+    goto done;
+  }
+  if (cli.merge) {
+    rc = run_merge(&cli, argc, argv);
     goto done;
   }
   if (cli.hw_type && strcmp(cli.hw_type, "sim") != 0 && strcmp(cli.hw_type, "astra_machina") != 0) {
@@ -726,6 +881,10 @@ int main(int argc, char **argv) {
     for (size_t k = 0; k < suites[i]->test_count; k++)
       if (tqh_select_test(keyword, marker, &suites[i]->tests[k]))
         selected[num_selected++] = &suites[i]->tests[k];
+  if ((rc = select_shard(&cli, selected, &num_selected, total))) {
+    if (rc < 0) rc = 0; /* an empty shard */
+    goto done;
+  }
   if ((st = build_boards(&cli, cfg, selected, num_selected, &boards))) {
     rc = fail(st, EXIT_USAGE);
     goto done;
@@ -746,6 +905,15 @@ int main(int argc, char **argv) {
             num_suites == 1 ? "" : "s");
     rc = EXIT_USAGE;
     goto done;
+  }
+
+  if (cli.baseline) { /* a missing or unreadable baseline is usage: no run folder is made */
+    tqh_baseline_options_t bo;
+    if ((rc = baseline_options(&cli, &bo))) goto done;
+    if ((st = tqh_baseline_load(cli.baseline, &bo, &baseline))) {
+      rc = fail(st, EXIT_USAGE);
+      goto done;
+    }
   }
 
   /* The run folder. */
@@ -809,6 +977,7 @@ int main(int argc, char **argv) {
   opts.profile_copy_dir = cli.profile_dir;
   opts.profiling = !cli.no_profiling;
   opts.cancel = &g_cancel;
+  opts.baseline = baseline;
   install_signals();
   if (cli.verbosity >= 0 && boards.on_boards)
     printf(TOOL ": %zu test%s from %zu suite%s on %zu board%s (%s), results in %s\n",
@@ -841,6 +1010,7 @@ int main(int argc, char **argv) {
 
 done:
   tqh_results_destroy(results);
+  tqh_baseline_destroy(baseline);
   boards_free(&boards);
   tq_buf_deinit(&board_text);
   tq_free(cli.addrs);

@@ -1,0 +1,204 @@
+/* Merging finished runs into one (shard.h: tqh_merge_runs, for `torq-test merge`). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "results_internal.h"
+#include "torq/base/alloc.h"
+#include "torq/base/file.h"
+#include "torq/harness/shard.h"
+
+static tq_status_t oom(void) { return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory"); }
+
+static tq_status_t io_error(const char *what, const char *path) {
+  return TQ_STATUS(TQ_IO, "%s %s: %s", what, path, strerror(errno));
+}
+
+static tq_status_t copy_file(const char *from, const char *to, mode_t mode) {
+  int in = open(from, O_RDONLY | O_CLOEXEC);
+  if (in < 0) return io_error("cannot open", from);
+  int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
+  if (out < 0) {
+    tq_status_t s = io_error("cannot create", to);
+    close(in);
+    return s;
+  }
+  char buf[65536];
+  tq_status_t s = NULL;
+  for (;;) {
+    ssize_t n = read(in, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      s = io_error("cannot read", from);
+      break;
+    }
+    if (n == 0) break;
+    for (ssize_t done = 0; done < n;) {
+      ssize_t w = write(out, buf + done, (size_t)(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) {
+        s = io_error("cannot write", to);
+        break;
+      }
+      done += w;
+    }
+    if (s) break;
+  }
+  close(in);
+  if (close(out) != 0 && !s) s = io_error("cannot write", to);
+  return s;
+}
+
+/* Links (else copies) the tree `from` to the new path `to`. */
+static tq_status_t link_tree(const char *from, const char *to) {
+  struct stat st;
+  if (lstat(from, &st) != 0) return io_error("cannot stat", from);
+  if (S_ISLNK(st.st_mode)) {
+    char target[PATH_MAX];
+    ssize_t n = readlink(from, target, sizeof(target) - 1);
+    if (n < 0) return io_error("cannot read link", from);
+    target[n] = 0;
+    if (symlink(target, to) != 0) return io_error("cannot create link", to);
+    return NULL;
+  }
+  if (S_ISREG(st.st_mode)) {
+    if (link(from, to) == 0) return NULL;
+    return copy_file(from, to, st.st_mode);
+  }
+  if (!S_ISDIR(st.st_mode)) return NULL; /* sockets, fifos: not results */
+  if (mkdir(to, 0777) != 0 && errno != EEXIST) return io_error("cannot create", to);
+  DIR *d = opendir(from);
+  if (!d) return io_error("cannot open", from);
+  tq_status_t s = NULL;
+  tq_buf_t a, b;
+  tq_buf_init(&a, 0);
+  tq_buf_init(&b, 0);
+  for (struct dirent *e; !s && (e = readdir(d));) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    tq_buf_clear(&a);
+    tq_buf_clear(&b);
+    s = tq_buf_printf(&a, "%s/%s", from, e->d_name);
+    if (!s) s = tq_buf_printf(&b, "%s/%s", to, e->d_name);
+    if (!s) s = link_tree(a.data, b.data);
+  }
+  closedir(d);
+  tq_buf_deinit(&a);
+  tq_buf_deinit(&b);
+  return s;
+}
+
+typedef struct shard_run_s {
+  tq_buf_t text; /* journal.jsonl */
+  tqh__records_t records;
+} shard_run_t;
+
+tq_status_t tqh_merge_runs(const char *const *run_dirs, size_t num_runs,
+                           const tqh_results_options_t *options, const tqh_run_info_t *info,
+                           char **out_run_dir, size_t *out_counts) {
+  *out_run_dir = NULL;
+  if (out_counts) memset(out_counts, 0, TQH_OUTCOME_COUNT * sizeof(*out_counts));
+  if (!num_runs) return TQ_STATUS(TQ_INVALID_ARGUMENT, "merge: no run folder given");
+  shard_run_t *runs = tq_calloc(num_runs, sizeof(*runs));
+  if (!runs) return oom();
+  tq_status_t s = NULL;
+  tq_buf_t path, journal, dups;
+  tq_buf_init(&path, 0);
+  tq_buf_init(&journal, 0);
+  tq_buf_init(&dups, 0);
+  size_t num_dups = 0;
+  tqh_results_t *results = NULL;
+  char *run_dir = NULL;
+  for (size_t i = 0; i < num_runs; i++) tqh__records_init(&runs[i].records);
+
+  /* Read every journal, and find duplicates, before creating anything. */
+  for (size_t i = 0; !s && i < num_runs; i++) {
+    tq_buf_clear(&path);
+    s = tq_buf_printf(&path, "%s/journal.jsonl", run_dirs[i]);
+    if (!s) {
+      s = tq_file_read(path.data, 0, &runs[i].text);
+      if (s) s = tq_status_annotate(s, "merge: %s is not a run folder", run_dirs[i]);
+    }
+    tqh_diags_t diags;
+    tqh_diags_init(&diags);
+    tqh__journal_read_t ji;
+    if (!s)
+      s = tqh__journal_parse(path.data, runs[i].text.data ? runs[i].text.data : "",
+                             runs[i].text.len, &runs[i].records, &diags, &ji);
+    tqh_diags_deinit(&diags);
+  }
+  for (size_t i = 0; !s && i < num_runs; i++) {
+    for (size_t r = 0; !s && r < runs[i].records.count; r++) {
+      const char *id = runs[i].records.items[r].id;
+      for (size_t j = 0; !s && j <= i; j++) {
+        size_t end = j == i ? r : runs[j].records.count;
+        size_t hit = SIZE_MAX;
+        for (size_t q = 0; q < end && hit == SIZE_MAX; q++)
+          if (!strcmp(runs[j].records.items[q].id, id)) hit = q;
+        if (hit == SIZE_MAX) continue;
+        num_dups++;
+        s = tq_buf_printf(&dups, "\n  %s (in %s and %s)", id, run_dirs[j], run_dirs[i]);
+        break;
+      }
+    }
+  }
+  if (!s && num_dups)
+    s = TQ_STATUS(TQ_INVALID_ARGUMENT,
+                  "merge: %zu test id%s recorded by more than one run (shards must not "
+                  "overlap):%s",
+                  num_dups, num_dups == 1 ? " is" : "s are", dups.data);
+
+  /* The new run: its folder and run.json, the tests' folders, the journal, the reports. */
+  if (!s) s = tqh_results_create(options, info, &results);
+  if (!s && !(run_dir = tq_strndup(tqh_results_run_dir(results),
+                                   strlen(tqh_results_run_dir(results)))))
+    s = oom();
+  tqh_results_destroy(results);
+  for (size_t i = 0; !s && i < num_runs; i++) {
+    const char *t = runs[i].text.data;
+    size_t len = runs[i].text.len;
+    if (len) s = tq_buf_append(&journal, t, len);
+    if (!s && len && t[len - 1] != '\n') s = tq_buf_putc(&journal, '\n');
+    for (size_t r = 0; !s && r < runs[i].records.count; r++) {
+      const tqh_test_record_t *rec = &runs[i].records.items[r];
+      if (out_counts && rec->outcome < TQH_OUTCOME_COUNT) out_counts[rec->outcome]++;
+      tq_buf_t from, to;
+      tq_buf_init(&from, 0);
+      tq_buf_init(&to, 0);
+      s = tq_buf_printf(&from, "%s/%s", run_dirs[i], rec->id);
+      if (!s) s = tq_buf_printf(&to, "%s/%s", run_dir, rec->id);
+      struct stat st;
+      if (!s && tqh_results_id_is_safe(rec->id) && lstat(from.data, &st) == 0)
+        s = link_tree(from.data, to.data);
+      tq_buf_deinit(&from);
+      tq_buf_deinit(&to);
+    }
+  }
+  if (!s) {
+    tq_buf_clear(&path);
+    s = tq_buf_printf(&path, "%s/journal.jsonl", run_dir);
+  }
+  if (!s) s = tq_file_write_atomic(path.data, journal.data ? journal.data : "", journal.len);
+  if (!s) {
+    char *problems = NULL;
+    s = tqh_results_rebuild(run_dir, options ? options->hostname : NULL, &problems);
+    tq_free(problems);
+  }
+  if (!s) {
+    *out_run_dir = run_dir;
+    run_dir = NULL;
+  }
+  tq_free(run_dir);
+  for (size_t i = 0; i < num_runs; i++) {
+    tq_buf_deinit(&runs[i].text);
+    tqh__records_deinit(&runs[i].records);
+  }
+  tq_free(runs);
+  tq_buf_deinit(&path);
+  tq_buf_deinit(&journal);
+  tq_buf_deinit(&dups);
+  return s;
+}

@@ -1,0 +1,113 @@
+/* Baselines: hand-made journals, so the noise is exactly known. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites.h"
+#include "torq/base/alloc.h"
+#include "torq/harness/baseline.h"
+
+Suite *baseline_suite(void);
+
+/* One journal line: wall time median/mad (s) and OVERALL (µs). */
+static void line(tq_buf_t *b, const char *id, double median, double mad, double overall) {
+  TH_OK(tq_buf_printf(b,
+                      "{\"id\":\"%s\",\"name\":\"%s\",\"classname\":\"s\",\"outcome\":\"passed\","
+                      "\"wall_time\":%.9f,\"wall_time_stats\":{\"n\":5,\"min\":%.9f,\"max\":%.9f,"
+                      "\"median\":%.9f,\"mean\":%.9f,\"stddev\":0,\"mad\":%.9f,\"ci95_low\":0,"
+                      "\"ci95_high\":0},\"metrics\":{\"OVERALL\":%g,\"DMA\":4}}\n",
+                      id, id, median, median, median, median, median, mad, overall));
+}
+
+static tqh_baseline_t *load(const char *dir, const char *name, const char *text) {
+  char *p = th_path(dir, name);
+  th_write(p, text);
+  tqh_baseline_t *b = NULL;
+  TH_OK(tqh_baseline_load(p, NULL, &b));
+  free(p);
+  return b;
+}
+
+START_TEST(noise_band_improvement_regression_and_missing) {
+  char *dir = th_tmpdir();
+  tq_buf_t a, c;
+  tq_buf_init(&a, 0);
+  tq_buf_init(&c, 0);
+  /* noisy: MAD/median 10% -> threshold 30%; quiet: 5% floor. */
+  line(&a, "noisy", 0.001, 0.0001, 18);
+  line(&a, "quiet", 0.001, 0, 18);
+  line(&a, "fast", 0.001, 0, 18);
+  line(&c, "noisy", 0.00125, 0.0001, 18); /* +25%: inside its noise band */
+  line(&c, "quiet", 0.001, 0, 40);        /* OVERALL +122.2% */
+  line(&c, "fast", 0.001, 0, 9);          /* OVERALL -50% */
+  line(&c, "new", 0.001, 0, 9);
+  tqh_baseline_t *base = load(dir, "a.jsonl", a.data);
+  tqh_baseline_t *now = load(dir, "c.jsonl", c.data);
+  const char *ids[] = {"noisy", "quiet", "fast", "new"};
+  tqh_outcome_t want[] = {TQH_OUTCOME_PASSED, TQH_OUTCOME_FAILED, TQH_OUTCOME_PASSED,
+                          TQH_OUTCOME_PASSED};
+  const char *note[] = {"within noise", "regressed: OVERALL +122.2%", "improved: OVERALL -50.0%",
+                        "not in the baseline"};
+  for (size_t i = 0; i < 4; i++) {
+    tqh_test_record_t rec = *tqh_baseline_find(now, ids[i]);
+    tqh_baseline_verdict_t v;
+    TH_OK(tqh_baseline_apply(base, &rec, &v));
+    ck_assert_msg(rec.outcome == want[i], "%s: %s", ids[i], tqh_outcome_name(rec.outcome));
+    ck_assert_str_eq(rec.properties[rec.property_count - 1].key, "baseline");
+    ck_assert_str_eq(rec.properties[rec.property_count - 1].value, note[i]);
+    if (want[i] == TQH_OUTCOME_FAILED) {
+      ck_assert_str_eq(rec.failure_type, "regression");
+      ck_assert_str_eq(rec.message, "regression: OVERALL: baseline 18 us, now 40 us (+122.2%, "
+                                    "threshold 5.0%)");
+      ck_assert_ptr_nonnull(strstr(rec.text, "REGRESSED"));
+    }
+    tqh_baseline_verdict_deinit(&v);
+  }
+  /* The noisy test's threshold is 3 * MAD/median = 30%. */
+  tqh_baseline_comparison_t cmp;
+  TH_OK(tqh_baseline_compare(NULL, tqh_baseline_find(base, "noisy"),
+                             tqh_baseline_find(now, "noisy"), &cmp));
+  ck_assert_str_eq(cmp.rows[0].metric, "wall_time");
+  ck_assert(fabs(cmp.rows[0].threshold_pct - 30.0) < 1e-6);
+  ck_assert_int_eq(cmp.rows[0].change, TQH_BASELINE_NOISE);
+  tqh_baseline_comparison_deinit(&cmp);
+
+  /* compare: the same table for two journals; one test regressed. */
+  char *pa = th_path(dir, "a.jsonl"), *pc = th_path(dir, "c.jsonl");
+  tq_buf_t out;
+  tq_buf_init(&out, 0);
+  size_t regressed = 9;
+  TH_OK(tqh_baseline_compare_runs(pa, pc, NULL, &out, &regressed));
+  ck_assert_uint_eq(regressed, 1);
+  ck_assert_ptr_nonnull(strstr(out.data, "1 regressed, 1 improved, 1 not in the baseline"));
+  tq_buf_deinit(&out);
+  free(pa);
+  free(pc);
+
+  double f = 0;
+  TH_OK(tqh_baseline_parse_floor("2.5%", &f));
+  ck_assert(f == 2.5);
+  tq_status_t st = tqh_baseline_parse_floor("x", &f);
+  ck_assert_ptr_nonnull(st);
+  tq_status_free(st);
+  tqh_baseline_t *missing = NULL;
+  st = tqh_baseline_load(dir, NULL, &missing); /* a folder without a journal */
+  ck_assert_int_eq(tq_status_code(st), TQ_NOT_FOUND);
+  tq_status_free(st);
+
+  tqh_baseline_destroy(base);
+  tqh_baseline_destroy(now);
+  tq_buf_deinit(&a);
+  tq_buf_deinit(&c);
+  th_rmtree(dir);
+}
+END_TEST
+
+Suite *baseline_suite(void) {
+  Suite *s = suite_create("baseline");
+  TCase *tc = tcase_create("baseline");
+  tcase_add_test(tc, noise_band_improvement_regression_and_missing);
+  suite_add_tcase(s, tc);
+  return s;
+}
