@@ -3,10 +3,7 @@
 
 #include "parser_internal.h"
 #include "torq/base/alloc.h"
-
-/* Lines longer than this (a dense hex literal) show a window around the column instead. */
-#define TQC_DIAG_LONG_LINE 4096
-#define TQC_DIAG_WINDOW 80
+#include "torq/base/diag.h"
 
 tq_status_t tqc__diagv(const char *path, const char *text, size_t text_len, uint32_t line,
                        uint32_t col, const char *fmt, va_list ap) {
@@ -14,45 +11,8 @@ tq_status_t tqc__diagv(const char *path, const char *text, size_t text_len, uint
   tq_buf_init(&msg, 0);
   tq_status_t st = tq_buf_printf(&msg, "%s:%u:%u: error: ", path, line, col);
   if (!st) st = tq_buf_vprintf(&msg, fmt, ap);
-  /* Find the line: diagnostics are rare, a scan from the start is fine. */
-  size_t start = 0;
-  uint32_t l = 1;
-  while (!st && l < line && start < text_len) {
-    const char *nl = memchr(text + start, '\n', text_len - start);
-    if (!nl) {
-      start = text_len;
-      break;
-    }
-    start = (size_t)(nl - text) + 1;
-    l++;
-  }
-  if (!st && l == line && text) {
-    const char *nl = start < text_len ? memchr(text + start, '\n', text_len - start) : NULL;
-    size_t end = nl ? (size_t)(nl - text) : text_len;
-    if (end > start && text[end - 1] == '\r') end--;
-    size_t c = col > 0 ? col - 1 : 0;
-    if (c > end - start) c = end - start;
-    size_t from = start, to = end;
-    const char *lead = "", *trail = "";
-    if (end - start > TQC_DIAG_LONG_LINE) {
-      if (c > TQC_DIAG_WINDOW) {
-        from = start + c - TQC_DIAG_WINDOW;
-        lead = "...";
-      }
-      if (end - (start + c) > TQC_DIAG_WINDOW) {
-        to = start + c + TQC_DIAG_WINDOW;
-        trail = "...";
-      }
-    }
-    st = tq_buf_printf(&msg, "\n%s%.*s%s\n", lead, (int)(to - from), text + from, trail);
-    size_t pad = strlen(lead);
-    for (size_t i = from; !st && i < start + c; i++) {
-      /* Tabs stay tabs so that the caret lines up under them. */
-      st = tq_buf_putc(&msg, text[i] == '\t' ? '\t' : ' ');
-    }
-    for (size_t i = 0; !st && i < pad; i++) st = tq_buf_putc(&msg, ' ');
-    if (!st) st = tq_buf_putc(&msg, '^');
-  }
+  /* Byte columns and "\n" lines, as the lexer counts them (a NULL style). */
+  if (!st) st = tq_diag_append_snippet(&msg, text, text_len, line, col, NULL);
   if (st) {
     tq_buf_deinit(&msg);
     return st;

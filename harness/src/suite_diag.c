@@ -6,11 +6,13 @@
 
 #include "suite_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/base/diag.h"
 #include "torq/base/str.h"
 
-/* Source lines longer than this show a window around the column. */
-#define TQH__LONG_LINE 200
-#define TQH__WINDOW 60
+/* Source snippets: columns count characters and lines break at "\n", "\r\n" and a lone "\r", as
+ * libyaml counts them; lines longer than 200 bytes show a window around the column. */
+static const tq_diag_style_t snippet_style = {
+    200, 60, TQ_DIAG_UTF8_COLUMNS | TQ_DIAG_CR_BREAKS | TQ_DIAG_SAFE_BYTES};
 
 /* ---- Error lists ----------------------------------------------------------------------------- */
 
@@ -78,58 +80,6 @@ void tqh__report_deinit(tqh__report_t *rep) {
   tqh_errors_deinit(&rep->errors);
 }
 
-/* Appends "\n<line>\n<caret>" for line:col of the text, when the line exists. Lines break at
- * "\n", "\r\n" and a lone "\r", as libyaml counts them. */
-static tq_status_t append_snippet(tq_buf_t *b, const char *text, size_t len, uint32_t line,
-                                  uint32_t col) {
-  if (!text || line == 0) return NULL;
-  size_t start = 0;
-  uint32_t l = 1;
-  while (l < line && start < len) {
-    size_t i = start;
-    while (i < len && text[i] != '\n' && text[i] != '\r') i++;
-    if (i >= len) return NULL;
-    if (text[i] == '\r' && i + 1 < len && text[i + 1] == '\n') i++;
-    start = i + 1;
-    l++;
-  }
-  if (l != line || start > len) return NULL;
-  size_t end = start;
-  while (end < len && text[end] != '\n' && text[end] != '\r') end++;
-  /* The column counts characters (libyaml's marks); find its byte. */
-  size_t caret = start;
-  for (uint32_t c = 1; c < col && caret < end; c++) {
-    caret++;
-    while (caret < end && ((unsigned char)text[caret] & 0xC0) == 0x80) caret++;
-  }
-  size_t from = start, to = end;
-  const char *lead = "", *trail = "";
-  if (end - start > TQH__LONG_LINE) {
-    if (caret - start > TQH__WINDOW) {
-      from = caret - TQH__WINDOW;
-      while (from < caret && ((unsigned char)text[from] & 0xC0) == 0x80) from++;
-      lead = "...";
-    }
-    if (end - caret > TQH__WINDOW) {
-      to = caret + TQH__WINDOW;
-      while (to < end && ((unsigned char)text[to] & 0xC0) == 0x80) to++;
-      trail = "...";
-    }
-  }
-  TQ_TRY(tq_buf_printf(b, "\n%s", lead));
-  for (size_t i = from; i < to; i++) {
-    unsigned char ch = (unsigned char)text[i];
-    /* Control bytes would play with the terminal; show them as '?'. */
-    TQ_TRY(tq_buf_putc(b, (ch < 0x20 && ch != '\t') || ch == 0x7F ? '?' : (char)ch));
-  }
-  TQ_TRY(tq_buf_printf(b, "%s\n%s", trail, lead[0] ? "   " : ""));
-  for (size_t i = from; i < caret; i++) {
-    if (((unsigned char)text[i] & 0xC0) == 0x80) continue;
-    TQ_TRY(tq_buf_putc(b, text[i] == '\t' ? '\t' : ' '));
-  }
-  return tq_buf_putc(b, '^');
-}
-
 static tq_status_t append_head(tq_buf_t *b, const char *path, uint32_t line, uint32_t col,
                                const char *kind) {
   if (!path || !path[0]) return tq_buf_printf(b, "%s: ", kind);
@@ -146,12 +96,13 @@ static void report_add(tqh__report_t *rep, uint32_t line, uint32_t col, uint32_t
   tq_buf_init(&b, 0);
   tq_status_t st = append_head(&b, rep->path, line, col, "error");
   if (!st) st = tq_buf_append_cstr(&b, msg);
-  if (!st) st = append_snippet(&b, rep->text, rep->len, line, col);
+  if (!st) st = tq_diag_append_snippet(&b, rep->text, rep->len, line, col, &snippet_style);
   if (!st && note) {
     st = tq_buf_putc(&b, '\n');
     if (!st) st = append_head(&b, rep->path, note_line, note_col, "note");
     if (!st) st = tq_buf_append_cstr(&b, note);
-    if (!st) st = append_snippet(&b, rep->text, rep->len, note_line, note_col);
+    if (!st) st = tq_diag_append_snippet(&b, rep->text, rep->len, note_line, note_col,
+                                                    &snippet_style);
   }
   if (st) {
     tq_status_free(st);

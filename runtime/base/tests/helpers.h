@@ -11,6 +11,7 @@
 Suite *alloc_suite(void);
 Suite *arena_suite(void);
 Suite *checked_suite(void);
+Suite *diag_suite(void);
 Suite *file_suite(void);
 Suite *sha256_suite(void);
 Suite *status_suite(void);

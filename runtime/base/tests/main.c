@@ -12,6 +12,7 @@ int main(void) {
   srunner_add_suite(sr, str_suite());
   srunner_add_suite(sr, file_suite());
   srunner_add_suite(sr, sha256_suite());
+  srunner_add_suite(sr, diag_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failures = srunner_ntests_failed(sr);
   srunner_free(sr);
