@@ -271,3 +271,23 @@ const tqc_op_t *tqc_module_entry(const tqc_module_t *module) {
   }
   return NULL;
 }
+
+const tqc_loc_t *tqc_loc_first_file(const tqc_loc_t *loc) {
+  if (!loc) return NULL;
+  switch (loc->kind) {
+    case TQC_LOC_FILE:
+      return loc;
+    case TQC_LOC_NAME:
+      return tqc_loc_first_file(loc->name.child);
+    case TQC_LOC_CALLSITE:
+      return tqc_loc_first_file(loc->callsite.callee);
+    case TQC_LOC_FUSED:
+      for (size_t i = 0; i < loc->fused.count; i++) {
+        const tqc_loc_t *f = tqc_loc_first_file(loc->fused.locs[i]);
+        if (f) return f;
+      }
+      return NULL;
+    default:
+      return NULL;
+  }
+}

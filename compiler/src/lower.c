@@ -131,27 +131,6 @@ Torq__Region *tqc__lram_region(tqc_lower_t *L, uint64_t addr, uint64_t size) {
   return r;
 }
 
-/* The first file location inside `loc`, or NULL. */
-static const tqc_loc_t *first_file_loc(const tqc_loc_t *loc) {
-  if (!loc) return NULL;
-  switch (loc->kind) {
-    case TQC_LOC_FILE:
-      return loc;
-    case TQC_LOC_NAME:
-      return first_file_loc(loc->name.child);
-    case TQC_LOC_CALLSITE:
-      return first_file_loc(loc->callsite.callee);
-    case TQC_LOC_FUSED:
-      for (size_t i = 0; i < loc->fused.count; i++) {
-        const tqc_loc_t *f = first_file_loc(loc->fused.locs[i]);
-        if (f) return f;
-      }
-      return NULL;
-    default:
-      return NULL;
-  }
-}
-
 /* Appends an MLIR string literal (as llvm::printEscapedString). */
 static void put_escaped(char *dst, size_t *len, const char *s, size_t n) {
   static const char hex[] = "0123456789ABCDEF";
@@ -171,7 +150,7 @@ static void put_escaped(char *dst, size_t *len, const char *s, size_t n) {
 }
 
 const char *tqc__op_location(tqc_lower_t *L, const tqc_op_t *op) {
-  const tqc_loc_t *f = first_file_loc(op->loc);
+  const tqc_loc_t *f = tqc_loc_first_file(op->loc);
   const char *file = f ? f->file.file.data : L->src->path;
   size_t flen = f ? f->file.file.len : strlen(L->src->path ? L->src->path : "");
   uint32_t line = f ? f->file.line : op->pos.line, col = f ? f->file.col : op->pos.col;
@@ -226,7 +205,7 @@ char **tqc__op_names(tqc_lower_t *L, const tqc_op_t *const *ops, size_t n) {
   char **names = tq_arena_calloc(L->arena, n + 1, sizeof(*names));
   if (!names) return NULL;
   for (size_t i = 0; i < n; i++) {
-    const tqc_loc_t *f = first_file_loc(ops[i]->loc);
+    const tqc_loc_t *f = tqc_loc_first_file(ops[i]->loc);
     uint32_t line = f ? f->file.line : ops[i]->pos.line;
     char *s = tq_arena_alloc(L->arena, ops[i]->name.len + 24);
     if (!s) return NULL;

@@ -83,29 +83,9 @@ static const char *attr_joined(tqh_debug_info_t *info, const tqc_op_t *op, const
   return s;
 }
 
-static const tqc_loc_t *first_file_loc(const tqc_loc_t *loc) {
-  if (!loc) return NULL;
-  switch (loc->kind) {
-    case TQC_LOC_FILE:
-      return loc;
-    case TQC_LOC_NAME:
-      return first_file_loc(loc->name.child);
-    case TQC_LOC_CALLSITE:
-      return first_file_loc(loc->callsite.callee);
-    case TQC_LOC_FUSED:
-      for (size_t i = 0; i < loc->fused.count; i++) {
-        const tqc_loc_t *f = first_file_loc(loc->fused.locs[i]);
-        if (f) return f;
-      }
-      return NULL;
-    default:
-      return NULL;
-  }
-}
-
 /* loc("file":L:C) of an op, or "". */
 static const char *loc_text(tqh_debug_info_t *info, const tqc_op_t *op) {
-  const tqc_loc_t *f = first_file_loc(op->loc);
+  const tqc_loc_t *f = tqc_loc_first_file(op->loc);
   if (!f) return "";
   size_t n = f->file.file.len + 48;
   char *s = tq_arena_alloc(&info->arena, n);
@@ -316,7 +296,7 @@ typedef struct src_ops_s {
 
 static tq_status_t collect_ops(tqh_debug_info_t *info, const tqc_op_t *op, src_ops_t *out, int depth) {
   for (; op; op = op->next) {
-    const tqc_loc_t *f = first_file_loc(op->loc);
+    const tqc_loc_t *f = tqc_loc_first_file(op->loc);
     uint32_t line = f ? f->file.line : op->pos.line, col = f ? f->file.col : op->pos.col;
     if (out->count == out->cap) {
       size_t cap = out->cap ? out->cap * 2 : 64;

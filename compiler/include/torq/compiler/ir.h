@@ -325,4 +325,8 @@ const tqc_type_t *tqc_func_type(const tqc_op_t *func);
 /* The symbol name of an op (its sym_name property), or an empty view. */
 tq_sv_t tqc_op_sym_name(const tqc_op_t *op);
 
+/* The first `loc("file":line:col)` inside `loc` (itself, or through names, callsites (the callee)
+ * and fused locations, in order), or NULL when it holds none. Borrowed from the module. */
+const tqc_loc_t *tqc_loc_first_file(const tqc_loc_t *loc);
+
 #endif
