@@ -11,6 +11,7 @@
 
 #include "torq/base/file.h"
 #include "torq/base/status.h"
+#include "torq/base/usage.h"
 #include "torq/base/str.h"
 #include "torq/compiler/compile.h"
 #include "torq/compiler/mlir.h"
@@ -55,16 +56,7 @@ static void usage(FILE *f) {
         f);
 }
 
-static int bad_usage(const char *fmt, ...) TQ_PRINTF(1, 2);
-static int bad_usage(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("torq-compile: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputs("\nTry 'torq-compile --help' for more information.\n", stderr);
-  return 2;
-}
+#define bad_usage(...) tq_usage_error("torq-compile", __VA_ARGS__)
 
 /* Matches `--name=VALUE` or `--name VALUE` at argv[*i] (advancing *i past a separate value).
  * Returns the value, or NULL when argv[*i] is another option; *out_rc is set to a usage error's

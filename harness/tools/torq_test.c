@@ -22,6 +22,7 @@
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/base/status.h"
+#include "torq/base/usage.h"
 #include "torq/base/str.h"
 #include "torq/harness/baseline.h"
 #include "torq/harness/board.h"
@@ -147,16 +148,7 @@ static void usage(FILE *f) {
         f);
 }
 
-static int bad_usage(const char *fmt, ...) TQ_PRINTF(1, 2);
-static int bad_usage(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs(TOOL ": ", stderr);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputs("\nTry '" TOOL " --help' for more information.\n", stderr);
-  return EXIT_USAGE;
-}
+#define bad_usage(...) tq_usage_error(TOOL, __VA_ARGS__)
 
 /* Matches "--name=VALUE" or "--name VALUE" (and, for a one-letter "-k", "-kVALUE") at argv[*i].
  * Returns 1 with *value set, 0 when argv[*i] is something else, -1 when the value is missing. */

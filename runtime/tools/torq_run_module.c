@@ -22,6 +22,7 @@
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/base/status.h"
+#include "torq/base/usage.h"
 #include "torq/runtime/runtime.h"
 
 #define TOOL "torq-run-module"
@@ -78,16 +79,7 @@ static void usage(FILE *f) {
         f);
 }
 
-static int bad_usage(const char *fmt, ...) TQ_PRINTF(1, 2);
-static int bad_usage(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs(TOOL ": ", stderr);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputs("\nTry '" TOOL " --help' for more information.\n", stderr);
-  return EXIT_USAGE;
-}
+#define bad_usage(...) tq_usage_error(TOOL, __VA_ARGS__)
 
 /* Prints a status and returns the exit code it maps to. */
 static int report(tq_status_t st, int code) {
