@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "board_internal.h"
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/runtime/npy.h"
@@ -243,16 +244,6 @@ static double device_wall_us(const char *err) {
   return (double)v;
 }
 
-static void last_line(const char *text, char *out, size_t size) {
-  out[0] = 0;
-  if (!text) return;
-  size_t n = strlen(text);
-  while (n && (text[n - 1] == '\n' || text[n - 1] == '\r')) n--;
-  size_t start = n;
-  while (start && text[start - 1] != '\n') start--;
-  snprintf(out, size, "%.*s", (int)(n - start), text + start);
-}
-
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
@@ -277,7 +268,7 @@ static int judge(tqh__board_worker_t *bw, const tqh_exec_result_t *res, tqh__res
                  const char *when) {
   const char *name = bw->ctx->board->name;
   char line[512];
-  last_line(res->err.data, line, sizeof(line));
+  tqh__last_line(res->err.data, line, sizeof(line));
   if (tqh_board_text_says_disk_full(res->err.data))
     return fault(
         bw, r,

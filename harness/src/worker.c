@@ -203,25 +203,25 @@ typedef struct reader_s {
   int bad;
 } reader_t;
 
+/* Copies the next `n` bytes into `out`, or marks the message bad (out stays zeroed). */
+static void get_raw(reader_t *rd, void *out, size_t n) {
+  if ((size_t)(rd->end - rd->p) < n) {
+    rd->bad = 1;
+    return;
+  }
+  memcpy(out, rd->p, n);
+  rd->p += n;
+}
+
 static uint64_t get_u64(reader_t *rd) {
   uint64_t v = 0;
-  if ((size_t)(rd->end - rd->p) < sizeof(v)) {
-    rd->bad = 1;
-    return 0;
-  }
-  memcpy(&v, rd->p, sizeof(v));
-  rd->p += sizeof(v);
+  get_raw(rd, &v, sizeof(v));
   return v;
 }
 
 static double get_f64(reader_t *rd) {
   double v = 0;
-  if ((size_t)(rd->end - rd->p) < sizeof(v)) {
-    rd->bad = 1;
-    return 0;
-  }
-  memcpy(&v, rd->p, sizeof(v));
-  rd->p += sizeof(v);
+  get_raw(rd, &v, sizeof(v));
   return v;
 }
 
