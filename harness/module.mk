@@ -12,7 +12,7 @@ HARNESS_CPPFLAGS := -Iharness/include $(COMPILER_CPPFLAGS) $(RUNTIME_CPPFLAGS) -
                     $(call pkg_cflags,xlsxwriter libssh2)
 LIB_HARNESS := $(BUILD)/lib/libtorq-harness.a
 HARNESS_LIBS := $(LIB_HARNESS) $(LIB_COMPILER) $(RUNTIME_LIBS)
-HARNESS_LDLIBS := $(RUNTIME_LDLIBS) $(COMPILER_LDLIBS) $(call pkg_libs,xlsxwriter yaml-0.1 libssh2)
+HARNESS_LDLIBS := $(RUNTIME_LDLIBS) $(COMPILER_LDLIBS) $(call pkg_libs,xlsxwriter yaml-0.1 libssh2 libcurl)
 
 # Our own minimal Perfetto schema, compiled with protoc-c into the build folder; the generic rule
 # of runtime/formats/module.mk compiles the generated C.

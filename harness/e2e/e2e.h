@@ -56,6 +56,7 @@ void e2e_write(const char *path, const char *text); /* creates parents */
 char *e2e_path(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* free() */
 int e2e_exists(const char *path);
 size_t e2e_count(const char *haystack, const char *needle);
+char *e2e_sha256_file(const char *path); /* lowercase hex; free() */
 
 /* The only run folder under the scratch results (fails the test when there is not exactly one);
  * free(). */
@@ -72,6 +73,18 @@ size_t e2e_journal_count(const char *run_dir, const char *outcome);
 void e2e_junit_counts(const char *path, size_t *tests, size_t *failures, size_t *errors,
                       size_t *skipped, const char **out_parser);
 
+/* A server written for the tests: `script` (Python) runs as `python3 SCRIPT DIR ARGS...` and
+ * writes the port it listens on (127.0.0.1 only) to DIR/.port, atomically; its stderr goes to
+ * SCRATCH/server.log. Returns 0 when /usr/bin/python3 is missing (the caller skips the test). */
+typedef struct e2e_server_s {
+  pid_t pid;
+  int port;
+  char *log;
+} e2e_server_t;
+int e2e_server_start(const e2e_scratch_t *s, const char *script, const char *dir,
+                     const char *const *args, e2e_server_t *out);
+void e2e_server_stop(e2e_server_t *srv);
+
 /* Writes a tiny model: a 4-element i32 add; or one that does not compile. */
 void e2e_write_add_model(const char *path);
 void e2e_write_broken_model(const char *path);
@@ -86,5 +99,6 @@ Suite *e2e_suite_internals(void);
 Suite *e2e_suite_boards(void);
 Suite *e2e_suite_baseline(void);
 Suite *e2e_suite_shard(void);
+Suite *e2e_suite_upload(void);
 
 #endif

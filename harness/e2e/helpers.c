@@ -10,9 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "e2e.h"
+#include "torq/base/sha256.h"
 
 extern char **environ;
 
@@ -387,4 +389,56 @@ void e2e_write_broken_model(const char *path) {
             "    return %0 : tensor<8xi32>\n"
             "  }\n"
             "}\n");
+}
+
+int e2e_server_start(const e2e_scratch_t *s, const char *script, const char *dir,
+                     const char *const *args, e2e_server_t *out) {
+  if (access("/usr/bin/python3", X_OK) != 0) return 0;
+  char *path = e2e_path("%s/server.py", s->dir);
+  e2e_write(path, script);
+  char *portfile = e2e_path("%s/.port", dir);
+  unlink(portfile);
+  out->log = e2e_path("%s/server.log", s->dir);
+  const char *argv[16] = {"python3", path, dir};
+  size_t n = 3;
+  for (size_t i = 0; args && args[i] && n < 15; i++) argv[n++] = args[i];
+  argv[n] = NULL;
+  fflush(NULL);
+  out->pid = fork();
+  ck_assert_int_ge(out->pid, 0);
+  if (out->pid == 0) {
+    FILE *log = freopen(out->log, "w", stderr);
+    (void)log;
+    execv("/usr/bin/python3", (char *const *)argv);
+    _exit(127);
+  }
+  char *text = NULL;
+  for (int i = 0; i < 1000 && !text; i++) {
+    text = e2e_read(portfile);
+    if (!text) {
+      struct timespec ts = {0, 10000000};
+      nanosleep(&ts, NULL);
+    }
+  }
+  ck_assert_msg(text != NULL, "the HTTP server did not start (see %s)", out->log);
+  out->port = atoi(text);
+  free(text);
+  free(portfile);
+  free(path);
+  return 1;
+}
+
+void e2e_server_stop(e2e_server_t *srv) {
+  kill(srv->pid, SIGTERM);
+  e2e_wait(srv->pid);
+  free(srv->log);
+}
+
+char *e2e_sha256_file(const char *path) {
+  uint8_t d[TQ_SHA256_SIZE];
+  char hex[TQ_SHA256_HEX_SIZE];
+  tq_status_t st = tq_sha256_file(path, d);
+  ck_assert_msg(st == NULL, "cannot hash %s", path);
+  tq_sha256_hex(d, hex);
+  return strdup(hex);
 }

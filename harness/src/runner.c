@@ -33,6 +33,7 @@
 #include "torq/base/alloc.h"
 #include "torq/harness/baseline.h"
 #include "torq/harness/stats.h"
+#include "torq/harness/upload.h"
 
 void tqh_runner_options_initialize(tqh_runner_options_t *options) {
   memset(options, 0, sizeof(*options));
@@ -290,6 +291,7 @@ static tq_status_t record(run_t *run, size_t i, tqh__result_t *r, const char *di
   r->outcome = rec.outcome;
   uint64_t t0 = tqh__now_ns();
   if (!st) st = tqh_results_test_finished(run->results, &rec);
+  if (!st) st = tqh_uploader_test_finished(run->options->uploader, t->fs_id);
   run->summary->record_s += (double)(tqh__now_ns() - t0) / 1e9;
   tq_free(metrics);
   tq_buf_deinit(&tags);
@@ -508,9 +510,11 @@ static tq_status_t drain(run_t *run, tqh__worker_t *w) {
 
 /* Forks a worker into the free slot `w`. */
 static tq_status_t spawn(run_t *run, tqh__worker_t *w) {
-  int *fds = tq_calloc(2 * run->num_workers + 1, sizeof(int));
+  int *fds = tq_calloc(2 * run->num_workers + 2, sizeof(int));
   if (!fds) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   size_t nfds = 0;
+  if (tqh_uploader_fd(run->options->uploader) >= 0)
+    fds[nfds++] = tqh_uploader_fd(run->options->uploader);
   for (size_t k = 0; k < run->num_workers; k++) {
     if (run->workers[k].pid <= 0) continue;
     fds[nfds++] = run->workers[k].fd;

@@ -7,6 +7,7 @@
  *   torq-test report RUN_DIR                  rebuild junit.xml and summary.txt from the journal
  *   torq-test compare RUN_A RUN_B             compare two runs' metrics (baseline.h)
  *   torq-test merge RUN_DIR... [--results-dir=DIR]  merge shard runs into a new run
+ *   torq-test upload RUN_DIR [--upload=URL]   send a run's upload backlog (upload.h)
  *
  * Exit status: 0 all passed, 1 tests failed, 2 bad usage or configuration, 3 infrastructure,
  * 130 interrupted. */
@@ -32,6 +33,7 @@
 #include "torq/harness/select.h"
 #include "torq/harness/shard.h"
 #include "torq/harness/suite.h"
+#include "torq/harness/upload.h"
 #include "torq/runtime/runtime.h"
 #include "torq/sim/hw.h"
 
@@ -70,6 +72,11 @@ typedef struct cli_s {
   const char *shard;        /* --shard K/N */
   const char *shard_durations; /* --shard-durations RUN_DIR */
   int merge;                /* `merge RUN_DIR...`: the folders are in suites[] */
+  const char *upload;           /* --upload URL */
+  const char *upload_token_env; /* --upload-token-env NAME */
+  const char *upload_timeout;   /* --upload-timeout S */
+  int upload_profiles;          /* --upload-profiles */
+  const char *upload_dir;       /* `upload RUN_DIR` */
   int list, recompute_cache, update_astra_runtime, strict, no_color, no_profiling, help, version;
   int accept_new_host_key;
   int verbosity; /* -1 -q, 0, 1 -v */
@@ -80,6 +87,7 @@ static void usage(FILE *f) {
         "       " TOOL " report RUN_DIR\n"
         "       " TOOL " compare RUN_A RUN_B\n"
         "       " TOOL " merge RUN_DIR... [--results-dir=DIR]\n"
+        "       " TOOL " upload RUN_DIR [--upload=URL]\n"
         "\n"
         "Compiles, runs (on the simulator), checks and profiles the tests of YAML suites, and\n"
         "writes results/<run-id>/ with junit.xml, summary.txt and one folder per test.\n"
@@ -128,6 +136,15 @@ static void usage(FILE *f) {
         "                              TORQ_BASELINE_FLOOR); wall time also uses 3*MAD/median\n"
         "  --torq-runtime-profiling-output-dir=DIR\n"
         "                              also copy each test's profile files to DIR/<test>/\n"
+        "Upload (to a results server; a server that is down never fails nor stalls the run):\n"
+        "  --upload=URL                POST each test's report.json to URL/runs/RUN/tests/TEST\n"
+        "                              as it finishes, then URL/runs/RUN/complete; what is not\n"
+        "                              sent stays in RUN_DIR/upload/ for `upload RUN_DIR`\n"
+        "  --upload-profiles           also POST the profile files of each test\n"
+        "  --upload-token-env=NAME     the bearer token's environment variable\n"
+        "                              (default " TQH_UPLOAD_TOKEN_ENV ")\n"
+        "  --upload-timeout=S          the longest one request may take (default 30); also\n"
+        "                              how long the backlog may take once the run is over\n"
         "  -q, --quiet                 only failures and the summary\n"
         "  -v, --verbose               every test and its log (Wall time: ...)\n"
         "  --no-color                  no colors (also when NO_COLOR is set)\n"
@@ -204,6 +221,9 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
       {"--baseline-floor", offsetof(cli_t, baseline_floor)},
       {"--shard-durations", offsetof(cli_t, shard_durations)},
       {"--shard", offsetof(cli_t, shard)},
+      {"--upload", offsetof(cli_t, upload)},
+      {"--upload-token-env", offsetof(cli_t, upload_token_env)},
+      {"--upload-timeout", offsetof(cli_t, upload_timeout)},
   };
   static const struct {
     const char *name;
@@ -217,6 +237,7 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
       {"--strict", offsetof(cli_t, strict), 1},
       {"--no-color", offsetof(cli_t, no_color), 1},
       {"--no-profiling", offsetof(cli_t, no_profiling), 1},
+      {"--upload-profiles", offsetof(cli_t, upload_profiles), 1},
       {"--help", offsetof(cli_t, help), 1},
       {"-h", offsetof(cli_t, help), 1},
       {"--version", offsetof(cli_t, version), 1},
@@ -242,6 +263,12 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
         continue;
       }
       if (cli->compare_a) return bad_usage("unexpected argument '%s' after compare RUN_A RUN_B", a);
+      if (cli->num_suites == 0 && !cli->upload_dir && !strcmp(a, "upload") && !positional_only) {
+        if (i + 1 >= argc) return bad_usage("'upload' needs the run folder: upload RUN_DIR");
+        cli->upload_dir = argv[++i];
+        continue;
+      }
+      if (cli->upload_dir) return bad_usage("unexpected argument '%s' after upload RUN_DIR", a);
       if (cli->num_suites == 0 && !cli->merge && !strcmp(a, "merge") && !positional_only) {
         cli->merge = 1;
         continue;
@@ -375,6 +402,82 @@ static int run_report(const cli_t *cli) {
   printf("Rebuilt %s/junit.xml and %s/summary.txt from the journal.\n", cli->report_dir,
          cli->report_dir);
   return 0;
+}
+
+static tq_status_t parse_seconds(const char *option, const char *env, const char *text,
+                                 double *out) TQ_MUST_USE;
+
+/* The upload options of the command line; `url` overrides --upload. Bad values are usage. */
+static int upload_options(const cli_t *cli, const char *url, tqh_upload_options_t *o) {
+  tqh_upload_options_initialize(o);
+  o->url = url;
+  o->profiles = cli->upload_profiles;
+  tq_status_t st = tqh_upload_check_url(url);
+  if (st) {
+    int rc = bad_usage("--upload: %s", tq_status_message(st));
+    tq_status_free(st);
+    return rc;
+  }
+  if (cli->upload_timeout) {
+    if ((st = parse_seconds("--upload-timeout", NULL, cli->upload_timeout, &o->timeout_s)))
+      return fail(st, EXIT_USAGE);
+    o->grace_s = o->timeout_s;
+  }
+  const char *env = cli->upload_token_env ? cli->upload_token_env : TQH_UPLOAD_TOKEN_ENV;
+  o->token = getenv(env);
+  if (cli->upload_token_env && (!o->token || !*o->token))
+    return bad_usage("--upload-token-env=%s: that variable is not set", env);
+  return 0;
+}
+
+/* One line about what an upload left (never the token; the URL without its password). */
+static void print_upload_report(const char *run_dir, const char *url,
+                                const tqh_upload_report_t *r) {
+  char *shown = tqh_upload_display_url(url);
+  if (!r->remaining)
+    printf("Upload: everything sent to %s\n", shown ? shown : "the server");
+  else
+    fprintf(stderr,
+            TOOL ": upload: %zu item%s not sent to %s (%s); they are kept: " TOOL
+                 " upload %s\n",
+            r->remaining, r->remaining == 1 ? "" : "s", shown ? shown : "the server",
+            r->last_error[0] ? r->last_error : "no time left", run_dir);
+  tq_free(shown);
+}
+
+/* `torq-test upload RUN_DIR`: sends the backlog (made from the journal for a run that had no
+ * --upload). 0 when nothing is left, EXIT_INFRA otherwise. */
+static int run_upload(const cli_t *cli) {
+  char *recorded = NULL;
+  int profiles = 0;
+  tq_status_t st = tqh_upload_outbox_url(cli->upload_dir, &recorded, &profiles);
+  if (st) return fail(st, EXIT_INFRA);
+  const char *url = cli->upload ? cli->upload : recorded;
+  if (!url) {
+    tq_free(recorded);
+    return bad_usage("%s/upload/url names no server: give --upload=URL", cli->upload_dir);
+  }
+  tqh_upload_options_t o;
+  int rc = upload_options(cli, url, &o);
+  o.profiles = o.profiles || (profiles && !cli->upload);
+  tq_buf_t journal;
+  tq_buf_init(&journal, 0);
+  if (!rc && !(st = tq_buf_printf(&journal, "%s/journal.jsonl", cli->upload_dir)) &&
+      access(journal.data, R_OK) != 0)
+    rc = bad_usage("%s is not a run folder (no journal.jsonl)", cli->upload_dir);
+  tq_buf_deinit(&journal);
+  if (!rc && !st && cli->upload) st = tqh_upload_outbox_create(cli->upload_dir, url, o.profiles);
+  if (!rc && !st) st = tqh_upload_outbox_fill(cli->upload_dir);
+  tqh_upload_report_t r;
+  if (!rc && !st && !(st = tqh_upload_send_backlog(cli->upload_dir, &o, 0, &r))) {
+    if (cli->verbosity >= 0 || r.remaining)
+      printf("Upload: %zu item%s sent\n", r.sent, r.sent == 1 ? "" : "s");
+    print_upload_report(cli->upload_dir, url, &r);
+    rc = r.remaining ? EXIT_INFRA : 0;
+  }
+  tq_free(recorded);
+  if (st) return fail(st, EXIT_INFRA);
+  return rc;
 }
 
 /* The configuration: built-in, configs/, environment, then the command line. */
@@ -768,6 +871,7 @@ int main(int argc, char **argv) {
   tqh_select_t *keyword = NULL, *marker = NULL;
   tqh_results_t *results = NULL;
   tqh_baseline_t *baseline = NULL;
+  tqh_uploader_t *uploader = NULL;
   boards_t boards;
   memset(&boards, 0, sizeof(boards));
   char *git = NULL;
@@ -797,6 +901,10 @@ int main(int argc, char **argv) {
   }
   if (cli.merge) {
     rc = run_merge(&cli, argc, argv);
+    goto done;
+  }
+  if (cli.upload_dir) {
+    rc = run_upload(&cli);
     goto done;
   }
   if (cli.hw_type && strcmp(cli.hw_type, "sim") != 0 && strcmp(cli.hw_type, "astra_machina") != 0) {
@@ -899,6 +1007,8 @@ int main(int argc, char **argv) {
     goto done;
   }
 
+  tqh_upload_options_t upload;
+  if (cli.upload && (rc = upload_options(&cli, cli.upload, &upload))) goto done;
   if (cli.baseline) { /* a missing or unreadable baseline is usage: no run folder is made */
     tqh_baseline_options_t bo;
     if ((rc = baseline_options(&cli, &bo))) goto done;
@@ -970,6 +1080,15 @@ int main(int argc, char **argv) {
   opts.profiling = !cli.no_profiling;
   opts.cancel = &g_cancel;
   opts.baseline = baseline;
+  if (cli.upload && (st = tqh_uploader_create(tqh_results_run_dir(results), &upload, &uploader))) {
+    /* The run goes on: its results are there, and `torq-test upload` can send them later. */
+    char *text = tq_status_format(st, 0);
+    fprintf(stderr, TOOL ": upload: %s; the run goes on without it\n", text ? text : "error");
+    tq_free(text);
+    tq_status_free(st);
+    st = NULL;
+  }
+  opts.uploader = uploader;
   install_signals();
   if (cli.verbosity >= 0 && boards.on_boards)
     printf(TOOL ": %zu test%s from %zu suite%s on %zu board%s (%s), results in %s\n",
@@ -984,6 +1103,19 @@ int main(int argc, char **argv) {
   tqh_runner_summary_t summary;
   st = tqh_runner_run_boards(&opts, boards.count ? &boards.run : NULL,
                              (const tqh_test_t *const *)selected, num_selected, results, &summary);
+  if (uploader) {
+    /* Even after a failed run: what was recorded is worth sending. */
+    tqh_upload_report_t ur;
+    tq_status_t ust = tqh_uploader_finish(uploader, &ur);
+    if (ust) {
+      char *text = tq_status_format(ust, 0);
+      fprintf(stderr, TOOL ": upload: %s\n", text ? text : "error");
+      tq_free(text);
+      tq_status_free(ust);
+    } else if (cli.verbosity >= 0 || ur.remaining) {
+      print_upload_report(tqh_results_run_dir(results), cli.upload, &ur);
+    }
+  }
   if (st) {
     rc = fail(st, EXIT_INFRA);
     goto done;
@@ -1001,6 +1133,7 @@ int main(int argc, char **argv) {
   rc = tqh_runner_exit_code(&summary);
 
 done:
+  tqh_uploader_destroy(uploader);
   tqh_results_destroy(results);
   tqh_baseline_destroy(baseline);
   boards_free(&boards);

@@ -1,0 +1,629 @@
+/* The outbox of a run and the passes that send it (upload.h). A pass reads RUN_DIR/upload/queue
+ * and RUN_DIR/upload/sent, and sends the first unsent item, then the next, in order: an item is
+ * marked sent only when the server accepted every request of it, so a pass that stops halfway
+ * resends the whole item later (with the same Idempotency-Key). The queue and the sent list are
+ * appended with one write() per line (journal.c), so that a crash tears at most a last line,
+ * which readers ignore. libcurl's errors become text here, and only here. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "results_internal.h"
+#include "runner_internal.h"
+#include "torq/base/alloc.h"
+#include "torq/base/file.h"
+#include "upload_internal.h"
+
+#define OUTBOX_MAX_BYTES ((size_t)64 << 20)
+#define BODY_MAX_BYTES ((size_t)1 << 30)
+#define MAX_ITEMS ((size_t)10 << 20)
+/* What a response body may add to a message. */
+#define ANSWER_MAX 160
+
+/* The profile files a test may have, sent with --upload-profiles when present. */
+static const char *const k_profile_files[] = {"profile.csv", "annotated.csv", "profile.pb",
+                                              "profile.xlsx", "trace.csv"};
+
+void tqh_upload_options_initialize(tqh_upload_options_t *o) {
+  memset(o, 0, sizeof(*o));
+  o->timeout_s = 30;
+  o->max_attempts = 5;
+  o->backoff_s = 0.5;
+  o->backoff_max_s = 8;
+  o->grace_s = 30;
+}
+
+tq_status_t tqh_upload_check_url(const char *url) {
+  const char *rest = NULL;
+  if (!strncmp(url, "http://", 7)) rest = url + 7;
+  if (!strncmp(url, "https://", 8)) rest = url + 8;
+  if (!rest) return TQ_STATUS(TQ_INVALID_ARGUMENT, "'%s' is not an http:// or https:// URL", url);
+  if (!*rest || *rest == '/')
+    return TQ_STATUS(TQ_INVALID_ARGUMENT, "'%s' names no host", url);
+  for (const char *p = url; *p; p++)
+    if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '?' || *p == '#')
+      return TQ_STATUS(TQ_INVALID_ARGUMENT,
+                       "'%s': a space, control byte, query or fragment in the URL", url);
+  return NULL;
+}
+
+char *tqh_upload_display_url(const char *url) {
+  const char *host = strstr(url, "://");
+  host = host ? host + 3 : url;
+  size_t end = strcspn(host, "/");
+  const char *at = memchr(host, '@', end);
+  if (!at) return tq_strndup(url, strlen(url));
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  tq_status_t st = tq_buf_append(&b, url, (size_t)(host - url));
+  if (!st) st = tq_buf_append_cstr(&b, at + 1);
+  char *out = st ? NULL : tq_buf_detach(&b);
+  tq_status_free(st);
+  tq_buf_deinit(&b);
+  return out;
+}
+
+static tq_status_t outbox_path(const char *run_dir, const char *name, tq_buf_t *out) {
+  tq_buf_clear(out);
+  return tq_buf_printf(out, "%s/upload%s%s", run_dir, *name ? "/" : "", name);
+}
+
+/* Appends one line to RUN_DIR/upload/NAME. */
+static tq_status_t outbox_append(const char *run_dir, const char *name, const char *line) {
+  tq_buf_t path;
+  tq_buf_init(&path, 0);
+  tq_status_t st = outbox_path(run_dir, name, &path);
+  tqh__journal_t j;
+  if (!st) st = tqh__journal_open(&j, path.data, 0, 0);
+  if (!st) {
+    st = tqh__journal_append(&j, line, strlen(line));
+    tqh__journal_close(&j);
+  }
+  tq_buf_deinit(&path);
+  return st;
+}
+
+tq_status_t tqh__upload_enqueue(const char *run_dir, unsigned long seq, const char *kind,
+                                const char *id) {
+  char line[320];
+  int n = snprintf(line, sizeof(line), "%lu %s %s", seq, kind, id);
+  if (n < 0 || (size_t)n >= sizeof(line) || strpbrk(id, " \n"))
+    return TQ_STATUS(TQ_INVALID_ARGUMENT, "'%s' cannot be an upload item", id);
+  return outbox_append(run_dir, "queue", line);
+}
+
+tq_status_t tqh_upload_outbox_create(const char *run_dir, const char *url, int profiles) {
+  tq_buf_t path, text;
+  tq_buf_init(&path, 0);
+  tq_buf_init(&text, 0);
+  tq_status_t st = outbox_path(run_dir, "", &path);
+  if (!st) st = tq_file_mkdirs(path.data);
+  if (!st) st = outbox_path(run_dir, "url", &path);
+  if (!st) st = tq_buf_printf(&text, "%s\n%s", url, profiles ? "profiles\n" : "");
+  if (!st) st = tq_file_write_atomic(path.data, text.data, text.len);
+  tq_buf_deinit(&path);
+  tq_buf_deinit(&text);
+  return st;
+}
+
+/* Reads RUN_DIR/upload/NAME into `out`; *out_found 0 when it does not exist. */
+static tq_status_t outbox_read(const char *run_dir, const char *name, tq_buf_t *out,
+                               int *out_found) {
+  *out_found = 0;
+  tq_buf_t path;
+  tq_buf_init(&path, 0);
+  tq_status_t st = outbox_path(run_dir, name, &path);
+  if (!st && access(path.data, F_OK) == 0) {
+    *out_found = 1;
+    tq_buf_deinit(out); /* tq_file_read initializes it */
+    st = tq_file_read(path.data, OUTBOX_MAX_BYTES, out);
+  }
+  tq_buf_deinit(&path);
+  return st;
+}
+
+tq_status_t tqh_upload_outbox_url(const char *run_dir, char **out_url, int *out_profiles) {
+  *out_url = NULL;
+  *out_profiles = 0;
+  tq_buf_t text;
+  tq_buf_init(&text, 0);
+  int found;
+  tq_status_t st = outbox_read(run_dir, "url", &text, &found);
+  if (!st && found && text.len) {
+    size_t len = strcspn(text.data, "\r\n");
+    if (!(*out_url = tq_strndup(text.data, len))) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    *out_profiles = strstr(text.data + len, "\nprofiles\n") != NULL;
+  }
+  tq_buf_deinit(&text);
+  return st;
+}
+
+/* ---- The queue as read back ------------------------------------------------------------------ */
+
+typedef struct item_s {
+  unsigned long seq;
+  int complete; /* the completion; otherwise a test */
+  char id[256];
+} item_t;
+
+typedef struct outbox_s {
+  item_t *items;
+  size_t count;
+  unsigned char *sent; /* by seq, [0, max_seq] */
+  unsigned long max_seq;
+} outbox_t;
+
+static void outbox_deinit(outbox_t *o) {
+  tq_free(o->items);
+  tq_free(o->sent);
+  memset(o, 0, sizeof(*o));
+}
+
+/* Complete lines of `text` (a torn last line is ignored), one at a time. */
+static int next_line(const tq_buf_t *text, size_t *pos, const char **out_line, size_t *out_len) {
+  if (!text->data || *pos >= text->len) return 0;
+  const char *start = text->data + *pos;
+  const char *nl = memchr(start, '\n', text->len - *pos);
+  if (!nl) return 0;
+  *out_line = start;
+  *out_len = (size_t)(nl - start);
+  *pos += *out_len + 1;
+  return 1;
+}
+
+static int parse_seq(const char *s, size_t len, unsigned long *out) {
+  if (!len || len > 9) return 0;
+  unsigned long v = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (s[i] < '0' || s[i] > '9') return 0;
+    v = v * 10 + (unsigned long)(s[i] - '0');
+  }
+  *out = v;
+  return v > 0;
+}
+
+/* Loads the queue and the sent list. A line that is not an item is skipped, and named in
+ * `problems` (one line each). */
+static tq_status_t outbox_load(const char *run_dir, outbox_t *o, tq_buf_t *problems) {
+  memset(o, 0, sizeof(*o));
+  tq_buf_t text;
+  tq_buf_init(&text, 0);
+  int found;
+  size_t cap = 0, pos = 0, lineno = 0, len;
+  const char *line;
+  tq_status_t st = outbox_read(run_dir, "queue", &text, &found);
+  while (!st && next_line(&text, &pos, &line, &len)) {
+    lineno++;
+    item_t it;
+    memset(&it, 0, sizeof(it));
+    const char *sp1 = memchr(line, ' ', len);
+    const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', len - (size_t)(sp1 + 1 - line)) : NULL;
+    size_t idlen = sp2 ? len - (size_t)(sp2 + 1 - line) : 0;
+    int ok = sp2 && parse_seq(line, (size_t)(sp1 - line), &it.seq) && idlen &&
+             idlen < sizeof(it.id) && it.seq <= MAX_ITEMS;
+    if (ok) {
+      memcpy(it.id, sp2 + 1, idlen);
+      size_t kl = (size_t)(sp2 - sp1 - 1);
+      it.complete = kl == 8 && !memcmp(sp1 + 1, "complete", 8);
+      ok = it.complete || (kl == 4 && !memcmp(sp1 + 1, "test", 4) && tqh_results_id_is_safe(it.id));
+    }
+    if (!ok) {
+      st = tq_buf_printf(problems, "upload/queue:%zu: not an upload item; skipped\n", lineno);
+      continue;
+    }
+    if (o->count == cap) {
+      size_t ncap = cap ? cap * 2 : 64;
+      item_t *n = tq_realloc(o->items, ncap * sizeof(*n));
+      if (!n) {
+        st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+        break;
+      }
+      o->items = n;
+      cap = ncap;
+    }
+    o->items[o->count++] = it;
+    if (it.seq > o->max_seq) o->max_seq = it.seq;
+  }
+  if (!st && !(o->sent = tq_calloc(o->max_seq + 1, 1)))
+    st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  tq_buf_clear(&text);
+  if (!st) st = outbox_read(run_dir, "sent", &text, &found);
+  pos = 0;
+  while (!st && next_line(&text, &pos, &line, &len)) {
+    unsigned long seq;
+    if (parse_seq(line, len, &seq) && seq <= o->max_seq) o->sent[seq] = 1;
+  }
+  tq_buf_deinit(&text);
+  if (st) outbox_deinit(o);
+  return st;
+}
+
+static size_t outbox_remaining(const outbox_t *o) {
+  size_t n = 0;
+  for (size_t i = 0; i < o->count; i++) n += !o->sent[o->items[i].seq];
+  return n;
+}
+
+/* ---- HTTP ------------------------------------------------------------------------------------ */
+
+typedef struct answer_s {
+  char text[ANSWER_MAX + 1];
+  size_t len;
+} answer_t;
+
+static size_t on_answer(char *data, size_t size, size_t count, void *user) {
+  answer_t *a = user;
+  size_t n = size * count;
+  for (size_t i = 0; i < n && a->len < ANSWER_MAX; i++) {
+    char c = data[i];
+    if (c == '\n' || c == '\r') {
+      if (a->len) a->len = ANSWER_MAX; /* the first line only */
+      continue;
+    }
+    a->text[a->len++] = (unsigned char)c < ' ' || c == 0x7f ? '?' : c;
+  }
+  a->text[a->len < ANSWER_MAX ? a->len : ANSWER_MAX] = '\0';
+  return n;
+}
+
+typedef enum verdict_e { SENT = 0, RETRY = 1, REJECTED = 2 } verdict_t;
+
+typedef struct request_s {
+  const char *url, *content_type, *idempotency_key, *run_id;
+  unsigned long seq;
+  const void *body;
+  size_t len;
+} request_t;
+
+/* One POST. Fills `err` on failure; *out_retry_after is the server's Retry-After (s) or 0. */
+static verdict_t post(CURL *curl, const tqh_upload_options_t *o, const request_t *rq,
+                      double timeout_s, int *out_transport, double *out_retry_after, char *err,
+                      size_t err_size) {
+  *out_transport = 0;
+  *out_retry_after = 0;
+  struct curl_slist *headers = NULL, *h;
+  char line[512];
+  int ok = 1;
+#define ADD_HEADER(...)                                      \
+  do {                                                       \
+    snprintf(line, sizeof(line), __VA_ARGS__);               \
+    if (ok && (h = curl_slist_append(headers, line))) {      \
+      headers = h;                                           \
+    } else {                                                 \
+      ok = 0;                                                \
+    }                                                        \
+  } while (0)
+  ADD_HEADER("Content-Type: %s", rq->content_type);
+  ADD_HEADER("X-Torq-Run: %s", rq->run_id);
+  ADD_HEADER("X-Torq-Sequence: %lu", rq->seq);
+  ADD_HEADER("Idempotency-Key: %s", rq->idempotency_key);
+  ADD_HEADER("Expect:"); /* no 100-continue round trip */
+#undef ADD_HEADER
+  if (ok && o->token && *o->token) {
+    /* Built apart: the token never goes through `line`, which may end in a message. */
+    tq_buf_t auth;
+    tq_buf_init(&auth, 0);
+    tq_status_t st = tq_buf_printf(&auth, "Authorization: Bearer %s", o->token);
+    if (!st && (h = curl_slist_append(headers, auth.data))) headers = h;
+    else ok = 0;
+    tq_status_free(st);
+    if (auth.data) memset(auth.data, 0, auth.len);
+    tq_buf_deinit(&auth);
+  }
+  if (!ok) {
+    curl_slist_free_all(headers);
+    snprintf(err, err_size, "out of memory");
+    return RETRY;
+  }
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  answer_t answer = {{0}, 0};
+  curl_easy_reset(curl);
+  curl_easy_setopt(curl, CURLOPT_URL, rq->url);
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_POST, 1L);
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, rq->len ? rq->body : "");
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->len);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  long ms = (long)(timeout_s * 1000);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, ms > 1 ? ms : 1L);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, ms > 1 ? ms : 1L);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_answer);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt(curl, CURLOPT_USERAGENT, "torq-test/0.1");
+  CURLcode rc = curl_easy_perform(curl);
+  curl_slist_free_all(headers);
+  if (rc != CURLE_OK) {
+    *out_transport = 1;
+    snprintf(err, err_size, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+    return RETRY;
+  }
+  long code = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
+  if (code >= 200 && code < 300) return SENT;
+  curl_off_t retry_after = 0;
+  if (curl_easy_getinfo(curl, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0)
+    *out_retry_after = (double)retry_after;
+  snprintf(err, err_size, "HTTP %ld%s%s", code, answer.text[0] ? ": " : "", answer.text);
+  if (code == 408 || code == 425 || code == 429 || code >= 500) return RETRY;
+  return REJECTED;
+}
+
+static uint64_t now_ns(void) { return tqh__now_ns(); }
+
+static void sleep_s(tqh__upload_ctl_t *ctl, double seconds) {
+  (void)ctl;
+  if (seconds <= 0) return;
+  struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+/* A pass's state. */
+typedef struct pass_s {
+  const char *run_dir, *run_id;
+  const tqh_upload_options_t *o;
+  tqh__upload_ctl_t *ctl;
+  CURL *curl;
+  tqh_upload_report_t *report;
+} pass_t;
+
+static void log_line(pass_t *p, const char *fmt, ...) TQ_PRINTF(2, 3);
+static void log_line(pass_t *p, const char *fmt, ...) {
+  char text[768], stamp[32];
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  va_list ap;
+  va_start(ap, fmt);
+  int n = snprintf(text, sizeof(text), "%s ", stamp);
+  vsnprintf(text + n, sizeof(text) - (size_t)n, fmt, ap);
+  va_end(ap);
+  for (char *c = text; *c; c++)
+    if (*c == '\n') *c = ' ';
+  tq_status_free(outbox_append(p->run_dir, "log", text));
+}
+
+/* Sends one request, retrying as the options and the control say: SENT, RETRY (gave up for
+ * this pass) or REJECTED. */
+static verdict_t send_request(pass_t *p, const request_t *rq, const char *what) {
+  const tqh_upload_options_t *o = p->o;
+  double delay = o->backoff_s;
+  unsigned attempts = o->max_attempts ? o->max_attempts : 1;
+  for (unsigned a = 1;; a++) {
+    double timeout = o->timeout_s > 0 ? o->timeout_s : 30;
+    if (p->ctl->deadline_ns) {
+      uint64_t now = now_ns();
+      if (now >= p->ctl->deadline_ns) {
+        snprintf(p->report->last_error, sizeof(p->report->last_error),
+                 "%s: no time left to send it", what);
+        return RETRY;
+      }
+      double left = (double)(p->ctl->deadline_ns - now) / 1e9;
+      if (left < timeout) timeout = left;
+    }
+    int transport;
+    double retry_after;
+    char err[sizeof(p->report->last_error) - 64];
+    verdict_t v = post(p->curl, o, rq, timeout, &transport, &retry_after, err, sizeof(err));
+    if (v == SENT) return SENT;
+    p->ctl->transport_failure = transport;
+    snprintf(p->report->last_error, sizeof(p->report->last_error), "%s: %s", what, err);
+    if (v == REJECTED) {
+      log_line(p, "%s: %s; rejected, not retried", what, err);
+      return REJECTED;
+    }
+    int last = a >= attempts || (transport && p->ctl->finishing);
+    if (last) {
+      log_line(p, "%s: %s (attempt %u of %u); left in the backlog", what, err, a, attempts);
+      return RETRY;
+    }
+    double wait = retry_after > delay ? retry_after : delay;
+    if (wait > o->backoff_max_s && o->backoff_max_s > 0) wait = o->backoff_max_s;
+    log_line(p, "%s: %s (attempt %u of %u); again in %.1f s", what, err, a, attempts, wait);
+    if (p->ctl->wait) p->ctl->wait(p->ctl, wait);
+    else sleep_s(p->ctl, wait);
+    delay *= 2;
+    if (o->backoff_max_s > 0 && delay > o->backoff_max_s) delay = o->backoff_max_s;
+  }
+}
+
+/* RUN_DIR/NAME (or RUN_DIR/ID/NAME) read into `out`; *out_found 0 when absent. */
+static tq_status_t read_run_file(const char *run_dir, const char *id, const char *name,
+                                 tq_buf_t *out, int *out_found) {
+  *out_found = 0;
+  tq_buf_t path;
+  tq_buf_init(&path, 0);
+  tq_status_t st = id ? tq_buf_printf(&path, "%s/%s/%s", run_dir, id, name)
+                      : tq_buf_printf(&path, "%s/%s", run_dir, name);
+  if (!st && access(path.data, F_OK) == 0) {
+    *out_found = 1;
+    tq_buf_deinit(out); /* tq_file_read initializes it */
+    st = tq_file_read(path.data, BODY_MAX_BYTES, out);
+  }
+  tq_buf_deinit(&path);
+  return st;
+}
+
+/* Sends every request of one item. */
+static verdict_t send_item(pass_t *p, const item_t *it) {
+  tq_buf_t url, key, body;
+  tq_buf_init(&url, 0);
+  tq_buf_init(&key, 0);
+  tq_buf_init(&body, 0);
+  char what[320];
+  verdict_t v = SENT;
+  int found = 0;
+  size_t base_len = strlen(p->o->url);
+  while (base_len && p->o->url[base_len - 1] == '/') base_len--;
+  tq_status_t st = tq_buf_printf(&url, "%.*s/runs/%s/", (int)base_len, p->o->url, p->run_id);
+  if (!st) st = tq_buf_printf(&key, "%s/%lu", p->run_id, it->seq);
+  size_t url_len = url.len, key_len = key.len;
+  if (it->complete) {
+    snprintf(what, sizeof(what), "item %lu (run complete)", it->seq);
+    if (!st) st = tq_buf_append_cstr(&url, "complete");
+    if (!st) st = read_run_file(p->run_dir, NULL, "run.json", &body, &found);
+  } else {
+    snprintf(what, sizeof(what), "item %lu (test %s)", it->seq, it->id);
+    if (!st) st = tq_buf_printf(&url, "tests/%s", it->id);
+    if (!st) st = read_run_file(p->run_dir, it->id, "report.json", &body, &found);
+  }
+  if (!st && !found) {
+    /* Nothing to send will ever appear: say so and let the items after it go. */
+    log_line(p, "%s: %s is missing; skipped", what, it->complete ? "run.json" : "report.json");
+    goto done;
+  }
+  request_t rq = {url.data, "application/json", key.data, p->run_id, it->seq, body.data, body.len};
+  if (!st) v = send_request(p, &rq, what);
+  for (size_t f = 0; !st && v == SENT && !it->complete && p->o->profiles &&
+                     f < sizeof(k_profile_files) / sizeof(*k_profile_files);
+       f++) {
+    const char *name = k_profile_files[f];
+    tq_buf_clear(&body);
+    st = read_run_file(p->run_dir, it->id, name, &body, &found);
+    if (st || !found) continue;
+    url.len = url_len;
+    key.len = key_len;
+    st = tq_buf_printf(&url, "tests/%s/files/%s", it->id, name);
+    if (!st) st = tq_buf_printf(&key, "/%s", name);
+    char part[400];
+    snprintf(part, sizeof(part), "%s %s", what, name);
+    request_t frq = {url.data, "application/octet-stream", key.data, p->run_id, it->seq,
+                     body.data, body.len};
+    if (!st) v = send_request(p, &frq, part);
+  }
+done:
+  if (st) {
+    /* A local fault (memory, a file that cannot be read): the item stays for a later pass. */
+    char *text = tq_status_format(st, 0);
+    snprintf(p->report->last_error, sizeof(p->report->last_error), "%s: %s", what,
+             text ? text : "error");
+    log_line(p, "%s: %s", what, text ? text : "error");
+    tq_free(text);
+    tq_status_free(st);
+    v = RETRY;
+  }
+  tq_buf_deinit(&url);
+  tq_buf_deinit(&key);
+  tq_buf_deinit(&body);
+  return v;
+}
+
+tq_status_t tqh__upload_pass(const char *run_dir, const tqh_upload_options_t *options,
+                             tqh__upload_ctl_t *ctl, tqh_upload_report_t *out_report) {
+  memset(out_report, 0, sizeof(*out_report));
+  ctl->transport_failure = 0;
+  outbox_t box;
+  tq_buf_t problems;
+  tq_buf_init(&problems, 0);
+  tq_status_t st = outbox_load(run_dir, &box, &problems);
+  tq_buf_deinit(&problems);
+  if (st) return st;
+  const char *slash = strrchr(run_dir, '/');
+  pass_t p = {run_dir, slash && slash[1] ? slash + 1 : run_dir, options, ctl, NULL, out_report};
+  size_t remaining = outbox_remaining(&box);
+  if (remaining && !(p.curl = curl_easy_init()))
+    st = TQ_STATUS(TQ_UNAVAILABLE, "libcurl cannot make a handle");
+  for (size_t i = 0; !st && i < box.count; i++) {
+    const item_t *it = &box.items[i];
+    if (box.sent[it->seq]) continue;
+    verdict_t v = send_item(&p, it);
+    if (v != SENT) {
+      out_report->rejected = v == REJECTED;
+      break;
+    }
+    char line[32];
+    snprintf(line, sizeof(line), "%lu", it->seq);
+    st = outbox_append(run_dir, "sent", line);
+    if (!st) {
+      box.sent[it->seq] = 1;
+      out_report->sent++;
+      remaining--;
+    }
+  }
+  out_report->remaining = remaining;
+  if (p.curl) curl_easy_cleanup(p.curl);
+  outbox_deinit(&box);
+  return st;
+}
+
+tq_status_t tqh__upload_status(const char *run_dir, tqh_upload_report_t *out_report) {
+  memset(out_report, 0, sizeof(*out_report));
+  outbox_t box;
+  tq_buf_t text;
+  tq_buf_init(&text, 0);
+  tq_status_t st = outbox_load(run_dir, &box, &text);
+  if (st) {
+    tq_buf_deinit(&text);
+    return st;
+  }
+  out_report->remaining = outbox_remaining(&box);
+  outbox_deinit(&box);
+  tq_buf_clear(&text);
+  int found;
+  if (out_report->remaining) st = outbox_read(run_dir, "log", &text, &found);
+  if (!st && out_report->remaining && text.len) {
+    /* The last complete line, without its time stamp. */
+    size_t end = text.len;
+    while (end && text.data[end - 1] == '\n') end--;
+    size_t start = end;
+    while (start && text.data[start - 1] != '\n') start--;
+    const char *sp = memchr(text.data + start, ' ', end - start);
+    if (sp) start = (size_t)(sp + 1 - text.data);
+    snprintf(out_report->last_error, sizeof(out_report->last_error), "%.*s", (int)(end - start),
+             text.data + start);
+    out_report->rejected = strstr(out_report->last_error, "; rejected, not retried") != NULL;
+  }
+  tq_buf_deinit(&text);
+  return st;
+}
+
+tq_status_t tqh_upload_send_backlog(const char *run_dir, const tqh_upload_options_t *options,
+                                    unsigned long long deadline_ns,
+                                    tqh_upload_report_t *out_report) {
+  tqh__upload_ctl_t ctl;
+  memset(&ctl, 0, sizeof(ctl));
+  ctl.deadline_ns = deadline_ns;
+  return tqh__upload_pass(run_dir, options, &ctl, out_report);
+}
+
+tq_status_t tqh_upload_outbox_fill(const char *run_dir) {
+  tq_buf_t path, text;
+  tq_buf_init(&path, 0);
+  tq_buf_init(&text, 0);
+  int found = 0;
+  tq_status_t st = outbox_read(run_dir, "queue", &text, &found);
+  if (st || found) goto done;
+  st = outbox_path(run_dir, "", &path);
+  if (!st) st = tq_file_mkdirs(path.data);
+  tqh__records_t records;
+  tqh__records_init(&records);
+  tq_buf_clear(&path);
+  if (!st) st = tq_buf_printf(&path, "%s/journal.jsonl", run_dir);
+  tqh__journal_read_t info;
+  if (!st) st = tqh__journal_read(path.data, &records, NULL, &info);
+  unsigned long seq = 0;
+  for (size_t i = 0; !st && i < records.count; i++) {
+    const char *id = records.items[i].id;
+    int seen = 0; /* a retried test has several lines: its last one counts, sent once */
+    for (size_t k = i + 1; k < records.count && !seen; k++) seen = !strcmp(records.items[k].id, id);
+    if (!seen && tqh_results_id_is_safe(id)) st = tqh__upload_enqueue(run_dir, ++seq, "test", id);
+  }
+  tqh__records_deinit(&records);
+  /* The run finished when run.json has its finishing time. */
+  tq_buf_clear(&text);
+  if (!st) st = read_run_file(run_dir, NULL, "run.json", &text, &found);
+  if (!st && found && text.data && strstr(text.data, "\"finished_at\""))
+    st = tqh__upload_enqueue(run_dir, ++seq, "complete", "-");
+done:
+  tq_buf_deinit(&path);
+  tq_buf_deinit(&text);
+  return st;
+}

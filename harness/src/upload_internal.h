@@ -1,0 +1,35 @@
+/* Private parts of the results upload (upload.h): a pass over the outbox (upload.c) as the
+ * uploader process (uploader.c) drives it. */
+#ifndef TORQ_HARNESS_SRC_UPLOAD_INTERNAL_H
+#define TORQ_HARNESS_SRC_UPLOAD_INTERNAL_H
+
+#include <stdint.h>
+
+#include "torq/harness/upload.h"
+
+/* How a pass waits and when it ends. */
+typedef struct tqh__upload_ctl_s {
+  uint64_t deadline_ns; /* CLOCK_MONOTONIC; 0: none. `wait` may set it. */
+  /* The run is over: a transport failure (no server answering) ends the pass at once instead of
+   * being retried. `wait` may set it. */
+  int finishing;
+  /* Waits `seconds` between attempts (or less, when something happened); NULL: sleeps. */
+  void (*wait)(struct tqh__upload_ctl_s *ctl, double seconds);
+  void *ctx;
+  /* Out: the last failure was a transport error (no HTTP answer). */
+  int transport_failure;
+} tqh__upload_ctl_t;
+
+/* One pass over the backlog of `run_dir` (see tqh_upload_send_backlog). */
+tq_status_t tqh__upload_pass(const char *run_dir, const tqh_upload_options_t *options,
+                             tqh__upload_ctl_t *ctl, tqh_upload_report_t *out_report) TQ_MUST_USE;
+
+/* What is left in the backlog of `run_dir`, and the last failure the log recorded (rejected
+ * when that failure was a rejection); sends nothing. */
+tq_status_t tqh__upload_status(const char *run_dir, tqh_upload_report_t *out_report) TQ_MUST_USE;
+
+/* Appends "SEQ KIND ID" to RUN_DIR/upload/queue. */
+tq_status_t tqh__upload_enqueue(const char *run_dir, unsigned long seq, const char *kind,
+                                const char *id) TQ_MUST_USE;
+
+#endif

@@ -1,0 +1,84 @@
+/* The upload's pieces that need no server: URL checks, the URL as shown, and reading an outbox
+ * back (the end-to-end tests send to a real server on loopback). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites.h"
+#include "torq/base/alloc.h"
+#include "torq/harness/upload.h"
+#include "upload_internal.h"
+
+START_TEST(urls_are_checked_and_shown_without_their_password) {
+  const char *good[] = {"http://127.0.0.1:8080", "https://dash.example/api/", "http://h/x/y"};
+  for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) TH_OK(tqh_upload_check_url(good[i]));
+  const char *bad[] = {"ftp://h/x", "127.0.0.1:80", "http://", "http:///x", "http://h/a b",
+                       "http://h/x?q=1", "http://h/x#f", "http://h/\x01"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+    tq_status_t st = tqh_upload_check_url(bad[i]);
+    ck_assert_msg(st != NULL, "'%s' was accepted", bad[i]);
+    ck_assert_int_eq(tq_status_code(st), TQ_INVALID_ARGUMENT);
+    tq_status_free(st);
+  }
+  char *shown = tqh_upload_display_url("https://bot:hunter2@dash.example:8443/api/x@y");
+  ck_assert_str_eq(shown, "https://dash.example:8443/api/x@y");
+  tq_free(shown);
+  shown = tqh_upload_display_url("http://dash/a@b");
+  ck_assert_str_eq(shown, "http://dash/a@b");
+  tq_free(shown);
+}
+END_TEST
+
+START_TEST(an_outbox_is_read_back_skipping_bad_and_torn_lines) {
+  char *dir = th_tmpdir();
+  TH_OK(tqh_upload_outbox_create(dir, "http://127.0.0.1:1/r", 1));
+  char *url = NULL;
+  int profiles = 0;
+  TH_OK(tqh_upload_outbox_url(dir, &url, &profiles));
+  ck_assert_str_eq(url, "http://127.0.0.1:1/r");
+  ck_assert_int_eq(profiles, 1);
+  tq_free(url);
+  char *up = th_path(dir, "upload");
+  char *queue = th_path(up, "queue"), *sent = th_path(up, "sent"), *log = th_path(up, "log");
+  /* Item 1 sent; a garbage line, a bad id and a zero sequence are not items; 4 is torn. */
+  th_write(queue,
+           "1 test s+a\n"
+           "garbage\n"
+           "2 test ../etc\n"
+           "0 test s+z\n"
+           "3 complete -\n"
+           "4 test s+b");
+  th_write(sent, "1\n7\nxx\n");
+  th_write(log, "2026-12-02T10:00:00Z item 3 (run complete): HTTP 401: no; rejected, not retried\n");
+  tqh_upload_report_t r;
+  TH_OK(tqh__upload_status(dir, &r));
+  ck_assert_uint_eq(r.remaining, 1);
+  ck_assert_int_eq(r.rejected, 1);
+  ck_assert_str_eq(r.last_error, "item 3 (run complete): HTTP 401: no; rejected, not retried");
+  /* Everything sent: nothing remains and no error is reported. */
+  th_write(sent, "1\n3\n");
+  TH_OK(tqh__upload_status(dir, &r));
+  ck_assert_uint_eq(r.remaining, 0);
+  ck_assert_str_eq(r.last_error, "");
+  /* Enqueued items append whole lines; an id with a space is refused. */
+  TH_OK(tqh__upload_enqueue(dir, 5, "test", "s+c"));
+  tq_status_t st = tqh__upload_enqueue(dir, 6, "test", "s c");
+  ck_assert_ptr_nonnull(st);
+  tq_status_free(st);
+  TH_OK(tqh__upload_status(dir, &r));
+  ck_assert_uint_eq(r.remaining, 0); /* "4 test s+b" was torn; "5 test s+c" joined it */
+  free(queue);
+  free(sent);
+  free(log);
+  free(up);
+  th_rmtree(dir);
+}
+END_TEST
+
+Suite *upload_suite(void) {
+  Suite *s = suite_create("upload");
+  TCase *tc = tcase_create("upload");
+  tcase_add_test(tc, urls_are_checked_and_shown_without_their_password);
+  tcase_add_test(tc, an_outbox_is_read_back_skipping_bad_and_torn_lines);
+  suite_add_tcase(s, tc);
+  return s;
+}
