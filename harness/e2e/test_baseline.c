@@ -1,6 +1,7 @@
 /* --baseline and `compare`: a run, the unchanged model again (passes), then a deliberately slower
- * model under the same test name (fails, naming the metric and the change). The noise band of
- * wall times is covered deterministically by harness/tests/test_baseline.c. */
+ * model under the same test name (fails, naming the metrics and the changes: the simulated
+ * OVERALL and the compiler's estimated_cycles). The noise band of wall times is covered
+ * deterministically by harness/tests/test_baseline.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,22 @@ static void write_slow_model(const char *path) {
             "    return %1 : tensor<4096xi32>\n"
             "  }\n"
             "}\n");
+}
+
+/* The "estimated_cycles" of test b+a's report.json in `run`, and its cache line. */
+static unsigned long long estimate_of(const char *run, char *cache, size_t cache_size) {
+  char *path = e2e_path("%s/b+a/report.json", run);
+  char *text = e2e_read(path);
+  ck_assert_msg(text != NULL, "no %s", path);
+  const char *e = strstr(text, "\"estimated_cycles\": ");
+  ck_assert_msg(e != NULL, "%s", text);
+  unsigned long long cycles = strtoull(e + 20, NULL, 10);
+  const char *c = strstr(text, "\"cache\": \"");
+  ck_assert_msg(c != NULL, "%s", text);
+  snprintf(cache, cache_size, "%.*s", (int)strcspn(c + 10, "\""), c + 10);
+  free(text);
+  free(path);
+  return cycles;
 }
 
 /* The run folder named on the "Results: DIR/" line of a run's output (malloc'd). */
@@ -46,6 +63,11 @@ START_TEST(slower_model_regresses_unchanged_passes) {
   ck_assert_msg(p.exit_code == 0, "%s%s", p.out, p.err);
   char *base = run_of(&p);
   e2e_proc_free(&p);
+  char cache[16];
+  /* The compile-time estimate of one NSS add of 4 elements, in cycles; compiled (a miss). */
+  unsigned long long base_cycles = estimate_of(base, cache, sizeof(cache));
+  ck_assert_str_eq(cache, "miss");
+  ck_assert_uint_eq(base_cycles, 109);
   char *opt = e2e_path("--baseline=%s", base);
   /* Host wall times of a 4-element add vary a lot between processes: a wide floor, which the
    * simulated OVERALL of the slower model still exceeds. */
@@ -57,9 +79,14 @@ START_TEST(slower_model_regresses_unchanged_passes) {
   char *junit = e2e_path("%s/junit.xml", same);
   char *text = e2e_read(junit);
   ck_assert_ptr_nonnull(strstr(text, "name=\"baseline\""));
+  ck_assert_msg(strstr(text, "<property name=\"estimated_cycles\" value=\"109\"/>") != NULL, "%s",
+                text);
   free(text);
   free(junit);
   e2e_proc_free(&p);
+  /* From the cache, the same estimate (the module carries it). */
+  ck_assert_uint_eq(estimate_of(same, cache, sizeof(cache)), base_cycles);
+  ck_assert_str_eq(cache, "hit");
 
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){slow_suite, opt, floor, NULL}, &p);
   ck_assert_msg(p.exit_code == 1, "slower model: exit %d\n%s%s", p.exit_code, p.out, p.err);
@@ -71,6 +98,12 @@ START_TEST(slower_model_regresses_unchanged_passes) {
   ck_assert_msg(strstr(text, "type=\"regression\"") != NULL, "%s", text);
   ck_assert_msg(strstr(text, "OVERALL: baseline 13 us, now ") != NULL, "%s", text);
   ck_assert_msg(strstr(text, "%, threshold 150.0%)") != NULL, "%s", text);
+  unsigned long long worse_cycles = estimate_of(worse, cache, sizeof(cache));
+  ck_assert_uint_gt(worse_cycles, base_cycles * 5 / 2);
+  char *named = e2e_path("estimated_cycles: baseline %llu cycles, now %llu cycles (+", base_cycles,
+                         worse_cycles);
+  ck_assert_msg(strstr(text, named) != NULL, "%s\n%s", named, text);
+  free(named);
   free(text);
   free(junit);
 
@@ -79,6 +112,11 @@ START_TEST(slower_model_regresses_unchanged_passes) {
   ck_assert_msg(p.exit_code == 1, "exit %d\n%s%s", p.exit_code, p.out, p.err);
   ck_assert_ptr_nonnull(strstr(p.out, "OVERALL"));
   ck_assert_ptr_nonnull(strstr(p.out, "REGRESSED"));
+  const char *row = strstr(p.out, "estimated_cycles");
+  ck_assert_msg(row != NULL, "%s", p.out);
+  ck_assert_msg(strstr(row, "109 cycles") && strstr(row, "REGRESSED") &&
+                    strstr(row, "REGRESSED") < strchr(row, '\n'),
+                "%s", p.out);
   e2e_proc_free(&p);
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){"compare", base, same, floor, NULL}, &p);
   ck_assert_msg(p.exit_code == 0, "exit %d\n%s%s", p.exit_code, p.out, p.err);

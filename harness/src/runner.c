@@ -278,6 +278,8 @@ static tq_status_t record(run_t *run, size_t i, tqh__result_t *r, const char *di
   rec.cache = r->cache;
   rec.compile_s = r->compile_s;
   rec.run_s = r->run_s;
+  rec.has_estimated_cycles = r->has_estimated_cycles;
+  rec.estimated_cycles = r->estimated_cycles;
   rec.metrics = metrics;
   rec.metric_count = r->num_metrics;
   rec.properties = props;

@@ -104,10 +104,59 @@ START_TEST(noise_band_improvement_regression_and_missing) {
 }
 END_TEST
 
+/* A passed record with only an estimate (and no wall time): `cycles` < 0 leaves it out. */
+static tqh_test_record_t estimate_record(long long cycles) {
+  tqh_test_record_t r;
+  memset(&r, 0, sizeof(r));
+  r.id = r.name = "t";
+  r.outcome = TQH_OUTCOME_PASSED;
+  r.has_estimated_cycles = cycles >= 0;
+  r.estimated_cycles = cycles >= 0 ? (uint64_t)cycles : 0;
+  return r;
+}
+
+START_TEST(estimated_cycles_compared_against_the_floor) {
+  tqh_test_record_t base = estimate_record(1000);
+  static const struct {
+    long long now;
+    tqh_baseline_change_t change;
+    size_t rows;
+  } cases[] = {
+      {1000, TQH_BASELINE_SAME, 1},      {1040, TQH_BASELINE_NOISE, 1},
+      {1060, TQH_BASELINE_REGRESSED, 1}, {900, TQH_BASELINE_IMPROVED, 1},
+      {-1, TQH_BASELINE_SAME, 0}, /* not recorded now: no row */
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    tqh_test_record_t now = estimate_record(cases[i].now);
+    tqh_baseline_comparison_t c;
+    TH_OK(tqh_baseline_compare(NULL, &base, &now, &c));
+    ck_assert_uint_eq(c.count, cases[i].rows);
+    if (c.count) {
+      ck_assert_str_eq(c.rows[0].metric, "estimated_cycles");
+      ck_assert_str_eq(c.rows[0].unit, "cycles");
+      ck_assert(c.rows[0].base == 1000 && c.rows[0].now == (double)cases[i].now);
+      ck_assert(c.rows[0].threshold_pct == 5.0);
+      ck_assert_int_eq(c.rows[0].change, cases[i].change);
+    }
+    if (cases[i].change == TQH_BASELINE_REGRESSED) {
+      tq_buf_t msg;
+      tq_buf_init(&msg, 0);
+      TH_OK(tqh_baseline_format_message(&c, &msg));
+      ck_assert_str_eq(msg.data,
+                       "regression: estimated_cycles: baseline 1000 cycles, now 1060 "
+                       "cycles (+6.0%, threshold 5.0%)");
+      tq_buf_deinit(&msg);
+    }
+    tqh_baseline_comparison_deinit(&c);
+  }
+}
+END_TEST
+
 Suite *baseline_suite(void) {
   Suite *s = suite_create("baseline");
   TCase *tc = tcase_create("baseline");
   tcase_add_test(tc, noise_band_improvement_regression_and_missing);
+  tcase_add_test(tc, estimated_cycles_compared_against_the_floor);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -6,9 +6,9 @@
  *   max(floor_pct, k * 100 * MAD / median of the baseline, the same of this run); a rise beyond
  *   it is a regression, a fall beyond it an improvement, anything else is within noise;
  * - every overview metric both records have (OVERALL, DMA, ..., µs of simulated time) and the
- *   compile-time cycle estimate (the property "estimated_cycles", when recorded): deterministic
- *   on the simulator, so any change is reported exactly; a rise beyond floor_pct is a
- *   regression, a fall beyond it an improvement.
+ *   compile-time cycle estimate ("estimated_cycles", in cycles, when both records have it):
+ *   deterministic, so any change is reported exactly; a rise beyond floor_pct is a regression,
+ *   a fall beyond it an improvement.
  * A test missing from the baseline is noted, never failed. */
 #ifndef TORQ_HARNESS_BASELINE_H
 #define TORQ_HARNESS_BASELINE_H
