@@ -56,8 +56,12 @@ START_TEST(slower_model_regresses_unchanged_passes) {
   e2e_write_add_model(model);
   write_slow_model(slow);
   char *suite = e2e_path("%s/b.yaml", s.dir), *slow_suite = e2e_path("%s/slow/b.yaml", s.dir);
+  char *floor_suite = e2e_path("%s/floor/b.yaml", s.dir);
   e2e_write(suite, "suite: b\ntests:\n  - name: a\n    model: add.mlir\n    repeat: 5\n");
   e2e_write(slow_suite, "suite: b\ntests:\n  - name: a\n    model: ../slow.mlir\n    repeat: 5\n");
+  e2e_write(floor_suite,
+            "suite: b\ndefaults:\n  baseline: {floor: 200}\ntests:\n  - name: a\n"
+            "    model: ../slow.mlir\n    repeat: 5\n    baseline: {floor: 300}\n");
   e2e_proc_t p;
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, NULL}, &p);
   ck_assert_msg(p.exit_code == 0, "%s%s", p.out, p.err);
@@ -107,6 +111,22 @@ START_TEST(slower_model_regresses_unchanged_passes) {
   free(text);
   free(junit);
 
+  /* The test's own floor (300%, over the suite's 200% and the built-in 5%): OVERALL +230.8% is
+   * within it, the estimate is not. */
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){floor_suite, opt, NULL}, &p);
+  ck_assert_msg(p.exit_code == 1, "test floor: exit %d\n%s%s", p.exit_code, p.out, p.err);
+  char *floored = run_of(&p);
+  e2e_proc_free(&p);
+  junit = e2e_path("%s/junit.xml", floored);
+  text = e2e_read(junit);
+  ck_assert_msg(strstr(text, "threshold 300.0%)") != NULL, "%s", text);
+  ck_assert_msg(strstr(text, "regression: OVERALL") == NULL && strstr(text, "; OVERALL") == NULL,
+                "%s", text);
+  ck_assert_msg(strstr(text, "estimated_cycles: baseline 109 cycles, now ") != NULL, "%s", text);
+  free(text);
+  free(junit);
+  free(floored);
+
   /* compare: the same table for the finished runs; exit 1 when B regressed. */
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){"compare", base, worse, NULL}, &p);
   ck_assert_msg(p.exit_code == 1, "exit %d\n%s%s", p.exit_code, p.out, p.err);
@@ -134,6 +154,7 @@ START_TEST(slower_model_regresses_unchanged_passes) {
   free(opt);
   free(suite);
   free(slow_suite);
+  free(floor_suite);
   free(model);
   free(slow);
   e2e_scratch_free(&s);

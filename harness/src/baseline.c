@@ -251,8 +251,8 @@ static tq_status_t list_rows(const tqh_baseline_comparison_t *c, tqh_baseline_ch
   return NULL;
 }
 
-tq_status_t tqh_baseline_apply(const tqh_baseline_t *baseline, tqh_test_record_t *record,
-                               tqh_baseline_verdict_t *v) {
+tq_status_t tqh_baseline_apply(const tqh_baseline_t *baseline, double floor_pct,
+                               tqh_test_record_t *record, tqh_baseline_verdict_t *v) {
   tqh_baseline_verdict_init(v);
   if (record->outcome == TQH_OUTCOME_NOT_RUN || record->outcome == TQH_OUTCOME_SKIPPED)
     return NULL;
@@ -270,7 +270,9 @@ tq_status_t tqh_baseline_apply(const tqh_baseline_t *baseline, tqh_test_record_t
     if (!st) st = tq_buf_printf(&log, "%s: not in the baseline\n", record->id);
   } else {
     v->found = 1;
-    st = tqh_baseline_compare(&baseline->options, base, record, &c);
+    tqh_baseline_options_t options = baseline->options;
+    if (floor_pct >= 0) options.floor_pct = floor_pct;
+    st = tqh_baseline_compare(&options, base, record, &c);
     v->regressions = c.regressions;
     v->improvements = c.improvements;
     if (!st) st = format_header(&text);

@@ -1,6 +1,7 @@
 /* Baselines: hand-made journals, so the noise is exactly known. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +53,7 @@ START_TEST(noise_band_improvement_regression_and_missing) {
   for (size_t i = 0; i < 4; i++) {
     tqh_test_record_t rec = *tqh_baseline_find(now, ids[i]);
     tqh_baseline_verdict_t v;
-    TH_OK(tqh_baseline_apply(base, &rec, &v));
+    TH_OK(tqh_baseline_apply(base, -1, &rec, &v));
     ck_assert_msg(rec.outcome == want[i], "%s: %s", ids[i], tqh_outcome_name(rec.outcome));
     ck_assert_str_eq(rec.properties[rec.property_count - 1].key, "baseline");
     ck_assert_str_eq(rec.properties[rec.property_count - 1].value, note[i]);
@@ -152,11 +153,63 @@ START_TEST(estimated_cycles_compared_against_the_floor) {
 }
 END_TEST
 
+/* OVERALL 18 us -> 19.5 us (+8.3%): the floor decides. */
+START_TEST(apply_uses_the_tests_floor_over_the_baselines) {
+  char *dir = th_tmpdir();
+  char *pa = th_path(dir, "a.jsonl");
+  tq_buf_t a, c;
+  tq_buf_init(&a, 0);
+  tq_buf_init(&c, 0);
+  line(&a, "t", 0.001, 0, 18);
+  line(&c, "t", 0.001, 0, 19.5);
+  th_write(pa, a.data);
+  tqh_baseline_options_t loaded;
+  tqh_baseline_options_initialize(&loaded);
+  loaded.floor_pct = 20; /* the run-wide floor the baseline was loaded with */
+  tqh_baseline_t *base = NULL;
+  TH_OK(tqh_baseline_load(pa, &loaded, &base));
+  tqh_baseline_t *now = load(dir, "c.jsonl", c.data);
+  static const struct {
+    double floor; /* the test's; < 0: none */
+    tqh_outcome_t outcome;
+    const char *note;
+  } cases[] = {
+      {-1, TQH_OUTCOME_PASSED, "within noise"}, /* the baseline's 20% */
+      {10, TQH_OUTCOME_PASSED, "within noise"},
+      {5, TQH_OUTCOME_FAILED, "regressed: OVERALL +8.3%"},
+      {0, TQH_OUTCOME_FAILED, "regressed: OVERALL +8.3%"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    tqh_test_record_t rec = *tqh_baseline_find(now, "t");
+    tqh_baseline_verdict_t v;
+    TH_OK(tqh_baseline_apply(base, cases[i].floor, &rec, &v));
+    ck_assert_msg(rec.outcome == cases[i].outcome, "floor %g: %s %s %s", cases[i].floor,
+                  tqh_outcome_name(rec.outcome), v.note, v.text);
+    ck_assert_str_eq(rec.properties[rec.property_count - 1].value, cases[i].note);
+    if (cases[i].outcome == TQH_OUTCOME_FAILED) {
+      char want[128];
+      snprintf(want, sizeof(want),
+               "regression: OVERALL: baseline 18 us, now 19.500 us (+8.3%%, threshold %.1f%%)",
+               cases[i].floor);
+      ck_assert_str_eq(rec.message, want);
+    }
+    tqh_baseline_verdict_deinit(&v);
+  }
+  tqh_baseline_destroy(base);
+  tqh_baseline_destroy(now);
+  tq_buf_deinit(&a);
+  tq_buf_deinit(&c);
+  free(pa);
+  th_rmtree(dir);
+}
+END_TEST
+
 Suite *baseline_suite(void) {
   Suite *s = suite_create("baseline");
   TCase *tc = tcase_create("baseline");
   tcase_add_test(tc, noise_band_improvement_regression_and_missing);
   tcase_add_test(tc, estimated_cycles_compared_against_the_floor);
+  tcase_add_test(tc, apply_uses_the_tests_floor_over_the_baselines);
   suite_add_tcase(s, tc);
   return s;
 }
