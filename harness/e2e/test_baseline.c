@@ -1,6 +1,7 @@
 /* --baseline and `compare`: a run, the unchanged model again (passes), then a deliberately slower
- * model under the same test name (fails, naming the metric and the change). The noise band of
- * wall times is covered deterministically by harness/tests/test_baseline.c. */
+ * model under the same test name (fails, naming the metrics and the changes: the simulated
+ * OVERALL and the compiler's estimated_cycles). The noise band of wall times is covered
+ * deterministically by harness/tests/test_baseline.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,22 @@ static void write_slow_model(const char *path) {
             "}\n");
 }
 
+/* The "estimated_cycles" of test b+a's report.json in `run`, and its cache line. */
+static unsigned long long estimate_of(const char *run, char *cache, size_t cache_size) {
+  char *path = e2e_path("%s/b+a/report.json", run);
+  char *text = e2e_read(path);
+  ck_assert_msg(text != NULL, "no %s", path);
+  const char *e = strstr(text, "\"estimated_cycles\": ");
+  ck_assert_msg(e != NULL, "%s", text);
+  unsigned long long cycles = strtoull(e + 20, NULL, 10);
+  const char *c = strstr(text, "\"cache\": \"");
+  ck_assert_msg(c != NULL, "%s", text);
+  snprintf(cache, cache_size, "%.*s", (int)strcspn(c + 10, "\""), c + 10);
+  free(text);
+  free(path);
+  return cycles;
+}
+
 /* The run folder named on the "Results: DIR/" line of a run's output (malloc'd). */
 static char *run_of(const e2e_proc_t *p) {
   const char *r = strstr(p->out, "Results: ");
@@ -39,13 +56,22 @@ START_TEST(slower_model_regresses_unchanged_passes) {
   e2e_write_add_model(model);
   write_slow_model(slow);
   char *suite = e2e_path("%s/b.yaml", s.dir), *slow_suite = e2e_path("%s/slow/b.yaml", s.dir);
+  char *floor_suite = e2e_path("%s/floor/b.yaml", s.dir);
   e2e_write(suite, "suite: b\ntests:\n  - name: a\n    model: add.mlir\n    repeat: 5\n");
   e2e_write(slow_suite, "suite: b\ntests:\n  - name: a\n    model: ../slow.mlir\n    repeat: 5\n");
+  e2e_write(floor_suite,
+            "suite: b\ndefaults:\n  baseline: {floor: 200}\ntests:\n  - name: a\n"
+            "    model: ../slow.mlir\n    repeat: 5\n    baseline: {floor: 300}\n");
   e2e_proc_t p;
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, NULL}, &p);
   ck_assert_msg(p.exit_code == 0, "%s%s", p.out, p.err);
   char *base = run_of(&p);
   e2e_proc_free(&p);
+  char cache[16];
+  /* The compile-time estimate of one NSS add of 4 elements, in cycles; compiled (a miss). */
+  unsigned long long base_cycles = estimate_of(base, cache, sizeof(cache));
+  ck_assert_str_eq(cache, "miss");
+  ck_assert_uint_eq(base_cycles, 109);
   char *opt = e2e_path("--baseline=%s", base);
   /* Host wall times of a 4-element add vary a lot between processes: a wide floor, which the
    * simulated OVERALL of the slower model still exceeds. */
@@ -57,9 +83,14 @@ START_TEST(slower_model_regresses_unchanged_passes) {
   char *junit = e2e_path("%s/junit.xml", same);
   char *text = e2e_read(junit);
   ck_assert_ptr_nonnull(strstr(text, "name=\"baseline\""));
+  ck_assert_msg(strstr(text, "<property name=\"estimated_cycles\" value=\"109\"/>") != NULL, "%s",
+                text);
   free(text);
   free(junit);
   e2e_proc_free(&p);
+  /* From the cache, the same estimate (the module carries it). */
+  ck_assert_uint_eq(estimate_of(same, cache, sizeof(cache)), base_cycles);
+  ck_assert_str_eq(cache, "hit");
 
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){slow_suite, opt, floor, NULL}, &p);
   ck_assert_msg(p.exit_code == 1, "slower model: exit %d\n%s%s", p.exit_code, p.out, p.err);
@@ -71,14 +102,41 @@ START_TEST(slower_model_regresses_unchanged_passes) {
   ck_assert_msg(strstr(text, "type=\"regression\"") != NULL, "%s", text);
   ck_assert_msg(strstr(text, "OVERALL: baseline 13 us, now ") != NULL, "%s", text);
   ck_assert_msg(strstr(text, "%, threshold 150.0%)") != NULL, "%s", text);
+  unsigned long long worse_cycles = estimate_of(worse, cache, sizeof(cache));
+  ck_assert_uint_gt(worse_cycles, base_cycles * 5 / 2);
+  char *named = e2e_path("estimated_cycles: baseline %llu cycles, now %llu cycles (+", base_cycles,
+                         worse_cycles);
+  ck_assert_msg(strstr(text, named) != NULL, "%s\n%s", named, text);
+  free(named);
   free(text);
   free(junit);
+
+  /* The test's own floor (300%, over the suite's 200% and the built-in 5%): OVERALL +230.8% is
+   * within it, the estimate is not. */
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){floor_suite, opt, NULL}, &p);
+  ck_assert_msg(p.exit_code == 1, "test floor: exit %d\n%s%s", p.exit_code, p.out, p.err);
+  char *floored = run_of(&p);
+  e2e_proc_free(&p);
+  junit = e2e_path("%s/junit.xml", floored);
+  text = e2e_read(junit);
+  ck_assert_msg(strstr(text, "threshold 300.0%)") != NULL, "%s", text);
+  ck_assert_msg(strstr(text, "regression: OVERALL") == NULL && strstr(text, "; OVERALL") == NULL,
+                "%s", text);
+  ck_assert_msg(strstr(text, "estimated_cycles: baseline 109 cycles, now ") != NULL, "%s", text);
+  free(text);
+  free(junit);
+  free(floored);
 
   /* compare: the same table for the finished runs; exit 1 when B regressed. */
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){"compare", base, worse, NULL}, &p);
   ck_assert_msg(p.exit_code == 1, "exit %d\n%s%s", p.exit_code, p.out, p.err);
   ck_assert_ptr_nonnull(strstr(p.out, "OVERALL"));
   ck_assert_ptr_nonnull(strstr(p.out, "REGRESSED"));
+  const char *row = strstr(p.out, "estimated_cycles");
+  ck_assert_msg(row != NULL, "%s", p.out);
+  ck_assert_msg(strstr(row, "109 cycles") && strstr(row, "REGRESSED") &&
+                    strstr(row, "REGRESSED") < strchr(row, '\n'),
+                "%s", p.out);
   e2e_proc_free(&p);
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){"compare", base, same, floor, NULL}, &p);
   ck_assert_msg(p.exit_code == 0, "exit %d\n%s%s", p.exit_code, p.out, p.err);
@@ -96,6 +154,7 @@ START_TEST(slower_model_regresses_unchanged_passes) {
   free(opt);
   free(suite);
   free(slow_suite);
+  free(floor_suite);
   free(model);
   free(slow);
   e2e_scratch_free(&s);

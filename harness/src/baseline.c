@@ -56,22 +56,6 @@ static void classify(tqh_baseline_row_t *row) {
     row->change = TQH_BASELINE_NOISE;
 }
 
-static const char *find_property(const tqh_test_record_t *r, const char *key) {
-  for (size_t i = 0; i < r->property_count; i++)
-    if (r->properties[i].key && !strcmp(r->properties[i].key, key)) return r->properties[i].value;
-  return NULL;
-}
-
-static int property_number(const tqh_test_record_t *r, const char *key, double *out) {
-  const char *v = find_property(r, key);
-  if (!v || !*v) return 0;
-  char *end = NULL;
-  double d = strtod(v, &end);
-  if (*end || !isfinite(d)) return 0;
-  *out = d;
-  return 1;
-}
-
 tq_status_t tqh_baseline_compare(const tqh_baseline_options_t *options,
                                  const tqh_test_record_t *base, const tqh_test_record_t *now,
                                  tqh_baseline_comparison_t *out) {
@@ -108,14 +92,12 @@ tq_status_t tqh_baseline_compare(const tqh_baseline_options_t *options,
       break;
     }
   }
-  double eb, en;
-  if (property_number(base, "estimated_cycles", &eb) &&
-      property_number(now, "estimated_cycles", &en)) {
+  if (base->has_estimated_cycles && now->has_estimated_cycles) {
     tqh_baseline_row_t *row = &out->rows[out->count++];
     snprintf(row->metric, sizeof(row->metric), "estimated_cycles");
     row->unit = "cycles";
-    row->base = eb;
-    row->now = en;
+    row->base = (double)base->estimated_cycles;
+    row->now = (double)now->estimated_cycles;
     row->threshold_pct = options->floor_pct;
     classify(row);
   }
@@ -269,8 +251,8 @@ static tq_status_t list_rows(const tqh_baseline_comparison_t *c, tqh_baseline_ch
   return NULL;
 }
 
-tq_status_t tqh_baseline_apply(const tqh_baseline_t *baseline, tqh_test_record_t *record,
-                               tqh_baseline_verdict_t *v) {
+tq_status_t tqh_baseline_apply(const tqh_baseline_t *baseline, double floor_pct,
+                               tqh_test_record_t *record, tqh_baseline_verdict_t *v) {
   tqh_baseline_verdict_init(v);
   if (record->outcome == TQH_OUTCOME_NOT_RUN || record->outcome == TQH_OUTCOME_SKIPPED)
     return NULL;
@@ -288,7 +270,9 @@ tq_status_t tqh_baseline_apply(const tqh_baseline_t *baseline, tqh_test_record_t
     if (!st) st = tq_buf_printf(&log, "%s: not in the baseline\n", record->id);
   } else {
     v->found = 1;
-    st = tqh_baseline_compare(&baseline->options, base, record, &c);
+    tqh_baseline_options_t options = baseline->options;
+    if (floor_pct >= 0) options.floor_pct = floor_pct;
+    st = tqh_baseline_compare(&options, base, record, &c);
     v->regressions = c.regressions;
     v->improvements = c.improvements;
     if (!st) st = format_header(&text);

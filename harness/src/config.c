@@ -10,6 +10,7 @@
 #include "suite_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "torq/harness/baseline.h"
 #include "torq/harness/config.h"
 
 #define CONFIG_MAX_BYTES (4u << 20)
@@ -76,6 +77,9 @@ void tqh_settings_merge(tqh_settings_t *dst, const tqh_settings_t *src) {
       case TQH_SET_FUNCTION:
         dst->function = src->function;
         break;
+      case TQH_SET_BASELINE_FLOOR:
+        dst->baseline_floor_pct = src->baseline_floor_pct;
+        break;
       case TQH_SETTING_COUNT:
         break;
     }
@@ -112,8 +116,8 @@ const tqh_board_t *tqh_config_find_board(const tqh_config_t *config, const char 
 /* ---- YAML files ------------------------------------------------------------------------------ */
 
 static const char *const config_keys[] = {
-    "results_dir", "cache_dir", "jobs", "boards",          "targets",  "repeat", "warmup",
-    "timeout",     "reference", "seed", "compile_options", "function", NULL};
+    "results_dir", "cache_dir", "jobs", "boards",          "targets",  "repeat",   "warmup",
+    "timeout",     "reference", "seed", "compile_options", "function", "baseline", NULL};
 static const char *const board_keys[] = {"name",     "host",        "port",       "user",
                                          "key_file", "known_hosts", "board_root", NULL};
 
@@ -421,9 +425,10 @@ static tq_status_t split(tq_arena_t *arena, const char *value, const char *seps,
 }
 
 static const char *const settable_keys[] = {
-    "targets",     "repeat",    "warmup", "timeout", "compile_timeout", "run_timeout",
-    "reference",   "atol",      "rtol",   "seed",    "compile_options", "function",
-    "results_dir", "cache_dir", "jobs",   NULL};
+    "targets",         "repeat",    "warmup",      "timeout",   "compile_timeout",
+    "run_timeout",     "reference", "atol",        "rtol",      "seed",
+    "compile_options", "function",  "results_dir", "cache_dir", "jobs",
+    "baseline_floor",  NULL};
 
 static int settable(const char *key) {
   for (size_t i = 0; settable_keys[i]; i++)
@@ -518,6 +523,14 @@ tq_status_t tqh_config_set(tqh_config_t *config, tqh_layer_t layer, const char *
     if (!(s.function = tq_arena_strndup(arena, value, strlen(value))))
       return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
     s.layer[TQH_SET_FUNCTION] = (uint8_t)layer;
+  } else if (!strcmp(key, "baseline_floor")) {
+    tq_status_t st = tqh_baseline_parse_floor(value, &s.baseline_floor_pct);
+    if (st) {
+      tq_status_t bad = bad_value(key, value, "a percentage from 0 to 10000 (5, 2.5 or 5%)");
+      tq_status_free(st);
+      return bad;
+    }
+    s.layer[TQH_SET_BASELINE_FLOOR] = (uint8_t)layer;
   } else if (!strcmp(key, "results_dir") || !strcmp(key, "cache_dir")) {
     if (!*value) return bad_value(key, value, "a folder");
     const char *copy = tq_arena_strndup(arena, value, strlen(value));
@@ -596,6 +609,8 @@ tq_status_t tqh_config_describe(const tqh_config_t *config, tq_buf_t *out) {
                        (tqh_layer_t)s->layer[TQH_SET_COMPILE_OPTIONS]));
   TQ_TRY(tq_buf_printf(out, "function = %s  (%s)\n", s->function,
                        tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_FUNCTION])));
+  TQ_TRY(tq_buf_printf(out, "baseline_floor = %g  (%s)\n", s->baseline_floor_pct,
+                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_BASELINE_FLOOR])));
   TQ_TRY(tq_buf_printf(out, "results_dir = %s  (%s)\n", config->results_dir,
                        tqh_layer_name(config->results_dir_layer)));
   TQ_TRY(tq_buf_printf(out, "cache_dir = %s  (%s)\n", config->cache_dir,

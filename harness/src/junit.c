@@ -2,6 +2,7 @@
  * rebuild render the same bytes; nothing here reads clocks or the environment. */
 #include "torq/harness/junit.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +181,11 @@ static tq_status_t properties(tq_buf_t *out, const tqh_test_record_t *r) {
   TQ_TRY(property(out, "cache", cache_text(r->cache)));
   TQ_TRY(property_seconds(out, "compile_time", r->compile_s));
   TQ_TRY(property_seconds(out, "run_time", r->run_s));
+  if (r->has_estimated_cycles) {
+    char cycles[32];
+    snprintf(cycles, sizeof(cycles), "%" PRIu64, r->estimated_cycles);
+    TQ_TRY(property(out, "estimated_cycles", cycles));
+  }
   tq_buf_t tmp;
   tq_buf_init(&tmp, 0);
   tq_status_t s = NULL;

@@ -66,6 +66,11 @@ tq_status_t tqh__record_to_json(const tqh_test_record_t *r, int pretty, tq_buf_t
   tqh__jw_number(&w, r->compile_s);
   tqh__jw_key(&w, "run_time");
   tqh__jw_number(&w, r->run_s);
+  tqh__jw_key(&w, "estimated_cycles");
+  if (r->has_estimated_cycles)
+    tqh__jw_uint(&w, r->estimated_cycles);
+  else
+    tqh__jw_null(&w);
   tqh__jw_key(&w, "metrics");
   tqh__jw_object_begin(&w);
   for (size_t i = 0; r->metrics && i < r->metric_count; i++) {
@@ -217,6 +222,16 @@ static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
     return TQ_STATUS(TQ_INVALID_INPUT, "unknown cache \"%s\"", cache);
   TQ_TRY(get_number(rd, "compile_time", &r->compile_s));
   TQ_TRY(get_number(rd, "run_time", &r->run_s));
+
+  const tqh__json_t *ec = tqh__json_get(rd->obj, "estimated_cycles");
+  if (ec && ec->kind != TQH__JSON_NULL) {
+    double cycles;
+    TQ_TRY(number_of(ec, "estimated_cycles", &cycles));
+    if (!(cycles >= 0 && cycles < 0x1p64 && cycles == floor(cycles)))
+      return bad("estimated_cycles", "a whole number of cycles");
+    r->has_estimated_cycles = 1;
+    r->estimated_cycles = (uint64_t)cycles;
+  }
 
   TQ_TRY(get_container(rd, "metrics", 1, &v));
   if (v && v->len) {

@@ -60,7 +60,8 @@ tq_status_t tqh__format_double(tq_buf_t *out, double v) TQ_MUST_USE;
  *   id name classname model host outcome message failure_type text started_at duration
  *   wall_time (null when not measured) wall_time_stats {n min max median mean stddev mad
  *   ci95_low ci95_high} wall_time_samples [..] cache ("hit"|"miss"|"none") compile_time run_time
- *   metrics {NAME: µs} properties {KEY: string} files [relative paths]
+ *   estimated_cycles (cycles; null when not compiled, absent in older records) metrics {NAME: µs}
+ *   properties {KEY: string} files [relative paths]
  * Times are in seconds. */
 
 /* Appends `record` as JSON (one line unless `pretty`), no trailing newline. */

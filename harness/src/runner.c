@@ -279,6 +279,8 @@ static tq_status_t record(run_t *run, size_t i, tqh__result_t *r, const char *di
   rec.cache = r->cache;
   rec.compile_s = r->compile_s;
   rec.run_s = r->run_s;
+  rec.has_estimated_cycles = r->has_estimated_cycles;
+  rec.estimated_cycles = r->estimated_cycles;
   rec.metrics = metrics;
   rec.metric_count = r->num_metrics;
   rec.properties = props;
@@ -287,7 +289,8 @@ static tq_status_t record(run_t *run, size_t i, tqh__result_t *r, const char *di
   rec.file_count = r->num_files;
   tqh_baseline_verdict_t bv; /* --baseline: may turn a passed test into a regression */
   tqh_baseline_verdict_init(&bv);
-  if (!st && run->options->baseline) st = tqh_baseline_apply(run->options->baseline, &rec, &bv);
+  if (!st && run->options->baseline)
+    st = tqh_baseline_apply(run->options->baseline, t->settings.baseline_floor_pct, &rec, &bv);
   r->outcome = rec.outcome;
   uint64_t t0 = tqh__now_ns();
   if (!st) st = tqh_results_test_finished(run->results, &rec);

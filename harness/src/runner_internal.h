@@ -88,6 +88,8 @@ typedef struct tqh__result_s {
   int infrastructure; /* an ERROR not caused by the model */
   tqh_cache_t cache;
   double compile_s, run_s;
+  int has_estimated_cycles; /* the module loaded: estimated_cycles is its compile-time estimate */
+  uint64_t estimated_cycles;
   int has_wall_time;
   double *samples; /* seconds, one per timed repetition */
   size_t num_samples;

@@ -120,7 +120,7 @@ int tqh__compile_option_check(const char *option, char *msg, size_t cap);
 void tqh__settings_builtin(tqh_settings_t *out);
 
 /* The YAML keys of settings: targets, repeat, warmup, timeout, reference, seed, compile_options,
- * function (NULL-terminated). */
+ * function, baseline (NULL-terminated). */
 extern const char *const tqh__settings_keys[];
 
 /* Parses one settings key of a YAML mapping into `s` at `layer`, copying strings into `arena`.

@@ -6,6 +6,7 @@
 
 #include "suite_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/harness/baseline.h"
 #include "torq/sim/hw.h"
 
 extern char **environ;
@@ -13,9 +14,9 @@ extern char **environ;
 #define MAX_REPEAT 1000000
 #define SUBST_MAX_DEPTH 8
 
-const char *const tqh__settings_keys[] = {"targets",         "repeat",    "warmup",
-                                          "timeout",         "reference", "seed",
-                                          "compile_options", "function",  NULL};
+const char *const tqh__settings_keys[] = {"targets",   "repeat", "warmup",          "timeout",
+                                          "reference", "seed",   "compile_options", "function",
+                                          "baseline",  NULL};
 
 void tqh__settings_builtin(tqh_settings_t *out) {
   static const char *const targets[] = {"sim"};
@@ -31,6 +32,7 @@ void tqh__settings_builtin(tqh_settings_t *out) {
   out->rtol = 1e-3;
   out->seed = 0;
   out->function = "main";
+  out->baseline_floor_pct = 5.0;
   for (size_t i = 0; i < TQH_SETTING_COUNT; i++) out->layer[i] = TQH_LAYER_BUILTIN;
 }
 
@@ -297,6 +299,41 @@ static void set_layer(tqh_settings_t *s, tqh_setting_t which, tqh_layer_t layer)
   s->layer[which] = (uint8_t)layer;
 }
 
+/* `baseline: {floor: PCT}`: a number (5, 2.5) or a string with a percent sign ("5%"), from 0 to
+ * 10000, as --baseline-floor takes it. */
+static void parse_baseline(tqh__report_t *rep, const tqh__ynode_t *value, tqh_layer_t layer,
+                           tqh_settings_t *s) {
+  static const char *const keys[] = {"floor", NULL};
+  if (value->kind != TQH__Y_MAP) {
+    tqh__error(rep, value->line, value->col, "baseline: expected {floor: PERCENT}, found %s",
+               tqh__ydescribe(value));
+    return;
+  }
+  if (tqh__ycheck_keys(rep, value, "baseline", keys)) return;
+  const tqh__ynode_t *f = tqh__yget(value, "floor", NULL);
+  if (!f) {
+    tqh__error(rep, value->line, value->col, "baseline: expected {floor: PERCENT}");
+    return;
+  }
+  double pct;
+  if (f->kind == TQH__Y_SCALAR && f->scalar == TQH__S_STRING) {
+    tq_status_t st = tqh_baseline_parse_floor(f->str, &pct);
+    if (st) {
+      tqh__error(rep, f->line, f->col, "baseline.floor: %s", tq_status_message(st));
+      tq_status_free(st);
+      return;
+    }
+  } else if (!tqh__ynum(rep, f, "baseline.floor", 0, 0, &pct)) {
+    return;
+  } else if (pct > 10000) {
+    tqh__error(rep, f->line, f->col, "baseline.floor must be <= 10000 (percent), found %.40s",
+               f->str);
+    return;
+  }
+  s->baseline_floor_pct = pct;
+  set_layer(s, TQH_SET_BASELINE_FLOOR, layer);
+}
+
 int tqh__settings_parse_key(tqh__report_t *rep, tq_arena_t *arena, const char *const *env,
                             const char *key, const tqh__ynode_t *value, tqh_layer_t layer,
                             tqh_settings_t *s) {
@@ -395,6 +432,8 @@ int tqh__settings_parse_key(tqh__report_t *rep, tq_arena_t *arena, const char *c
       s->compile_option_count = n;
       set_layer(s, TQH_SET_COMPILE_OPTIONS, layer);
     }
+  } else if (!strcmp(key, "baseline")) {
+    parse_baseline(rep, value, layer, s);
   } else if (!strcmp(key, "function")) {
     const char *f;
     if (tqh__ystr(rep, value, "function", &f)) {

@@ -181,6 +181,8 @@ tq_status_t tqh__result_encode(const tqh__result_t *r, tq_buf_t *out) {
   TQ_TRY(put_u64(out, (uint64_t)r->cache));
   TQ_TRY(put_f64(out, r->compile_s));
   TQ_TRY(put_f64(out, r->run_s));
+  TQ_TRY(put_u64(out, (uint64_t)r->has_estimated_cycles));
+  TQ_TRY(put_u64(out, r->estimated_cycles));
   TQ_TRY(put_u64(out, (uint64_t)r->has_wall_time));
   TQ_TRY(put_u64(out, r->num_samples));
   for (size_t i = 0; i < r->num_samples; i++) TQ_TRY(put_f64(out, r->samples[i]));
@@ -261,6 +263,8 @@ tq_status_t tqh__result_decode(const void *data, size_t len, tqh__result_t *r) {
   r->cache = cache <= TQH_CACHE_MISS ? (tqh_cache_t)cache : TQH_CACHE_NONE;
   r->compile_s = get_f64(&rd);
   r->run_s = get_f64(&rd);
+  r->has_estimated_cycles = (int)get_u64(&rd);
+  r->estimated_cycles = get_u64(&rd);
   r->has_wall_time = (int)get_u64(&rd);
   size_t n = get_count(&rd);
   if (!rd.bad && n) {

@@ -40,27 +40,29 @@ static void must(tq_status_t st) {
 
 /* ---- Precedence ---------------------------------------------------------------------------- */
 
-/* Layer k (0 built-in ... 5 command line) and every layer below it set `repeat` to layer + 1:
- * the highest wins, whatever the order the tool applies them in. */
+/* Layer k (0 built-in ... 5 command line) and every layer below it set `repeat`, `warmup` and
+ * the baseline floor to layer + 1: the highest wins, whatever the order the tool applies them
+ * in. */
 START_TEST(config_precedence_each_layer_overrides_the_one_below) {
   int k = _i;
   tqh_config_t *cfg = new_config();
-  const char *env[] = {"TORQ_REPEAT=5", "TORQ_WARMUP=5", NULL};
+  const char *env[] = {"TORQ_REPEAT=5", "TORQ_WARMUP=5", "TORQ_BASELINE_FLOOR=5", NULL};
   const char *no_env[] = {NULL};
   /* Command line first and environment after, as a tool might: order must not matter. */
   if (k >= 5) {
     must(tqh_config_set(cfg, TQH_LAYER_CLI, "repeat", "6"));
     must(tqh_config_set(cfg, TQH_LAYER_CLI, "warmup", "6"));
+    must(tqh_config_set(cfg, TQH_LAYER_CLI, "baseline_floor", "6%"));
   }
   must(tqh_config_apply_env(cfg, k >= 4 ? env : no_env, NULL));
   if (k >= 1) {
-    st_write(dir, "configs/default.yaml", "repeat: 2\nwarmup: 2\n");
+    st_write(dir, "configs/default.yaml", "repeat: 2\nwarmup: 2\nbaseline: {floor: 2}\n");
     must(tqh_config_load_dir(cfg, st_path(dir, "configs"), NULL));
   }
   char yaml[512];
   snprintf(yaml, sizeof(yaml), "%stests:\n  - model: models/m.mlir\n%s",
-           k >= 2 ? "defaults:\n  repeat: 3\n  warmup: 3\n" : "",
-           k >= 3 ? "    repeat: 4\n    warmup: 4\n" : "");
+           k >= 2 ? "defaults:\n  repeat: 3\n  warmup: 3\n  baseline: {floor: 3}\n" : "",
+           k >= 3 ? "    repeat: 4\n    warmup: 4\n    baseline: {floor: \"4%\"}\n" : "");
   tqh_suite_options_t o;
   tqh_suite_options_initialize(&o);
   o.config = cfg;
@@ -72,12 +74,15 @@ START_TEST(config_precedence_each_layer_overrides_the_one_below) {
   if (k == 0) {
     ck_assert_uint_eq(st->repeat, 1);
     ck_assert_uint_eq(st->warmup, 0);
+    ck_assert_double_eq(st->baseline_floor_pct, 5);
   } else {
     ck_assert_uint_eq(st->repeat, (unsigned)k + 1);
     ck_assert_uint_eq(st->warmup, (unsigned)k + 1);
+    ck_assert_double_eq(st->baseline_floor_pct, k + 1);
   }
   ck_assert_int_eq(st->layer[TQH_SET_REPEAT], layers[k]);
   ck_assert_int_eq(st->layer[TQH_SET_WARMUP], layers[k]);
+  ck_assert_int_eq(st->layer[TQH_SET_BASELINE_FLOOR], layers[k]);
   /* What was never set stays built-in. */
   ck_assert_int_eq(st->layer[TQH_SET_SEED], TQH_LAYER_BUILTIN);
   tqh_suite_destroy(s);
@@ -179,7 +184,8 @@ START_TEST(config_reads_every_key_and_boards) {
            "    key_file: ~/.ssh/id_lab\n"
            "    known_hosts: ~/.ssh/known_hosts\n"
            "    board_root: /home/root/iree-build-soc\n"
-           "  - {name: astra2, host: board2.lan}\n");
+           "  - {name: astra2, host: board2.lan}\n"
+           "baseline: {floor: 7.5}\n");
   tqh_config_t *cfg = new_config();
   must(tqh_config_load_file(cfg, st_path(dir, "c.yaml"), NULL));
   ck_assert_str_eq(cfg->results_dir, "out");
@@ -198,6 +204,7 @@ START_TEST(config_reads_every_key_and_boards) {
   ck_assert_uint_eq(s->seed, 42);
   ck_assert_str_eq(s->compile_options[0], "--torq-hw=sl2610,lram=256K");
   ck_assert_str_eq(s->function, "forward");
+  ck_assert_double_eq(s->baseline_floor_pct, 7.5);
   for (int i = 0; i < TQH_SETTING_COUNT; i++) ck_assert_int_eq(s->layer[i], TQH_LAYER_CONFIG);
   ck_assert_int_eq(cfg->board_count, 2);
   const tqh_board_t *b = tqh_config_find_board(cfg, "astra1");
@@ -229,6 +236,8 @@ START_TEST(config_ships_default_yaml) {
   ck_assert_str_eq(cfg->results_dir, "results");
   ck_assert_str_eq(cfg->defaults.targets[0], "sim");
   ck_assert_int_eq(cfg->defaults.layer[TQH_SET_REPEAT], TQH_LAYER_CONFIG);
+  ck_assert_double_eq(cfg->defaults.baseline_floor_pct, 5);
+  ck_assert_int_eq(cfg->defaults.layer[TQH_SET_BASELINE_FLOOR], TQH_LAYER_CONFIG);
   ck_assert_int_eq(cfg->board_count, 0);
   tqh_config_destroy(cfg);
 }
@@ -261,6 +270,8 @@ static const bad_case_t bad_configs[] = {
     {"timeout: {run: -1}\n", 1, 16, "timeout.run must be > 0"},
     {"targets: [sim, \"a b\"]\n", 1, 16, "is not a target"},
     {"compile_options: [--x]\n", 1, 19, "unknown compile option"},
+    {"baseline: {floor: -2}\n", 1, 19, "baseline.floor must be >= 0"},
+    {"baseline: {flooor: 2}\n", 1, 12, "unknown key \"flooor\" in baseline"},
     {"- a\n", 1, 1, "a configuration is a mapping"},
     {"a: [\n", 2, 1, "YAML: "},
 };
@@ -370,6 +381,7 @@ START_TEST(config_env_sets_documented_variables) {
                        "TORQ_SEED=0x20",
                        "TORQ_COMPILE_OPTIONS=--torq-hw=sl2610,lram=256K  --torq-enable-profiling",
                        "TORQ_FUNCTION=forward",
+                       "TORQ_BASELINE_FLOOR=12.5%",
                        "TORQ_CACHE_DIR=/c",
                        "TORQ_TESTDATA=/x", /* a suite variable: ignored here */
                        "TORQ_=1",
@@ -396,6 +408,8 @@ START_TEST(config_env_sets_documented_variables) {
   ck_assert_str_eq(s->function, "forward");
   ck_assert_str_eq(cfg->cache_dir, "/c");
   ck_assert_int_eq(cfg->cache_dir_layer, TQH_LAYER_ENV);
+  ck_assert_double_eq(s->baseline_floor_pct, 12.5);
+  ck_assert_int_eq(s->layer[TQH_SET_BASELINE_FLOOR], TQH_LAYER_ENV);
   tqh_config_destroy(cfg);
 }
 END_TEST
@@ -444,6 +458,9 @@ static const struct {
     {"function", "1x", "function: expected a function name"},
     {"results_dir", "", "results_dir: expected a folder"},
     {"jobs", "2000", "jobs: expected an integer from 1 to 1024"},
+    {"baseline_floor", "-1", "baseline_floor: expected a percentage from 0 to 10000"},
+    {"baseline_floor", "10001", "baseline_floor: expected a percentage from 0 to 10000"},
+    {"baseline_floor", "5 %", "baseline_floor: expected a percentage"},
 };
 
 START_TEST(config_set_rejects_bad_values) {
@@ -473,6 +490,7 @@ START_TEST(config_describe_names_each_layer) {
   ck_assert_ptr_nonnull(strstr(b.data, "repeat = 6  (command line)\n"));
   ck_assert_ptr_nonnull(strstr(b.data, "seed = 9  (environment)\n"));
   ck_assert_ptr_nonnull(strstr(b.data, "targets = sim  (built-in)\n"));
+  ck_assert_ptr_nonnull(strstr(b.data, "baseline_floor = 5  (built-in)\n"));
   ck_assert_ptr_nonnull(strstr(b.data, "results_dir = results  (built-in)\n"));
   ck_assert_ptr_nonnull(strstr(b.data, "board b = u@h:22"));
   tq_buf_deinit(&b);

@@ -200,13 +200,15 @@ START_TEST(record_without_optional_fields_reads_back_with_defaults) {
   tq_buf_t buf;
   tq_buf_init(&buf, 0);
   RT_OK(tqh__record_to_json(&r, 0, &buf));
-  ck_assert_str_eq(buf.data,
-                   "{\"id\":\"a\",\"name\":\"a\",\"classname\":null,\"model\":null,\"host\":null,"
-                   "\"outcome\":\"not_run\",\"message\":null,\"failure_type\":null,\"text\":null,"
-                   "\"started_at\":0,\"duration\":0,\"wall_time\":null,\"wall_time_stats\":{\"n\":0,"
-                   "\"min\":0,\"max\":0,\"median\":0,\"mean\":0,\"stddev\":0,\"mad\":0,"
-                   "\"ci95_low\":0,\"ci95_high\":0},\"wall_time_samples\":[],\"cache\":\"none\","
-                   "\"compile_time\":0,\"run_time\":0,\"metrics\":{},\"properties\":{},\"files\":[]}");
+  ck_assert_str_eq(
+      buf.data,
+      "{\"id\":\"a\",\"name\":\"a\",\"classname\":null,\"model\":null,\"host\":null,"
+      "\"outcome\":\"not_run\",\"message\":null,\"failure_type\":null,\"text\":null,"
+      "\"started_at\":0,\"duration\":0,\"wall_time\":null,\"wall_time_stats\":{\"n\":0,"
+      "\"min\":0,\"max\":0,\"median\":0,\"mean\":0,\"stddev\":0,\"mad\":0,"
+      "\"ci95_low\":0,\"ci95_high\":0},\"wall_time_samples\":[],\"cache\":\"none\","
+      "\"compile_time\":0,\"run_time\":0,\"estimated_cycles\":null,\"metrics\":{},"
+      "\"properties\":{},\"files\":[]}");
   tqh__records_t list;
   tqh__records_init(&list);
   RT_OK(tqh__record_parse(&list, "{\"id\":\"x\",\"name\":\"y\",\"outcome\":\"passed\"}", 40));
@@ -216,6 +218,17 @@ START_TEST(record_without_optional_fields_reads_back_with_defaults) {
   ck_assert_int_eq(p->has_wall_time, 0);
   ck_assert_int_eq(p->cache, TQH_CACHE_NONE);
   ck_assert_uint_eq(p->metric_count + p->property_count + p->file_count, 0);
+  ck_assert_int_eq(p->has_estimated_cycles, 0); /* a record from before the estimate */
+
+  /* The estimate is a number of cycles that reads back exactly. */
+  r.has_estimated_cycles = 1;
+  r.estimated_cycles = 123456789;
+  tq_buf_clear(&buf);
+  RT_OK(tqh__record_to_json(&r, 0, &buf));
+  ck_assert_ptr_nonnull(strstr(buf.data, "\"estimated_cycles\":123456789,\"metrics\""));
+  RT_OK(tqh__record_parse(&list, buf.data, buf.len));
+  ck_assert_int_eq(list.items[1].has_estimated_cycles, 1);
+  ck_assert_uint_eq(list.items[1].estimated_cycles, 123456789);
   tqh__records_deinit(&list);
   tq_buf_deinit(&buf);
 }
@@ -239,6 +252,12 @@ static const struct {
      "unknown cache \"warm\""},
     {"{\"id\":\"i\",\"name\":\"n\",\"outcome\":\"passed\",\"wall_time_stats\":{\"n\":-1}}",
      "\"n\": expected a count"},
+    {"{\"id\":\"i\",\"name\":\"n\",\"outcome\":\"passed\",\"estimated_cycles\":\"9\"}",
+     "\"estimated_cycles\": expected a number"},
+    {"{\"id\":\"i\",\"name\":\"n\",\"outcome\":\"passed\",\"estimated_cycles\":-1}",
+     "\"estimated_cycles\": expected a whole number of cycles"},
+    {"{\"id\":\"i\",\"name\":\"n\",\"outcome\":\"passed\",\"estimated_cycles\":1.5}",
+     "\"estimated_cycles\": expected a whole number of cycles"},
     {"{\"id\":\"i\",", ":1:11: error: expected a string key"},
 };
 

@@ -169,6 +169,20 @@ static const bad_case_t bad_cases[] = {
     {T "    compile_options: [\"--torq-hw=nonsense\"]\n", 3, 23, "--torq-hw:"},
     {T "    compile_options: [--torq-debug-info=x]\n", 3, 23, "is set by torq-test"},
     {T "    compile_options: [torq-hw]\n", 3, 23, "compile options start with \"--\""},
+    /* The baseline floor. */
+    {T "    baseline: 10\n", 3, 15, "baseline: expected {floor: PERCENT}, found an integer"},
+    {T "    baseline: {}\n", 3, 15, "baseline: expected {floor: PERCENT}"},
+    {T "    baseline: {floor: -1}\n", 3, 23, "baseline.floor must be >= 0, found -1"},
+    {T "    baseline: {floor: 20000}\n", 3, 23, "baseline.floor must be <= 10000 (percent)"},
+    {T "    baseline: {floor: true}\n", 3, 23,
+     "baseline.floor: expected a number, found the boolean true"},
+    {T "    baseline: {floor: lots}\n", 3, 23,
+     "baseline.floor: 'lots': expected a percentage from 0 to 10000"},
+    {T "    baseline: {floor: \"-5%\"}\n", 3, 23, "baseline.floor: '-5%': expected a percentage"},
+    {T "    baseline: {flor: 10}\n", 3, 16,
+     "unknown key \"flor\" in baseline (did you mean \"floor\"?); allowed keys: floor"},
+    {"defaults:\n  baseline:\n    floor: 3\n    k: 2\n" T, 4, 5, "unknown key \"k\" in baseline"},
+    {"baseline: {floor: 10}\n" T, 1, 1, "unknown key \"baseline\" in a suite"},
     /* The suite's shape. */
     {"suite: s\n", 1, 1, "a suite needs tests:"},
     {"tests: []\n", 1, 8, "tests: the list is empty"},
@@ -578,9 +592,33 @@ START_TEST(suite_defaults_when_nothing_is_said) {
   ck_assert_int_eq(t->inputs_random, 1);
   ck_assert_uint_eq(t->random_seed, 0);
   ck_assert_int_eq(t->settings.layer[TQH_SET_REPEAT], TQH_LAYER_BUILTIN);
+  ck_assert_double_eq(t->settings.baseline_floor_pct, 5);
+  ck_assert_int_eq(t->settings.layer[TQH_SET_BASELINE_FLOOR], TQH_LAYER_BUILTIN);
   ck_assert_int_eq(t->tag_count, 0);
   ck_assert_int_eq(t->expect_count, 0);
   ck_assert_int_eq(t->xfail.expected, 0);
+  tqh_suite_destroy(s);
+}
+END_TEST
+
+/* defaults: sets the suite's floor, a test its own; a number or a percentage. */
+START_TEST(suite_baseline_floor_from_defaults_and_tests) {
+  tqh_suite_t *s = load_ok(
+      "defaults:\n"
+      "  baseline: {floor: 10}\n"
+      "tests:\n"
+      "  - name: a\n    model: models/a.mlir\n"
+      "  - name: b\n    model: models/b.mlir\n    baseline: {floor: 2.5}\n"
+      "  - name: c\n    model: models/C.mlir\n    baseline:\n      floor: \"7%\"\n"
+      "  - name: d\n    model: models/conv.mlir\n    baseline: {floor: 0}\n");
+  ck_assert_int_eq(s->test_count, 4);
+  static const double want[] = {10, 2.5, 7, 0};
+  static const tqh_layer_t layer[] = {TQH_LAYER_SUITE, TQH_LAYER_TEST, TQH_LAYER_TEST,
+                                      TQH_LAYER_TEST};
+  for (size_t i = 0; i < 4; i++) {
+    ck_assert_double_eq(s->tests[i].settings.baseline_floor_pct, want[i]);
+    ck_assert_int_eq(s->tests[i].settings.layer[TQH_SET_BASELINE_FLOOR], layer[i]);
+  }
   tqh_suite_destroy(s);
 }
 END_TEST
@@ -839,6 +877,7 @@ Suite *suite_suite(void) {
   tcase_add_test(tc, suite_parses_every_feature);
   tcase_add_test(tc, suite_glob_expands_sorted_by_bytes);
   tcase_add_test(tc, suite_defaults_when_nothing_is_said);
+  tcase_add_test(tc, suite_baseline_floor_from_defaults_and_tests);
   tcase_add_test(tc, suite_substitutes_environment_variables);
   tcase_add_test(tc, suite_aliases_share_values);
   tcase_add_test(tc, suite_without_filesystem_checks_nothing_on_disk);

@@ -133,7 +133,8 @@ static void usage(FILE *f) {
         "  --baseline=RUN_DIR          compare every test with the same test of that run\n"
         "                              (or a saved journal.jsonl); a regression fails it\n"
         "  --baseline-floor=PCT        the smallest regression threshold (default 5;\n"
-        "                              TORQ_BASELINE_FLOOR); wall time also uses 3*MAD/median\n"
+        "                              TORQ_BASELINE_FLOOR; beats a suite's baseline: floor);\n"
+        "                              wall time also uses 3*MAD/median\n"
         "  --torq-runtime-profiling-output-dir=DIR\n"
         "                              also copy each test's profile files to DIR/<test>/\n"
         "Upload (to a results server; a server that is down never fails nor stalls the run):\n"
@@ -355,34 +356,6 @@ static void install_signals(void) {
   sigaction(SIGHUP, &sa, NULL);
 }
 
-/* The baseline options: --baseline-floor, else TORQ_BASELINE_FLOOR, else 5%. */
-static int baseline_options(const cli_t *cli, tqh_baseline_options_t *o) {
-  tqh_baseline_options_initialize(o);
-  const char *floor = cli->baseline_floor ? cli->baseline_floor : getenv("TORQ_BASELINE_FLOOR");
-  if (!floor || !*floor) return 0;
-  tq_status_t st = tqh_baseline_parse_floor(floor, &o->floor_pct);
-  if (!st) return 0;
-  int rc = bad_usage("%s: %s", cli->baseline_floor ? "--baseline-floor" : "TORQ_BASELINE_FLOOR",
-                     tq_status_message(st));
-  tq_status_free(st);
-  return rc;
-}
-
-static int run_compare(const cli_t *cli) {
-  tqh_baseline_options_t o;
-  int rc = baseline_options(cli, &o);
-  if (rc) return rc;
-  tq_buf_t text;
-  tq_buf_init(&text, 0);
-  size_t regressions = 0;
-  tq_status_t st = tqh_baseline_compare_runs(cli->compare_a, cli->compare_b, &o, &text,
-                                             &regressions);
-  if (text.data) fputs(text.data, stdout);
-  tq_buf_deinit(&text);
-  if (st) return fail(st, tq_status_code(st) == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
-  return regressions ? EXIT_FAILED : 0;
-}
-
 static int run_report(const cli_t *cli) {
   char *problems = NULL;
   tq_status_t st = tqh_results_rebuild(cli->report_dir, NULL, &problems);
@@ -506,7 +479,8 @@ static tq_status_t build_config(const cli_t *cli, tqh_config_t **out_cfg) {
   } sets[] = {{"repeat", cli->repeat, "--repeat"},
               {"warmup", cli->warmup, "--warmup"},
               {"jobs", cli->jobs, "-j"},
-              {"results_dir", cli->results_dir, "--results-dir"}};
+              {"results_dir", cli->results_dir, "--results-dir"},
+              {"baseline_floor", cli->baseline_floor, "--baseline-floor"}};
   for (size_t i = 0; !st && i < sizeof(sets) / sizeof(sets[0]); i++) {
     if (!sets[i].value) continue;
     tq_status_t s = tqh_config_set(cfg, TQH_LAYER_CLI, sets[i].key, sets[i].value);
@@ -522,6 +496,30 @@ static tq_status_t build_config(const cli_t *cli, tqh_config_t **out_cfg) {
   }
   *out_cfg = cfg;
   return NULL;
+}
+
+/* The run-wide baseline options: the configuration's floor (built-in 5 < configs/NAME.yaml <
+ * TORQ_BASELINE_FLOOR < --baseline-floor); a suite or a test may set its own (runner.c). */
+static void baseline_options(const tqh_config_t *cfg, tqh_baseline_options_t *o) {
+  tqh_baseline_options_initialize(o);
+  o->floor_pct = cfg->defaults.baseline_floor_pct;
+}
+
+static int run_compare(const cli_t *cli) {
+  tqh_config_t *cfg = NULL;
+  tq_status_t st = build_config(cli, &cfg);
+  if (st) return fail(st, EXIT_USAGE);
+  tqh_baseline_options_t o;
+  baseline_options(cfg, &o);
+  tqh_config_destroy(cfg);
+  tq_buf_t text;
+  tq_buf_init(&text, 0);
+  size_t regressions = 0;
+  st = tqh_baseline_compare_runs(cli->compare_a, cli->compare_b, &o, &text, &regressions);
+  if (text.data) fputs(text.data, stdout);
+  tq_buf_deinit(&text);
+  if (st) return fail(st, tq_status_code(st) == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
+  return regressions ? EXIT_FAILED : 0;
 }
 
 /* ---- Boards ------------------------------------------------------------------------------- */
@@ -1011,7 +1009,7 @@ int main(int argc, char **argv) {
   if (cli.upload && (rc = upload_options(&cli, cli.upload, &upload))) goto done;
   if (cli.baseline) { /* a missing or unreadable baseline is usage: no run folder is made */
     tqh_baseline_options_t bo;
-    if ((rc = baseline_options(&cli, &bo))) goto done;
+    baseline_options(cfg, &bo);
     if ((st = tqh_baseline_load(cli.baseline, &bo, &baseline))) {
       rc = fail(st, EXIT_USAGE);
       goto done;

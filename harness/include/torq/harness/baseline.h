@@ -6,9 +6,9 @@
  *   max(floor_pct, k * 100 * MAD / median of the baseline, the same of this run); a rise beyond
  *   it is a regression, a fall beyond it an improvement, anything else is within noise;
  * - every overview metric both records have (OVERALL, DMA, ..., µs of simulated time) and the
- *   compile-time cycle estimate (the property "estimated_cycles", when recorded): deterministic
- *   on the simulator, so any change is reported exactly; a rise beyond floor_pct is a
- *   regression, a fall beyond it an improvement.
+ *   compile-time cycle estimate ("estimated_cycles", in cycles, when both records have it):
+ *   deterministic, so any change is reported exactly; a rise beyond floor_pct is a regression,
+ *   a fall beyond it an improvement.
  * A test missing from the baseline is noted, never failed. */
 #ifndef TORQ_HARNESS_BASELINE_H
 #define TORQ_HARNESS_BASELINE_H
@@ -102,10 +102,13 @@ void tqh_baseline_verdict_deinit(tqh_baseline_verdict_t *v);
 
 /* Compares `record` with its test in the baseline and updates it: a PASSED test that regressed
  * becomes FAILED, failure_type "regression", with the message and the table as its text; every
- * compared or missing test gets the property "baseline". The record's new pointers live in `v`
- * (deinit it after the record was used). */
-tq_status_t tqh_baseline_apply(const tqh_baseline_t *baseline, tqh_test_record_t *record,
-                               tqh_baseline_verdict_t *v) TQ_MUST_USE;
+ * compared or missing test gets the property "baseline". `floor_pct` is the test's own floor
+ * (its resolved baseline_floor setting, config.h: the suite's and the test's `baseline:` beat
+ * configs/, the environment and the command line beat them); a negative value keeps the floor
+ * the baseline was loaded with. The record's new pointers live in `v` (deinit it after the
+ * record was used). */
+tq_status_t tqh_baseline_apply(const tqh_baseline_t *baseline, double floor_pct,
+                               tqh_test_record_t *record, tqh_baseline_verdict_t *v) TQ_MUST_USE;
 
 /* `torq-test compare RUN_A RUN_B`: appends the table of every test of B against A and a closing
  * line; *out_regressions counts the tests of B that regressed. */

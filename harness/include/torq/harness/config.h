@@ -17,8 +17,9 @@
  *
  * Setting keys: the same names in tqh_config_set and, upper-cased after "TORQ_", in the
  * environment. In YAML (configs and suites) `timeout` is SECONDS or {compile: S, run: S} and the
- * tolerances are `reference: {compare: BOOL, atol: X, rtol: Y}` (or `reference: BOOL`), so
- * compile_timeout, run_timeout, atol and rtol are not YAML keys of their own.
+ * tolerances are `reference: {compare: BOOL, atol: X, rtol: Y}` (or `reference: BOOL`), and the
+ * floor is `baseline: {floor: PCT}`, so compile_timeout, run_timeout, atol, rtol and
+ * baseline_floor are not YAML keys of their own.
  *
  *     key               value                          suite?  environment
  *     targets           sim and/or board names         yes     TORQ_TARGETS=sim,board1
@@ -32,6 +33,8 @@
  *     seed              default seed of random inputs  yes     TORQ_SEED=0
  *     compile_options   torq-compile options           yes     TORQ_COMPILE_OPTIONS="--a --b"
  *     function          the entry function             yes     TORQ_FUNCTION=main
+ *     baseline_floor    smallest regression threshold  yes     TORQ_BASELINE_FLOOR=5
+ *                       of --baseline, percent 0-10000
  *     results_dir       where runs write               no      TORQ_RESULTS_DIR=results
  *     cache_dir         the compile cache              no      TORQ_CACHE_DIR=build/cache
  *     jobs              parallel workers, >= 1         no      TORQ_JOBS=4
@@ -124,6 +127,7 @@ typedef enum tqh_setting_e {
   TQH_SET_SEED,
   TQH_SET_COMPILE_OPTIONS,
   TQH_SET_FUNCTION,
+  TQH_SET_BASELINE_FLOOR,
   TQH_SETTING_COUNT
 } tqh_setting_t;
 
@@ -142,6 +146,7 @@ typedef struct tqh_settings_s {
   const char *const *compile_options; /* torq-compile options ("--torq-hw=sl2610,lram=256K") */
   size_t compile_option_count;
   const char *function;             /* the entry function, "main" by default */
+  double baseline_floor_pct;        /* --baseline's smallest threshold, percent; 5 by default */
   uint8_t layer[TQH_SETTING_COUNT]; /* tqh_layer_t: where each value came from */
 } tqh_settings_t;
 
@@ -176,7 +181,8 @@ typedef struct tqh_config_s {
 
 /* Makes a configuration holding the built-in defaults: targets [sim], repeat 1, warmup 0,
  * compile_timeout 300 s, run_timeout 60 s, reference on, atol 1e-5, rtol 1e-3, seed 0, no compile
- * options, function "main", results_dir "results", cache_dir "build/cache", jobs 1, no boards.
+ * options, function "main", baseline_floor 5, results_dir "results", cache_dir "build/cache",
+ * jobs 1, no boards.
  * The caller owns *out_config (tqh_config_destroy). Errors: TQ_OUT_OF_MEMORY. */
 tq_status_t tqh_config_create(tqh_config_t **out_config) TQ_MUST_USE;
 
@@ -185,10 +191,11 @@ void tqh_config_destroy(tqh_config_t *config);
 
 /* Reads one YAML configuration file (layer CONFIG; later files override earlier ones). Keys:
  * results_dir, cache_dir, jobs, targets, repeat, warmup, timeout, reference, seed,
- * compile_options, function (as in suites) and `boards`, a list of {name, host, port, user,
- * key_file, known_hosts, board_root}; ${VAR} works in paths and board fields. Relative results_dir and cache_dir stay relative to the working
- * directory. Errors (all collected): as the suite loader's (unknown keys, wrong types, a board
- * name given twice ...). `errors` may be NULL. On error the configuration is left as it was. */
+ * compile_options, function, baseline (as in suites) and `boards`, a list of {name, host, port,
+ * user, key_file, known_hosts, board_root}; ${VAR} works in paths and board fields. Relative
+ * results_dir and cache_dir stay relative to the working directory. Errors (all collected): as the
+ * suite loader's (unknown keys, wrong types, a board name given twice ...). `errors` may be NULL.
+ * On error the configuration is left as it was. */
 tq_status_t tqh_config_load_file(tqh_config_t *config, const char *path,
                                  tqh_errors_t *errors) TQ_MUST_USE;
 

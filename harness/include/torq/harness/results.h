@@ -119,6 +119,12 @@ typedef struct tqh_test_record_s {
   double compile_s; /* time inside the compiler (0 on a cache hit or when not compiled) */
   double run_s;     /* time inside execution, all repetitions and warm-up */
 
+  /* The compiler's estimate of the model's NSS cycles (the sum of NssProgram.estimated_cycles,
+   * what tqc_compiled_estimated_cycles gives), also on a cache hit. Cycles, not µs, so it is not
+   * an overview metric: the overview blocks never see it; baselines compare it. */
+  int has_estimated_cycles; /* 0: not compiled (or an old record) */
+  uint64_t estimated_cycles;
+
   const tqh_record_metric_t *metrics; /* the overview metrics, in the trace's order; may be NULL */
   size_t metric_count;
   const tqh_property_t *properties; /* may be NULL */

@@ -12,8 +12,9 @@
  *   - inputs are ready for tqr_input_parse (an "@file" is rewritten to the resolved path) or say
  *     "random from the model's signature";
  *   - the settings (targets, repeat, warmup, timeouts, reference, tolerances, seed, compile
- *     options, function) are merged by precedence: built-in < configs < suite defaults < test <
- *     environment < command line (config.h), each value with the layer it came from;
+ *     options, function, baseline floor) are merged by precedence: built-in < configs < suite
+ *     defaults < test < environment < command line (config.h), each value with the layer it
+ *     came from;
  *   - one test per target: a test with two targets becomes two tests.
  *
  * Test ids: "<suite>/<test>", plus "[<target>]" when the test has more than one target
