@@ -28,7 +28,8 @@
   X(shell_quote)     \
   X(ssh)             \
   X(board)           \
-  X(baseline)
+  X(baseline)        \
+  X(html_report)
 
 #define TH_DECLARE_SUITE(name) Suite *name##_suite(void) __attribute__((weak));
 TH_SUITES(TH_DECLARE_SUITE)
