@@ -86,5 +86,6 @@ Suite *e2e_suite_internals(void);
 Suite *e2e_suite_boards(void);
 Suite *e2e_suite_baseline(void);
 Suite *e2e_suite_shard(void);
+Suite *e2e_suite_html(void);
 
 #endif
