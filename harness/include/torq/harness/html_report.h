@@ -15,9 +15,10 @@
  *   NPU unit tracks, a time axis with ticks, each event a <rect> with a <title>), its Host
  *   Profile Overview metrics as bars, and, with a baseline, each compared metric's baseline
  *   value, new value, change in percent and verdict (baseline.h).
- * A track with many events is drawn with at most TQH_HTML_MAX_RECTS rects: neighbours closer
- * than the width of the plot / TQH_HTML_MAX_RECTS are merged into one rect whose title says how
- * many events it holds, so a page stays small whatever the profile's size. A test without a
+ * A track with more than TQH_HTML_MAX_RECTS events is drawn with about that many rects: the
+ * events that start within (plot width / TQH_HTML_MAX_RECTS) of the first event of a rect are
+ * merged into it, and its title says how many it holds and how long they were busy, so a page
+ * stays small whatever the profile's size (about 1.7 MB for the 208 corpus tests). A test without a
  * profile (skipped, failed before running, profiling off) still gets its row and section; a
  * profile that cannot be read is a note in its test's section and a warning in `diags`, never a
  * failure of the report. Every text is HTML-escaped (tqh_html_escape).
@@ -37,7 +38,7 @@ extern "C" {
 #endif
 
 #define TQH_HTML_REPORT_FILE "index.html"
-#define TQH_HTML_MAX_RECTS 400 /* per timeline track */
+#define TQH_HTML_MAX_RECTS 200 /* per timeline track */
 
 /* Appends `len` bytes of UTF-8 `text` escaped for HTML text and double- or single-quoted
  * attribute values: & < > " ' become references, control characters and malformed UTF-8 become
