@@ -76,8 +76,8 @@ static tq_status_t pick_records(page_t *p) {
   for (size_t i = 0; i < n; i++) sorted[i] = i;
   qsort_r(sorted, n, sizeof(*sorted), cmp_by_id, p->records.items);
   for (size_t i = 0; i < n; i++)
-    keep[sorted[i]] =
-        i + 1 == n || strcmp(p->records.items[sorted[i]].id, p->records.items[sorted[i + 1]].id);
+    keep[sorted[i]] = i + 1 == n || strcmp(p->records.items[sorted[i]].id,
+                                           p->records.items[sorted[i + 1]].id) != 0;
   for (size_t i = 0; i < n; i++)
     if (keep[i]) p->order[p->count++] = i;
   tq_free(sorted);
@@ -137,7 +137,8 @@ static const char *page_css =
  * data-v, the others as text; a second click reverses. The headers get a tooltip saying so. */
 static const char *page_js =
     "document.querySelectorAll('table.sortable th').forEach(function(th,i){"
-    "th.title='Click to sort';th.addEventListener('click',function(){var b=th.closest('table').tBodies[0],"
+    "th.title='Click to sort';th.addEventListener('click',function(){var "
+    "b=th.closest('table').tBodies[0],"
     "d=th.dataset.dir==='a'?-1:1,num=th.classList.contains('n');th.dataset.dir=d>0?'a':'d';"
     "function v(r){var c=r.cells[i];if(!num)return c.textContent;var x=parseFloat(c.dataset.v);"
     "return isNaN(x)?-Infinity:x;}"

@@ -191,20 +191,21 @@ static tq_status_t draw(const row_t *rows, size_t num_rows, ev_t *ev, size_t n, 
 tq_status_t tqh__html_timeline(const tqh_trace_t *trace, size_t max_rects, tq_buf_t *out) {
   row_t *rows = tq_calloc(trace->num_tracks + 1, sizeof(*rows));
   ev_t *ev = tq_calloc(trace->num_slices + 1, sizeof(*ev));
-  tq_status_t st = NULL;
-  size_t num_rows = 0, n = 0;
-  if (!rows || !ev) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory drawing a timeline");
-  if (!st) num_rows = collect_rows(trace, rows);
-  for (size_t i = 0; !st && i < trace->num_slices; i++) {
+  if (!rows || !ev) {
+    tq_free(rows);
+    tq_free(ev);
+    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory drawing a timeline");
+  }
+  size_t num_rows = collect_rows(trace, rows), n = 0;
+  for (size_t i = 0; i < trace->num_slices; i++) {
     const tqh_trace_slice_t *s = &trace->slices[i];
     size_t r = row_of(rows, num_rows, s->track_uuid);
     if (r == SIZE_MAX || s->end_ns < s->start_ns) continue;
     ev[n++] = (ev_t){r, s->start_ns, s->end_ns, s->name ? s->name : ""};
   }
-  if (!st && !n)
-    st = tq_buf_append_cstr(out, "<p class=\"note\">The profile holds no events.</p>\n");
-  else if (!st)
-    st = draw(rows, num_rows, ev, n, max_rects, out);
+  tq_status_t st =
+      n ? draw(rows, num_rows, ev, n, max_rects, out)
+        : tq_buf_append_cstr(out, "<p class=\"note\">The profile holds no events.</p>\n");
   tq_free(rows);
   tq_free(ev);
   return st;
