@@ -17,6 +17,7 @@ int main(void) {
   srunner_add_suite(sr, e2e_suite_baseline());
   srunner_add_suite(sr, e2e_suite_shard());
   srunner_add_suite(sr, e2e_suite_upload());
+  srunner_add_suite(sr, e2e_suite_html());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

@@ -220,6 +220,10 @@ const tqh_test_record_t *tqh_baseline_find(const tqh_baseline_t *baseline, const
   return find_in(&baseline->records, id);
 }
 
+const tqh_baseline_options_t *tqh_baseline_options(const tqh_baseline_t *baseline) {
+  return &baseline->options;
+}
+
 void tqh_baseline_verdict_init(tqh_baseline_verdict_t *v) { memset(v, 0, sizeof(*v)); }
 
 void tqh_baseline_verdict_deinit(tqh_baseline_verdict_t *v) {

@@ -29,7 +29,8 @@
   X(ssh)             \
   X(board)           \
   X(baseline)        \
-  X(upload)
+  X(upload)          \
+  X(html_report)
 
 #define TH_DECLARE_SUITE(name) Suite *name##_suite(void) __attribute__((weak));
 TH_SUITES(TH_DECLARE_SUITE)

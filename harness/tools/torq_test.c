@@ -4,7 +4,7 @@
  * any test runs), selects tests with -k / -m, and runs them.
  *
  *   torq-test [SUITE.yaml ...] [options]      run (default suite: suites/smoke.yaml)
- *   torq-test report RUN_DIR                  rebuild junit.xml and summary.txt from the journal
+ *   torq-test report RUN_DIR [--baseline=RUN_DIR]  rebuild junit.xml, summary.txt and index.html
  *   torq-test compare RUN_A RUN_B             compare two runs' metrics (baseline.h)
  *   torq-test merge RUN_DIR... [--results-dir=DIR]  merge shard runs into a new run
  *   torq-test upload RUN_DIR [--upload=URL]   send a run's upload backlog (upload.h)
@@ -28,6 +28,7 @@
 #include "torq/harness/baseline.h"
 #include "torq/harness/board.h"
 #include "torq/harness/config.h"
+#include "torq/harness/html_report.h"
 #include "torq/harness/results.h"
 #include "torq/harness/runner.h"
 #include "torq/harness/select.h"
@@ -84,13 +85,14 @@ typedef struct cli_s {
 
 static void usage(FILE *f) {
   fputs("usage: " TOOL " [SUITE.yaml ...] [options]\n"
-        "       " TOOL " report RUN_DIR\n"
+        "       " TOOL " report RUN_DIR [--baseline=RUN_DIR]\n"
         "       " TOOL " compare RUN_A RUN_B\n"
         "       " TOOL " merge RUN_DIR... [--results-dir=DIR]\n"
         "       " TOOL " upload RUN_DIR [--upload=URL]\n"
         "\n"
         "Compiles, runs (on the simulator), checks and profiles the tests of YAML suites, and\n"
-        "writes results/<run-id>/ with junit.xml, summary.txt and one folder per test.\n"
+        "writes results/<run-id>/ with junit.xml, summary.txt, index.html (the HTML report)\n"
+        "and one folder per test.\n"
         "Without a suite, runs " DEFAULT_SUITE ".\n"
         "\n"
         "Selection:\n"
@@ -356,13 +358,44 @@ static void install_signals(void) {
   sigaction(SIGHUP, &sa, NULL);
 }
 
+static tq_status_t build_config(const cli_t *cli, tqh_config_t **out_cfg) TQ_MUST_USE;
+static void baseline_options(const tqh_config_t *cfg, tqh_baseline_options_t *o);
+
+/* Writes RUN_DIR/index.html (html_report.h). The run's results are complete without it, so a
+ * failure is reported and leaves the exit status alone; 1 when it was written. */
+static int write_html_report(const char *run_dir, const tqh_baseline_t *baseline) {
+  tqh_diags_t diags;
+  tqh_diags_init(&diags);
+  tq_status_t st = tqh_html_report_write(run_dir, baseline, &diags);
+  tqh_diags_deinit(&diags);
+  if (!st) return 1;
+  char *text = tq_status_format(st, 0);
+  fprintf(stderr, TOOL ": the HTML report was not written: %s\n",
+          text ? text : tq_status_message(st));
+  free(text);
+  tq_status_free(st);
+  return 0;
+}
+
 static int run_report(const cli_t *cli) {
+  tqh_baseline_t *baseline = NULL;
   char *problems = NULL;
-  tq_status_t st = tqh_results_rebuild(cli->report_dir, NULL, &problems);
+  tq_status_t st = NULL;
+  if (cli->baseline) {
+    tqh_config_t *cfg = NULL;
+    if ((st = build_config(cli, &cfg))) return fail(st, EXIT_USAGE);
+    tqh_baseline_options_t bo;
+    baseline_options(cfg, &bo);
+    tqh_config_destroy(cfg);
+    if ((st = tqh_baseline_load(cli->baseline, &bo, &baseline))) return fail(st, EXIT_USAGE);
+  }
+  st = tqh_results_rebuild(cli->report_dir, NULL, &problems);
   if (problems) {
     fputs(problems, stderr);
     tq_free(problems);
   }
+  int html = !st && write_html_report(cli->report_dir, baseline);
+  tqh_baseline_destroy(baseline);
   if (st) return fail(st, tq_status_code(st) == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
   tq_buf_t path, text;
   tq_buf_init(&path, 0);
@@ -372,9 +405,10 @@ static int run_report(const cli_t *cli) {
   if (!st) tq_buf_deinit(&text);
   tq_buf_deinit(&path);
   if (st) return fail(st, EXIT_INFRA);
-  printf("Rebuilt %s/junit.xml and %s/summary.txt from the journal.\n", cli->report_dir,
-         cli->report_dir);
-  return 0;
+  printf("Rebuilt %s/junit.xml, %s/summary.txt%s%s%s from the journal.\n", cli->report_dir,
+         cli->report_dir, html ? " and " : "", html ? cli->report_dir : "",
+         html ? "/" TQH_HTML_REPORT_FILE : "");
+  return html ? 0 : EXIT_INFRA;
 }
 
 static tq_status_t parse_seconds(const char *option, const char *env, const char *text,
@@ -852,6 +886,7 @@ static int run_merge(const cli_t *cli, int argc, char **argv) {
   }
   tq_status_free(st);
   tq_buf_deinit(&path);
+  write_html_report(run_dir, NULL);
   printf("Merged %zu run%s into %s/\n", cli->num_suites, cli->num_suites == 1 ? "" : "s",
          run_dir);
   tq_free(run_dir);
@@ -1101,6 +1136,7 @@ int main(int argc, char **argv) {
   tqh_runner_summary_t summary;
   st = tqh_runner_run_boards(&opts, boards.count ? &boards.run : NULL,
                              (const tqh_test_t *const *)selected, num_selected, results, &summary);
+  if (!st) write_html_report(tqh_results_run_dir(results), baseline);
   if (uploader) {
     /* Even after a failed run: what was recorded is worth sending. */
     tqh_upload_report_t ur;

@@ -85,6 +85,8 @@ tq_status_t tqh_baseline_load(const char *path, const tqh_baseline_options_t *op
 void tqh_baseline_destroy(tqh_baseline_t *baseline);
 /* The test of that id in the baseline (the last one recorded), or NULL; borrowed. */
 const tqh_test_record_t *tqh_baseline_find(const tqh_baseline_t *baseline, const char *id);
+/* The options the baseline was loaded with; borrowed, lives as long as `baseline`. */
+const tqh_baseline_options_t *tqh_baseline_options(const tqh_baseline_t *baseline);
 
 /* What applying the baseline to one finished test gave; owned strings. */
 typedef struct tqh_baseline_verdict_s {

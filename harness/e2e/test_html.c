@@ -1,0 +1,171 @@
+/* The HTML report end to end: a run of a passing and a failing test writes index.html, `torq-test
+ * report` writes it again, `merge` writes one for the merged run, and headless Chromium renders
+ * it: the DOM after the page's script ran holds every test id and the timeline's SVG, and a
+ * screenshot is a real PNG. The rendering is skipped (saying so) when /usr/bin/chromium is
+ * absent (scripts/install-test-tools installs it). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "e2e.h"
+
+#define CHROMIUM "/usr/bin/chromium"
+#define CHROMIUM_TIMEOUT_S 60
+
+/* Runs Chromium headless on `page` with one more argument (`what`) and a fresh profile folder,
+ * stdout to `out_path`; kills its process group after CHROMIUM_TIMEOUT_S. Returns its exit
+ * status, or -1 when it was killed. */
+static int chromium(const char *scratch, const char *what, const char *page, const char *out_path) {
+  char *profile = e2e_path("%s/chromium-XXXXXX", scratch);
+  ck_assert_ptr_nonnull(mkdtemp(profile));
+  char *user_data = e2e_path("--user-data-dir=%s", profile);
+  char *url = e2e_path("file://%s", page);
+  const char *argv[] = {CHROMIUM,
+                        "--headless",
+                        "--no-sandbox",
+                        "--disable-gpu",
+                        "--disable-quic",
+                        "--no-first-run",
+                        "--disable-background-networking",
+                        "--disable-component-update",
+                        "--disable-sync",
+                        user_data,
+                        "--window-size=1280,2000",
+                        what,
+                        url,
+                        NULL};
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    setpgid(0, 0);
+    FILE *out = freopen(out_path, "w", stdout);
+    FILE *err = freopen("/dev/null", "w", stderr);
+    if (out && err) execv(CHROMIUM, (char *const *)argv);
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  int status = 0, killed = 0;
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) break;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!killed && now.tv_sec - start.tv_sec >= CHROMIUM_TIMEOUT_S) {
+      kill(-pid, SIGKILL);
+      killed = 1;
+    }
+    usleep(50 * 1000);
+  }
+  free(profile);
+  free(user_data);
+  free(url);
+  if (killed) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static size_t file_size(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0 ? (size_t)sb.st_size : 0;
+}
+
+START_TEST(run_writes_index_html_that_chromium_renders) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *add = e2e_path("%s/add.mlir", s.dir), *broken = e2e_path("%s/broken.mlir", s.dir);
+  e2e_write_add_model(add);
+  e2e_write_broken_model(broken);
+  char *suite = e2e_path("%s/h.yaml", s.dir);
+  e2e_write(suite,
+            "suite: h\ntests:\n  - name: a\n    model: add.mlir\n    repeat: 3\n"
+            "  - name: broken\n    model: broken.mlir\n");
+  e2e_proc_t p;
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, "-q", NULL}, &p);
+  ck_assert_msg(p.exit_code == 1, "exit %d\n%s%s", p.exit_code, p.out, p.err);
+  ck_assert_msg(strstr(p.err, "HTML report") == NULL, "%s", p.err);
+  e2e_proc_free(&p);
+  char *run = e2e_only_run(&s);
+  char *page = e2e_path("%s/index.html", run);
+  char *html = e2e_read(page);
+  ck_assert_msg(html != NULL, "no %s", page);
+  ck_assert_ptr_nonnull(strstr(html, "id=\"t-h+a\""));
+  ck_assert_ptr_nonnull(strstr(html, "id=\"t-h+broken\""));
+  free(html);
+
+  /* `report` writes it again. */
+  ck_assert_int_eq(unlink(page), 0);
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){"report", run, NULL}, &p);
+  ck_assert_msg(p.exit_code == 0, "exit %d\n%s%s", p.exit_code, p.out, p.err);
+  ck_assert_ptr_nonnull(strstr(p.out, "/index.html from the journal"));
+  e2e_proc_free(&p);
+  ck_assert(e2e_exists(page));
+
+  /* So does `merge`, for the merged run. */
+  char *merged_root = e2e_path("--results-dir=%s/merged", s.dir);
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){"merge", run, merged_root, NULL}, &p);
+  ck_assert_msg(p.exit_code == 1, "exit %d\n%s%s", p.exit_code, p.out, p.err);
+  const char *into = strstr(p.out, " into ");
+  ck_assert_msg(into != NULL, "%s", p.out);
+  char *merged_page = e2e_path("%.*sindex.html", (int)strcspn(into + 6, "\n"), into + 6);
+  ck_assert_msg(e2e_exists(merged_page), "no %s", merged_page);
+  free(merged_page);
+  free(merged_root);
+  e2e_proc_free(&p);
+
+  if (access(CHROMIUM, X_OK) != 0) {
+    printf(
+        "html: skipping the rendering checks: %s is not installed "
+        "(scripts/install-test-tools)\n",
+        CHROMIUM);
+  } else {
+    char *dom_path = e2e_path("%s/dom.html", s.dir);
+    int rc = chromium(s.dir, "--dump-dom", page, dom_path);
+    ck_assert_msg(rc == 0, "chromium --dump-dom: %d", rc);
+    char *dom = e2e_read(dom_path);
+    ck_assert_ptr_nonnull(dom);
+    ck_assert_msg(strstr(dom, "id=\"t-h+a\"") && strstr(dom, "id=\"t-h+broken\""),
+                  "a test id is missing from the DOM");
+    ck_assert_uint_eq(e2e_count(dom, "<svg class=\"timeline\""), 1);
+    ck_assert_uint_gt(e2e_count(dom, "<rect "), 5);
+    ck_assert_uint_gt(e2e_count(dom, "title=\"Click to sort\""), 5); /* the script ran */
+    free(dom);
+    free(dom_path);
+
+    char *png = e2e_path("%s/index.png", run), *shot = e2e_path("--screenshot=%s", png);
+    char *log = e2e_path("%s/screenshot.log", s.dir);
+    rc = chromium(s.dir, shot, page, log);
+    ck_assert_msg(rc == 0, "chromium --screenshot: %d", rc);
+    FILE *f = fopen(png, "rb");
+    ck_assert_msg(f != NULL, "no screenshot %s", png);
+    unsigned char sig[8] = {0};
+    ck_assert_uint_eq(fread(sig, 1, 8, f), 8);
+    fclose(f);
+    ck_assert(memcmp(sig, "\x89PNG\r\n\x1a\n", 8) == 0);
+    ck_assert_uint_gt(file_size(png), 20000);
+    free(png);
+    free(shot);
+    free(log);
+  }
+  free(page);
+  free(run);
+  free(suite);
+  free(add);
+  free(broken);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
+Suite *e2e_suite_html(void) {
+  Suite *s = suite_create("html");
+  TCase *tc = tcase_create("html");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, run_writes_index_html_that_chromium_renders);
+  suite_add_tcase(s, tc);
+  return s;
+}

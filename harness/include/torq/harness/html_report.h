@@ -1,0 +1,60 @@
+/* The HTML report of a run: RUN_DIR/index.html, one static page (no scripts, fonts, images or
+ * styles fetched from anywhere: the CSS is inline and a few lines of inline JavaScript sort the
+ * summary table).
+ *
+ * What the page holds, all of it read from the run folder (DESIGN 5.7):
+ * - a header: run id, start and finish time, host, target, git revision, command line (run.json)
+ *   and the number of tests per outcome (the journal's records);
+ * - the summary table, one row per test (id, suite, outcome, median wall time, OVERALL, cache,
+ *   message; with a baseline also the verdict against it), sortable by a click on a column
+ *   header (numeric columns by the value in their cells' data-v attribute); each id links to
+ *   the test's section;
+ * - one section per test (anchor "t-<test id>"): its message and failure text, its facts, where
+ *   its time went (compile, run, the rest), a timeline drawn as inline SVG from its profile.pb
+ *   (every track of the Perfetto exporter (perfetto.h) but the overview's: the Host rows and the
+ *   NPU unit tracks, a time axis with ticks, each event a <rect> with a <title>), its Host
+ *   Profile Overview metrics as bars, and, with a baseline, each compared metric's baseline
+ *   value, new value, change in percent and verdict (baseline.h).
+ * A track with more than TQH_HTML_MAX_RECTS events is drawn with about that many rects: the
+ * events that start within (plot width / TQH_HTML_MAX_RECTS) of the first event of a rect are
+ * merged into it, and its title says how many it holds and how long they were busy, so a page
+ * stays small whatever the profile's size (about 1.7 MB for the 208 corpus tests). A test without a
+ * profile (skipped, failed before running, profiling off) still gets its row and section; a
+ * profile that cannot be read is a note in its test's section and a warning in `diags`, never a
+ * failure of the report. Every text is HTML-escaped (tqh_html_escape).
+ */
+#ifndef TORQ_HARNESS_HTML_REPORT_H
+#define TORQ_HARNESS_HTML_REPORT_H
+
+#include <stddef.h>
+
+#include "torq/base/status.h"
+#include "torq/base/str.h"
+#include "torq/harness/baseline.h"
+#include "torq/harness/diag.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TQH_HTML_REPORT_FILE "index.html"
+#define TQH_HTML_MAX_RECTS 200 /* per timeline track */
+
+/* Appends `len` bytes of UTF-8 `text` escaped for HTML text and double- or single-quoted
+ * attribute values: & < > " ' become references, control characters and malformed UTF-8 become
+ * U+FFFD (what XML 1.0 allows is a subset of what HTML does: junit.h's escaper). */
+tq_status_t tqh_html_escape(const char *text, size_t len, tq_buf_t *out) TQ_MUST_USE;
+
+/* Writes RUN_DIR/index.html (above) atomically (a temporary name renamed into place) from
+ * RUN_DIR/run.json, RUN_DIR/journal.jsonl (a later record of the same test id wins, as in the
+ * reports) and each test's profile.pb. `baseline` (borrowed; NULL: none) adds the comparisons,
+ * with the baseline's own options. Problems that do not stop the page (corrupt journal lines, an
+ * unreadable run.json or profile) go to `diags` (may be NULL). Errors: TQ_NOT_FOUND (no
+ * journal), TQ_IO (naming the file), TQ_OUT_OF_MEMORY. */
+tq_status_t tqh_html_report_write(const char *run_dir, const tqh_baseline_t *baseline,
+                                  tqh_diags_t *diags) TQ_MUST_USE;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

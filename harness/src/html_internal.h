@@ -1,0 +1,24 @@
+/* Private parts of the HTML report (html_report.h): the timeline SVG (html_svg.c) used by the
+ * page (html_report.c). Tests include this header to test them directly. */
+#ifndef TORQ_HARNESS_SRC_HTML_INTERNAL_H
+#define TORQ_HARNESS_SRC_HTML_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "torq/base/status.h"
+#include "torq/base/str.h"
+#include "torq/harness/perfetto.h"
+
+/* The distance between the time axis' ticks for a span of `span_ns`: 1, 2 or 5 times a power of
+ * ten, the smallest that gives at most `max_ticks` intervals (at least 1). */
+uint64_t tqh__html_tick_step(uint64_t span_ns, unsigned max_ticks);
+
+/* Appends the timeline of `trace` as one <svg> element: a row per track (the top-level tracks
+ * as group headings, the overview's tracks left out), a time axis with ticks from the first
+ * event, and a <rect> with a <title> per event, at most `max_rects` per track (closer
+ * neighbours merged). A trace without events gives a <p class="note"> instead. */
+tq_status_t tqh__html_timeline(const tqh_trace_t *trace, size_t max_rects,
+                               tq_buf_t *out) TQ_MUST_USE;
+
+#endif

@@ -1,0 +1,525 @@
+/* The HTML report of a run (html_report.h): the page, its summary table and the tests'
+ * sections; the timelines are drawn by html_svg.c. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "harness_internal.h"
+#include "html_internal.h"
+#include "results_internal.h"
+#include "torq/base/alloc.h"
+#include "torq/base/file.h"
+#include "torq/harness/html_report.h"
+#include "torq/harness/junit.h"
+#include "torq/harness/overview.h"
+#include "torq/harness/perfetto.h"
+
+#define MAX_TEXT 16384          /* a failure's text shown in the page */
+#define MAX_RUN_JSON (1u << 20) /* run.json is small; a larger one is not ours */
+
+tq_status_t tqh_html_escape(const char *text, size_t len, tq_buf_t *out) {
+  return tqh_xml_escape(text, len, 1, out);
+}
+
+static tq_status_t esc(tq_buf_t *out, const char *s) {
+  return s ? tqh_html_escape(s, strlen(s), out) : NULL;
+}
+
+static tq_status_t oom(void) {
+  return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+}
+
+typedef struct page_s {
+  const char *run_dir;
+  const tqh_baseline_t *baseline;
+  tqh_diags_t *diags; /* may be NULL */
+  tqh__records_t records;
+  size_t *order; /* the records shown: the last of each id, in journal order */
+  size_t count;
+  tq_arena_t arena;
+  const tqh__json_t *run; /* run.json, or NULL */
+} page_t;
+
+static void warn(page_t *p, const char *file, const char *fmt, ...) TQ_PRINTF(3, 4);
+static void warn(page_t *p, const char *file, const char *fmt, ...) {
+  if (!p->diags) return;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  tqh_diags_add(p->diags, TQH_WARNING, file, 0, "%s", msg);
+}
+
+static int cmp_by_id(const void *a, const void *b, void *ctx) {
+  const tqh_test_record_t *items = ctx;
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  int c = strcmp(items[x].id, items[y].id);
+  return c ? c : (x > y) - (x < y);
+}
+
+/* Keeps the last record of each id, in journal order. */
+static tq_status_t pick_records(page_t *p) {
+  size_t n = p->records.count;
+  size_t *sorted = tq_calloc(n + 1, sizeof(*sorted));
+  unsigned char *keep = tq_calloc(n + 1, 1);
+  p->order = tq_calloc(n + 1, sizeof(*p->order));
+  if (!sorted || !keep || !p->order) {
+    tq_free(sorted);
+    tq_free(keep);
+    return oom();
+  }
+  for (size_t i = 0; i < n; i++) sorted[i] = i;
+  qsort_r(sorted, n, sizeof(*sorted), cmp_by_id, p->records.items);
+  for (size_t i = 0; i < n; i++)
+    keep[sorted[i]] = i + 1 == n || strcmp(p->records.items[sorted[i]].id,
+                                           p->records.items[sorted[i + 1]].id) != 0;
+  for (size_t i = 0; i < n; i++)
+    if (keep[i]) p->order[p->count++] = i;
+  tq_free(sorted);
+  tq_free(keep);
+  return NULL;
+}
+
+static void read_run_json(page_t *p) {
+  tq_buf_t path, text;
+  tq_buf_init(&path, 0);
+  tq_buf_init(&text, 0);
+  tqh__json_t *v = NULL;
+  tq_status_t st = tq_buf_printf(&path, "%s/run.json", p->run_dir);
+  if (!st) st = tq_file_read(path.data, MAX_RUN_JSON, &text);
+  if (!st) st = tqh__json_parse(&p->arena, "run.json", text.data ? text.data : "", text.len, &v);
+  if (st) {
+    warn(p, "run.json", "%s (the page's header shows less)", tq_status_message(st));
+    tq_status_free(st);
+  } else if (v->kind == TQH__JSON_OBJECT) {
+    p->run = v;
+  }
+  tq_buf_deinit(&path);
+  tq_buf_deinit(&text);
+}
+
+/* A string member of run.json, or NULL. */
+static const char *run_str(const page_t *p, const char *key) {
+  const tqh__json_t *v = p->run ? tqh__json_get(p->run, key) : NULL;
+  return v && v->kind == TQH__JSON_STRING ? v->string : NULL;
+}
+
+static const char *page_css =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:16px 24px;color:#222}"
+    "h1{font-size:22px;margin:0 0 8px}h2{font-size:17px;margin:0 0 6px}"
+    "h3{font-size:14px;margin:12px 0 4px}"
+    "table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #ddd;"
+    "text-align:left;vertical-align:top}"
+    "th{background:#f3f3f3}table.sortable th{cursor:pointer}td.n{text-align:right}"
+    "dl{display:grid;grid-template-columns:max-content auto;gap:0 12px;margin:0}dt{color:#666}"
+    "dd{margin:0}section.test{border-top:2px solid #ccc;padding:12px 0;margin-top:12px}"
+    ".o-passed,.o-xfailed{color:#17702b}.o-failed,.o-error{color:#b3261e}"
+    ".o-skipped,.o-not_run,.o-xpassed{color:#8a6d00}.chip{margin-right:12px;font-weight:600}"
+    ".note{color:#8a6d00;font-style:italic}.msg{white-space:pre-wrap}"
+    "pre{background:#f7f7f7;padding:6px;overflow:auto;max-height:320px}"
+    ".m{display:grid;grid-template-columns:120px 420px auto;gap:8px;align-items:center}"
+    ".bar{background:#eee;height:10px}.bar i{display:block;height:10px;background:#3b6ea8}"
+    ".stack{display:flex;width:560px;height:12px;background:#eee}.stack i{display:block}"
+    ".k0{background:#7e57c2}.k1{background:#3b6ea8}.k2{background:#9e9e9e}"
+    ".v-regression{color:#b3261e;font-weight:600}.v-improvement{color:#17702b;font-weight:600}"
+    ".v-unchanged{color:#666}"
+    "svg.timeline{display:block;margin:4px 0}svg text{font:11px sans-serif}"
+    "svg .th{font-weight:bold}svg .tl{text-anchor:middle;fill:#555}svg .tick{stroke:#ddd}"
+    ".c0{fill:#3b6ea8}.c1{fill:#e07b39}.c2{fill:#4caf50}.c3{fill:#c2185b}.c4{fill:#7e57c2}"
+    ".c5{fill:#00897b}.c6{fill:#8d6e63}.c7{fill:#5c6bc0}";
+
+/* Sorts the table whose header is clicked: numeric columns (class "n") by their cells'
+ * data-v, the others as text; a second click reverses. The headers get a tooltip saying so. */
+static const char *page_js =
+    "document.querySelectorAll('table.sortable th').forEach(function(th,i){"
+    "th.title='Click to sort';th.addEventListener('click',function(){var "
+    "b=th.closest('table').tBodies[0],"
+    "d=th.dataset.dir==='a'?-1:1,num=th.classList.contains('n');th.dataset.dir=d>0?'a':'d';"
+    "function v(r){var c=r.cells[i];if(!num)return c.textContent;var x=parseFloat(c.dataset.v);"
+    "return isNaN(x)?-Infinity:x;}"
+    "Array.from(b.rows).sort(function(x,y){var a=v(x),c=v(y);"
+    "return d*(num?(a<c?-1:a>c?1:0):a.localeCompare(c));})"
+    ".forEach(function(r){b.appendChild(r);});});});";
+
+static double metric_us(const tqh_test_record_t *r, const char *name, int *found) {
+  for (size_t i = 0; i < r->metric_count; i++)
+    if (r->metrics[i].name && !strcmp(r->metrics[i].name, name)) {
+      *found = 1;
+      return r->metrics[i].us;
+    }
+  *found = 0;
+  return 0;
+}
+
+static uint64_t ns_of(double v, double scale) {
+  double ns = v * scale;
+  if (!isfinite(ns) || ns <= 0) return 0;
+  return ns >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(ns);
+}
+
+static tq_status_t duration(tq_buf_t *out, double v, double scale) {
+  char d[32];
+  tqh_format_duration(ns_of(v, scale), d);
+  return esc(out, d);
+}
+
+static const char *cache_name(tqh_cache_t c) {
+  return c == TQH_CACHE_HIT ? "hit" : c == TQH_CACHE_MISS ? "miss" : "";
+}
+
+/* The verdict of one baseline row in the page's words, also its CSS class. */
+static const char *verdict(tqh_baseline_change_t c) {
+  return c == TQH_BASELINE_REGRESSED  ? "regression"
+         : c == TQH_BASELINE_IMPROVED ? "improvement"
+                                      : "unchanged";
+}
+
+/* The comparison of a test with the baseline; 0 when there is none (no baseline, not in it,
+ * not run). */
+static int compare(const page_t *p, const tqh_test_record_t *r, tqh_baseline_comparison_t *c,
+                   tq_status_t *out_st) {
+  *out_st = NULL;
+  memset(c, 0, sizeof(*c));
+  const tqh_test_record_t *base = p->baseline ? tqh_baseline_find(p->baseline, r->id) : NULL;
+  if (!base || r->outcome == TQH_OUTCOME_SKIPPED || r->outcome == TQH_OUTCOME_NOT_RUN) return 0;
+  *out_st = tqh_baseline_compare(tqh_baseline_options(p->baseline), base, r, c);
+  return !*out_st;
+}
+
+static tq_status_t header(page_t *p, tq_buf_t *out) {
+  const char *id = run_str(p, "run_id");
+  const char *slash = strrchr(p->run_dir, '/');
+  if (!id) id = slash && slash[1] ? slash + 1 : p->run_dir;
+  TQ_TRY(tq_buf_append_cstr(out,
+                            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                            "<title>Torq bench run "));
+  TQ_TRY(esc(out, id));
+  TQ_TRY(
+      tq_buf_printf(out, "</title><style>%s</style></head>\n<body>\n<header><h1>Run ", page_css));
+  TQ_TRY(esc(out, id));
+  TQ_TRY(tq_buf_append_cstr(out, "</h1><dl>"));
+  static const char *const fields[][2] = {
+      {"started_at", "Started"}, {"finished_at", "Finished"},
+      {"hostname", "Host"},      {"target", "Target"},
+      {"board", "Board"},        {"tool_version", "Tool"},
+      {"git_revision", "Git"},   {"command_line", "Command line"}};
+  for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+    const char *v = run_str(p, fields[i][0]);
+    if (!v) continue;
+    TQ_TRY(tq_buf_printf(out, "<dt>%s</dt><dd>", fields[i][1]));
+    TQ_TRY(esc(out, v));
+    TQ_TRY(tq_buf_append_cstr(out, "</dd>"));
+  }
+  if (p->baseline)
+    TQ_TRY(tq_buf_printf(out, "<dt>Baseline</dt><dd>compared (floor %.1f%%)</dd>",
+                         tqh_baseline_options(p->baseline)->floor_pct));
+  size_t counts[TQH_OUTCOME_COUNT] = {0};
+  for (size_t i = 0; i < p->count; i++) {
+    tqh_outcome_t o = p->records.items[p->order[i]].outcome;
+    if (o < TQH_OUTCOME_COUNT) counts[o]++;
+  }
+  TQ_TRY(tq_buf_printf(out, "</dl>\n<p class=\"counts\"><span class=\"chip\">%zu test%s</span>",
+                       p->count, p->count == 1 ? "" : "s"));
+  for (int o = 0; o < TQH_OUTCOME_COUNT; o++) {
+    if (!counts[o]) continue;
+    const char *name = tqh_outcome_name((tqh_outcome_t)o);
+    TQ_TRY(tq_buf_printf(out, "<span class=\"chip o-%s\">%zu %s</span>", name, counts[o], name));
+  }
+  return tq_buf_append_cstr(out, "</p></header>\n");
+}
+
+static tq_status_t summary_row(const page_t *p, const tqh_test_record_t *r, tq_buf_t *out) {
+  const char *o = tqh_outcome_name(r->outcome);
+  TQ_TRY(tq_buf_append_cstr(out, "<tr><td><a href=\"#t-"));
+  TQ_TRY(esc(out, r->id));
+  TQ_TRY(tq_buf_append_cstr(out, "\">"));
+  TQ_TRY(esc(out, r->id));
+  TQ_TRY(tq_buf_append_cstr(out, "</a></td><td>"));
+  TQ_TRY(esc(out, r->classname));
+  TQ_TRY(tq_buf_printf(out, "</td><td class=\"o-%s\">%s</td>", o, o));
+  if (r->has_wall_time) {
+    TQ_TRY(tq_buf_printf(out, "<td class=\"n\" data-v=\"%.9g\">", r->wall_time_s));
+    TQ_TRY(duration(out, r->wall_time_s, 1e9));
+  } else {
+    TQ_TRY(tq_buf_append_cstr(out, "<td class=\"n\" data-v=\"\">"));
+  }
+  int has = 0;
+  double overall = metric_us(r, TQH_METRIC_OVERALL, &has);
+  if (has) {
+    TQ_TRY(tq_buf_printf(out, "</td><td class=\"n\" data-v=\"%.9g\">", overall));
+    TQ_TRY(duration(out, overall, 1e3));
+  } else {
+    TQ_TRY(tq_buf_append_cstr(out, "</td><td class=\"n\" data-v=\"\">"));
+  }
+  TQ_TRY(tq_buf_printf(out, "</td><td>%s</td>", cache_name(r->cache)));
+  if (p->baseline) {
+    tqh_baseline_comparison_t c;
+    tq_status_t st;
+    const char *v = "not in the baseline";
+    if (compare(p, r, &c, &st))
+      v = c.regressions ? "regression" : c.improvements ? "improvement" : "unchanged";
+    tqh_baseline_comparison_deinit(&c);
+    TQ_TRY(st);
+    TQ_TRY(tq_buf_printf(out, "<td class=\"v-%s\">%s</td>", v[0] == 'n' ? "none" : v, v));
+  }
+  TQ_TRY(tq_buf_append_cstr(out, "<td class=\"msg\">"));
+  TQ_TRY(esc(out, r->message));
+  return tq_buf_append_cstr(out, "</td></tr>\n");
+}
+
+static tq_status_t summary_table(const page_t *p, tq_buf_t *out) {
+  TQ_TRY(tq_buf_printf(out,
+                       "<h2>Tests</h2>\n<table class=\"sortable\" id=\"summary\"><thead><tr>"
+                       "<th>Test</th><th>Suite</th><th>Outcome</th><th class=\"n\">Wall time "
+                       "(median)</th><th class=\"n\">OVERALL</th><th>Cache</th>%s"
+                       "<th>Message</th></tr></thead><tbody>\n",
+                       p->baseline ? "<th>Baseline</th>" : ""));
+  for (size_t i = 0; i < p->count; i++) TQ_TRY(summary_row(p, &p->records.items[p->order[i]], out));
+  return tq_buf_append_cstr(out, "</tbody></table>\n");
+}
+
+static tq_status_t fact(tq_buf_t *out, const char *name, const char *value) {
+  if (!value || !*value) return NULL;
+  TQ_TRY(tq_buf_printf(out, "<dt>%s</dt><dd>", name));
+  TQ_TRY(esc(out, value));
+  return tq_buf_append_cstr(out, "</dd>");
+}
+
+static tq_status_t facts(const tqh_test_record_t *r, tq_buf_t *out) {
+  TQ_TRY(tq_buf_append_cstr(out, "<dl>"));
+  TQ_TRY(fact(out, "Suite", r->classname));
+  TQ_TRY(fact(out, "Model", r->model));
+  TQ_TRY(fact(out, "Host", r->host));
+  TQ_TRY(fact(out, "Failure type", r->failure_type));
+  if (r->has_wall_time) {
+    char med[32], mad[32];
+    tqh_format_duration(ns_of(r->wall_time_s, 1e9), med);
+    tqh_format_duration(ns_of(r->wall_stats.mad, 1e9), mad);
+    TQ_TRY(tq_buf_printf(out, "<dt>Wall time</dt><dd>median %s, MAD %s, %zu run%s</dd>", med, mad,
+                         r->wall_stats.n, r->wall_stats.n == 1 ? "" : "s"));
+  }
+  TQ_TRY(fact(out, "Cache", cache_name(r->cache)));
+  for (size_t i = 0; i < r->property_count; i++)
+    TQ_TRY(fact(out, r->properties[i].key, r->properties[i].value));
+  return tq_buf_append_cstr(out, "</dl>\n");
+}
+
+/* Where the test's time went: compile, run, and the rest (annotation, reports). */
+static tq_status_t test_time(const tqh_test_record_t *r, tq_buf_t *out) {
+  double total = r->duration_s;
+  if (!(total > 0)) return NULL;
+  double part[3] = {r->compile_s > 0 ? r->compile_s : 0, r->run_s > 0 ? r->run_s : 0, 0};
+  part[2] = total - part[0] - part[1];
+  if (part[2] < 0) part[2] = 0;
+  static const char *const names[3] = {"compile", "run", "other"};
+  double sum = part[0] + part[1] + part[2];
+  TQ_TRY(tq_buf_append_cstr(out, "<h3>Test time</h3><div class=\"stack\">"));
+  for (int k = 0; k < 3; k++) {
+    char d[32];
+    tqh_format_duration(ns_of(part[k], 1e9), d);
+    TQ_TRY(tq_buf_printf(out, "<i class=\"k%d\" style=\"width:%.2f%%\" title=\"%s %s\"></i>", k,
+                         sum > 0 ? part[k] / sum * 100 : 0, names[k], d));
+  }
+  TQ_TRY(tq_buf_append_cstr(out, "</div><p>"));
+  for (int k = 0; k < 3; k++) {
+    TQ_TRY(tq_buf_printf(out, "%s%s ", k ? ", " : "", names[k]));
+    TQ_TRY(duration(out, part[k], 1e9));
+  }
+  return tq_buf_append_cstr(out, "</p>\n");
+}
+
+static tq_status_t overview_bars(const tqh_test_record_t *r, tq_buf_t *out) {
+  if (!r->metric_count) return NULL;
+  int has = 0;
+  double whole = metric_us(r, TQH_METRIC_OVERALL, &has);
+  for (size_t i = 0; !(whole > 0) && i < r->metric_count; i++)
+    if (r->metrics[i].us > whole) whole = r->metrics[i].us;
+  TQ_TRY(tq_buf_append_cstr(out, "<h3>Host Profile Overview</h3>\n"));
+  for (size_t i = 0; i < r->metric_count; i++) {
+    double us = r->metrics[i].us, pct = whole > 0 ? us / whole * 100 : 0;
+    if (!(pct >= 0)) pct = 0;
+    if (pct > 100) pct = 100;
+    TQ_TRY(tq_buf_append_cstr(out, "<div class=\"m\"><span>"));
+    TQ_TRY(esc(out, r->metrics[i].name));
+    TQ_TRY(tq_buf_printf(out,
+                         "</span><span class=\"bar\"><i style=\"width:%.2f%%\"></i></span>"
+                         "<span>",
+                         pct));
+    TQ_TRY(duration(out, us, 1e3));
+    if (has && strcmp(r->metrics[i].name, TQH_METRIC_OVERALL) != 0) {
+      char share[32];
+      tqh_format_percent(ns_of(us, 1e3), ns_of(whole, 1e3), share);
+      TQ_TRY(tq_buf_printf(out, " (%s)", share));
+    }
+    TQ_TRY(tq_buf_append_cstr(out, "</span></div>\n"));
+  }
+  return NULL;
+}
+
+static tq_status_t value(tq_buf_t *out, double v, const char *unit) {
+  if (!strcmp(unit, "us")) return duration(out, v, 1e3);
+  return tq_buf_printf(out, "%.0f %s", v, unit);
+}
+
+static tq_status_t baseline_table(const page_t *p, const tqh_test_record_t *r, tq_buf_t *out) {
+  if (!p->baseline) return NULL;
+  TQ_TRY(tq_buf_append_cstr(out, "<h3>Against the baseline</h3>\n"));
+  tqh_baseline_comparison_t c;
+  tq_status_t st;
+  if (!compare(p, r, &c, &st)) {
+    tqh_baseline_comparison_deinit(&c);
+    TQ_TRY(st);
+    return tq_buf_append_cstr(out, "<p class=\"note\">Not in the baseline.</p>\n");
+  }
+  st = tq_buf_append_cstr(out,
+                          "<table class=\"baseline\"><thead><tr><th>Metric</th>"
+                          "<th class=\"n\">Baseline</th><th class=\"n\">Now</th>"
+                          "<th class=\"n\">Change</th><th class=\"n\">Threshold</th>"
+                          "<th>Verdict</th></tr></thead><tbody>\n");
+  for (size_t i = 0; !st && i < c.count; i++) {
+    const tqh_baseline_row_t *row = &c.rows[i];
+    const char *v = verdict(row->change);
+    st = tq_buf_append_cstr(out, "<tr><td>");
+    if (!st) st = esc(out, row->metric);
+    if (!st) st = tq_buf_append_cstr(out, "</td><td class=\"n\">");
+    if (!st) st = value(out, row->base, row->unit);
+    if (!st) st = tq_buf_append_cstr(out, "</td><td class=\"n\">");
+    if (!st) st = value(out, row->now, row->unit);
+    if (!st && isinf(row->change_pct))
+      st = tq_buf_printf(out, "</td><td class=\"n v-%s\">%s", v,
+                         row->change_pct > 0 ? "+inf%" : "-inf%");
+    else if (!st)
+      st = tq_buf_printf(out, "</td><td class=\"n v-%s\">%+.1f%%", v, row->change_pct);
+    if (!st)
+      st = tq_buf_printf(out, "</td><td class=\"n\">%.1f%%</td><td class=\"v-%s\">%s%s</td></tr>\n",
+                         row->threshold_pct, v, v,
+                         row->change == TQH_BASELINE_NOISE ? " (within noise)" : "");
+  }
+  if (!st) st = tq_buf_append_cstr(out, "</tbody></table>\n");
+  tqh_baseline_comparison_deinit(&c);
+  return st;
+}
+
+static int listed(const tqh_test_record_t *r, const char *file) {
+  for (size_t i = 0; i < r->file_count; i++)
+    if (r->files[i] && !strcmp(r->files[i], file)) return 1;
+  return 0;
+}
+
+/* The timeline from RUN_DIR/<id>/profile.pb, or a note saying why there is none. */
+static tq_status_t timeline(page_t *p, const tqh_test_record_t *r, tq_buf_t *out) {
+  TQ_TRY(tq_buf_append_cstr(out, "<h3>Timeline</h3>\n"));
+  tq_buf_t path;
+  tq_buf_init(&path, 0);
+  tq_status_t st = tq_buf_printf(&path, "%s/%s/profile.pb", p->run_dir, r->id);
+  struct stat sb;
+  if (!st && !tqh_results_id_is_safe(r->id)) {
+    st = tq_buf_append_cstr(out,
+                            "<p class=\"note\">No profile (the test id is not a folder "
+                            "name).</p>\n");
+  } else if (!st && stat(path.data, &sb) != 0) {
+    st = tq_buf_append_cstr(out, "<p class=\"note\">No profile");
+    if (!st && listed(r, "profile.pb")) {
+      warn(p, path.data, "recorded in the journal, but missing");
+      st = tq_buf_append_cstr(out, ": profile.pb is recorded but missing");
+    } else if (!st && r->outcome == TQH_OUTCOME_PASSED) {
+      st = tq_buf_append_cstr(out, " (profiling was off)");
+    }
+    if (!st) st = tq_buf_append_cstr(out, ".</p>\n");
+  } else if (!st) {
+    tqh_trace_t trace;
+    tq_status_t rs = tqh_trace_read(path.data, &trace);
+    if (rs) {
+      warn(p, path.data, "%s (no timeline in the report)", tq_status_message(rs));
+      st = tq_buf_append_cstr(out, "<p class=\"note\">The profile could not be read: ");
+      if (!st) st = esc(out, tq_status_message(rs));
+      if (!st) st = tq_buf_append_cstr(out, "</p>\n");
+      tq_status_free(rs);
+    } else {
+      st = tqh__html_timeline(&trace, TQH_HTML_MAX_RECTS, out);
+    }
+    tqh_trace_deinit(&trace);
+  }
+  tq_buf_deinit(&path);
+  return st;
+}
+
+static tq_status_t section(page_t *p, const tqh_test_record_t *r, tq_buf_t *out) {
+  const char *o = tqh_outcome_name(r->outcome);
+  TQ_TRY(tq_buf_append_cstr(out, "<section class=\"test\" id=\"t-"));
+  TQ_TRY(esc(out, r->id));
+  TQ_TRY(tq_buf_append_cstr(out, "\"><h2>"));
+  TQ_TRY(esc(out, r->id));
+  TQ_TRY(tq_buf_printf(out, " <span class=\"o-%s\">%s</span></h2>\n", o, o));
+  if (r->message && *r->message) {
+    TQ_TRY(tq_buf_append_cstr(out, "<p class=\"msg\">"));
+    TQ_TRY(esc(out, r->message));
+    TQ_TRY(tq_buf_append_cstr(out, "</p>\n"));
+  }
+  if (r->text && *r->text) {
+    size_t n = strlen(r->text);
+    TQ_TRY(tq_buf_append_cstr(out, "<details><summary>Details</summary><pre>"));
+    TQ_TRY(tqh_html_escape(r->text, n > MAX_TEXT ? MAX_TEXT : n, out));
+    TQ_TRY(tq_buf_printf(out, "%s</pre></details>\n", n > MAX_TEXT ? "\n[...]" : ""));
+  }
+  TQ_TRY(facts(r, out));
+  TQ_TRY(test_time(r, out));
+  TQ_TRY(timeline(p, r, out));
+  TQ_TRY(overview_bars(r, out));
+  TQ_TRY(baseline_table(p, r, out));
+  return tq_buf_append_cstr(out, "</section>\n");
+}
+
+static tq_status_t render(page_t *p, tqh__out_t *file) {
+  tq_buf_t *out = &file->buf;
+  TQ_TRY(header(p, out));
+  TQ_TRY(summary_table(p, out));
+  for (size_t i = 0; i < p->count; i++) {
+    TQ_TRY(section(p, &p->records.items[p->order[i]], out));
+    TQ_TRY(tqh__out_maybe_flush(file));
+  }
+  return tq_buf_printf(out, "<script>%s</script>\n</body></html>\n", page_js);
+}
+
+tq_status_t tqh_html_report_write(const char *run_dir, const tqh_baseline_t *baseline,
+                                  tqh_diags_t *diags) {
+  page_t p;
+  memset(&p, 0, sizeof(p));
+  p.run_dir = run_dir;
+  p.baseline = baseline;
+  p.diags = diags;
+  tqh__records_init(&p.records);
+  tq_arena_init(&p.arena, 0, 0);
+  tq_buf_t path;
+  tq_buf_init(&path, 0);
+  tq_status_t st = tq_buf_printf(&path, "%s/journal.jsonl", run_dir);
+  struct stat sb;
+  if (!st && stat(path.data, &sb) != 0)
+    st = TQ_STATUS(TQ_NOT_FOUND, "%s: no journal (%s): %s", run_dir, path.data, strerror(errno));
+  tqh__journal_read_t info;
+  if (!st) st = tqh__journal_read(path.data, &p.records, diags, &info);
+  if (!st) st = pick_records(&p);
+  if (!st) read_run_json(&p);
+  tq_buf_clear(&path);
+  if (!st) st = tq_buf_printf(&path, "%s/" TQH_HTML_REPORT_FILE, run_dir);
+  tqh__out_t file;
+  if (!st) st = tqh__out_open(&file, path.data);
+  if (!st) {
+    st = render(&p, &file);
+    if (st)
+      tqh__out_abort(&file);
+    else
+      st = tqh__out_commit(&file);
+  }
+  if (st) st = tq_status_annotate(st, "while writing the HTML report of %s", run_dir);
+  tq_buf_deinit(&path);
+  tq_free(p.order);
+  tq_arena_deinit(&p.arena);
+  tqh__records_deinit(&p.records);
+  return st;
+}

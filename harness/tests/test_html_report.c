@@ -1,0 +1,247 @@
+/* The HTML report: escaping, a section and a link per test, rects for the profile's events,
+ * merging of crowded tracks, the baseline's change text, and a corrupt profile as a note. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "html_internal.h"
+#include "suites.h"
+#include "torq/base/alloc.h"
+#include "torq/harness/html_report.h"
+
+Suite *html_report_suite(void);
+
+static size_t count(const char *haystack, const char *needle) {
+  size_t n = 0;
+  for (const char *p = strstr(haystack, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+START_TEST(escape_handles_markup_quotes_and_utf8) {
+  static const struct {
+    const char *in, *want;
+  } cases[] = {
+      {"<b>a & b</b>", "&lt;b&gt;a &amp; b&lt;/b&gt;"},
+      {"say \"hi\" 'there'", "say &quot;hi&quot; &apos;there&apos;"},
+      {"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80", "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"},
+      {"bad \xFF byte", "bad \xEF\xBF\xBD byte"},
+      {"bell\x07", "bell\xEF\xBF\xBD"},
+      {"", ""},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    tq_buf_t out;
+    tq_buf_init(&out, 0);
+    TH_OK(tqh_html_escape(cases[i].in, strlen(cases[i].in), &out));
+    ck_assert_str_eq(out.data ? out.data : "", cases[i].want);
+    tq_buf_deinit(&out);
+  }
+}
+END_TEST
+
+START_TEST(tick_steps_are_one_two_or_five_times_a_power_of_ten) {
+  ck_assert_uint_eq(tqh__html_tick_step(0, 8), 1);
+  ck_assert_uint_eq(tqh__html_tick_step(1000, 8), 200);  /* 125 -> 200 */
+  ck_assert_uint_eq(tqh__html_tick_step(18000, 8), 5000); /* 2250 -> 5000 */
+  ck_assert_uint_eq(tqh__html_tick_step(800, 8), 100);
+  ck_assert_uint_eq(tqh__html_tick_step(7000, 8), 1000); /* 875 -> 1000 */
+}
+END_TEST
+
+/* One journal line; `extra` adds members ("\"metrics\":{...}," and the like). */
+static void line(tq_buf_t *b, const char *id, const char *outcome, const char *message,
+                 const char *extra) {
+  TH_OK(tq_buf_printf(b,
+                      "{\"id\":\"%s\",\"name\":\"%s\",\"classname\":\"s\",\"outcome\":\"%s\","
+                      "\"message\":%s,%s\"duration\":0.01}\n",
+                      id, id, outcome, message, extra));
+}
+
+#define METRICS(overall) \
+  "\"wall_time\":0.001,\"wall_time_stats\":{\"n\":1,\"median\":0.001},\"metrics\":{\"OVERALL\":" \
+  #overall ",\"DMA\":4},"
+
+/* A run folder: s+ok with the fixture's profile, s+broken with a corrupt one, s+fail (no
+ * profile, a message full of markup), s+skip. */
+static char *make_run(void) {
+  char *dir = th_tmpdir();
+  tq_buf_t j;
+  tq_buf_init(&j, 0);
+  line(&j, "s+ok", "passed", "null", METRICS(18));
+  line(&j, "s+broken", "passed", "null", METRICS(30));
+  line(&j, "s+fail", "failed", "\"expected <1> & got \\\"2\\\" \xC3\xA9\"", "");
+  line(&j, "s+skip", "skipped", "\"not on this target\"", "");
+  char *p = th_path(dir, "journal.jsonl");
+  th_write(p, j.data);
+  free(p);
+  tq_buf_deinit(&j);
+  p = th_path(dir, "run.json");
+  th_write(p, "{\"run_id\":\"r<1>\",\"hostname\":\"h\",\"started_at\":\"2026-12-02T16:00:00Z\"}");
+  free(p);
+
+  char *ok = th_path(dir, "s+ok"), *broken = th_path(dir, "s+broken");
+  ck_assert_int_eq(mkdir(ok, 0777), 0);
+  ck_assert_int_eq(mkdir(broken, 0777), 0);
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info(dbg);
+  tqh_annotation_t *ann = th_annotate_text(dir, dbg, TH_FIXTURE_PROFILE);
+  char *pb = th_path(ok, "profile.pb");
+  TH_OK(tqh_annotation_write_perfetto(ann, pb));
+  tqh_annotation_destroy(ann);
+  free(pb);
+  pb = th_path(broken, "profile.pb");
+  th_write(pb, "\x0a\x7fnot a trace");
+  free(pb);
+  free(dbg);
+  free(ok);
+  free(broken);
+  return dir;
+}
+
+static char *page_of(const char *dir) {
+  char *p = th_path(dir, TQH_HTML_REPORT_FILE);
+  char *text = th_read(p, NULL);
+  free(p);
+  return text;
+}
+
+/* The events of the fixture's trace that the timeline draws (all but the overview's). */
+static size_t drawn_events(const char *dir) {
+  char *pb = th_path(dir, "s+ok/profile.pb");
+  tqh_trace_t t;
+  TH_OK(tqh_trace_read(pb, &t));
+  const tqh_trace_track_t *ovw = tqh_trace_find(&t, TQH_TRACK_OVERVIEW, 0);
+  ck_assert_ptr_nonnull(ovw);
+  size_t n = 0;
+  for (size_t i = 0; i < t.num_slices; i++) {
+    int overview = 0;
+    for (size_t k = 0; k < t.num_tracks; k++)
+      if (t.tracks[k].uuid == t.slices[i].track_uuid) overview = t.tracks[k].parent_uuid == ovw->uuid;
+    n += !overview;
+  }
+  tqh_trace_deinit(&t);
+  free(pb);
+  return n;
+}
+
+START_TEST(every_test_has_a_row_and_a_section_and_a_corrupt_profile_is_a_note) {
+  char *dir = make_run();
+  tqh_diags_t diags;
+  tqh_diags_init(&diags);
+  TH_OK(tqh_html_report_write(dir, NULL, &diags));
+  char *page = page_of(dir);
+  static const char *const ids[] = {"s+ok", "s+broken", "s+fail", "s+skip"};
+  for (size_t i = 0; i < 4; i++) {
+    char want[64];
+    snprintf(want, sizeof(want), "<a href=\"#t-%s\">%s</a>", ids[i], ids[i]);
+    ck_assert_msg(strstr(page, want) != NULL, "no row for %s", ids[i]);
+    snprintf(want, sizeof(want), "<section class=\"test\" id=\"t-%s\">", ids[i]);
+    ck_assert_msg(count(page, want) == 1, "no section for %s", ids[i]);
+  }
+  ck_assert_ptr_nonnull(strstr(page, "<title>Torq bench run r&lt;1&gt;</title>"));
+  ck_assert_ptr_nonnull(strstr(page, "<span class=\"chip o-passed\">2 passed</span>"));
+  ck_assert_ptr_nonnull(strstr(page, "<span class=\"chip o-failed\">1 failed</span>"));
+  ck_assert_ptr_nonnull(strstr(page, "expected &lt;1&gt; &amp; got &quot;2&quot; \xC3\xA9"));
+  ck_assert_ptr_null(strstr(page, "<1>"));
+  /* One SVG (s+ok's), one rect per event: the fixture's tracks are far from crowded. */
+  ck_assert_uint_eq(count(page, "<svg class=\"timeline\""), 1);
+  ck_assert_uint_eq(count(page, "<rect "), drawn_events(dir));
+  ck_assert_ptr_nonnull(strstr(page, ">NDMA In</text>"));
+  ck_assert_ptr_nonnull(strstr(page, ">Slice 0</text>"));
+  /* The corrupt profile: a note in its own section, a warning, and the rest of the page. */
+  const char *broken = strstr(page, "id=\"t-s+broken\"");
+  const char *next = strstr(page, "id=\"t-s+fail\"");
+  const char *note = strstr(page, "The profile could not be read: ");
+  ck_assert(broken && next && note && broken < note && note < next);
+  ck_assert_uint_eq(diags.warnings, 1);
+  ck_assert_ptr_nonnull(strstr(diags.items[0].file, "s+broken/profile.pb"));
+  ck_assert_ptr_nonnull(strstr(page, "No profile.</p>")); /* s+fail */
+  ck_assert_ptr_nonnull(strstr(page, "</html>\n"));
+  /* Overview bars: DMA 4 of OVERALL 18. */
+  ck_assert_ptr_nonnull(strstr(page, "style=\"width:22.22%\""));
+  free(page);
+  tqh_diags_deinit(&diags);
+  th_rmtree(dir);
+}
+END_TEST
+
+START_TEST(baseline_changes_are_shown_with_their_verdict) {
+  char *dir = make_run();
+  tq_buf_t j;
+  tq_buf_init(&j, 0);
+  line(&j, "s+ok", "passed", "null", METRICS(9));      /* now 18: +100% */
+  line(&j, "s+broken", "passed", "null", METRICS(40)); /* now 30: -25% */
+  char *p = th_path(dir, "base.jsonl");
+  th_write(p, j.data);
+  tq_buf_deinit(&j);
+  tqh_baseline_t *base = NULL;
+  TH_OK(tqh_baseline_load(p, NULL, &base));
+  free(p);
+  TH_OK(tqh_html_report_write(dir, base, NULL));
+  char *page = page_of(dir);
+  ck_assert_ptr_nonnull(strstr(page, "<th>Baseline</th>"));
+  ck_assert_ptr_nonnull(strstr(page, "<td class=\"n v-regression\">+100.0%</td>"));
+  ck_assert_ptr_nonnull(strstr(page, "<td class=\"n v-improvement\">-25.0%</td>"));
+  ck_assert_ptr_nonnull(strstr(page, "<td>OVERALL</td><td class=\"n\">9.000\xC2\xB5s</td>"
+                                     "<td class=\"n\">18.000\xC2\xB5s</td>"));
+  /* DMA 4 -> 4 and the wall time 1 ms -> 1 ms. */
+  ck_assert_uint_eq(count(page, "<td class=\"n v-unchanged\">+0.0%</td>"), 4);
+  ck_assert_ptr_nonnull(strstr(page, "<td class=\"v-regression\">regression</td>"));
+  ck_assert_ptr_nonnull(strstr(page, "<td class=\"v-improvement\">improvement</td>"));
+  ck_assert_ptr_nonnull(strstr(page, "Not in the baseline.")); /* s+fail */
+  free(page);
+  tqh_baseline_destroy(base);
+  th_rmtree(dir);
+}
+END_TEST
+
+START_TEST(a_crowded_track_is_merged_under_the_cap) {
+  enum { N = 5000 };
+  tqh_trace_track_t tracks[2] = {{1, 0, "Host"}, {2, 1, "Host Actions"}};
+  tqh_trace_slice_t *slices = tq_calloc(N, sizeof(*slices));
+  ck_assert_ptr_nonnull(slices);
+  for (size_t i = 0; i < N; i++) slices[i] = (tqh_trace_slice_t){2, i * 10, i * 10 + 5, "a<b"};
+  tqh_trace_t t = {tracks, 2, slices, N, 0, N, N};
+  tq_buf_t out;
+  tq_buf_init(&out, 0);
+  TH_OK(tqh__html_timeline(&t, 100, &out));
+  size_t rects = count(out.data, "<rect ");
+  ck_assert_msg(rects >= 50 && rects <= 101, "%zu rects", rects);
+  ck_assert_ptr_nonnull(strstr(out.data, " events (a&lt;b \xE2\x80\xA6 a&lt;b): busy "));
+  tq_buf_clear(&out);
+  /* Below the cap, every event is its own rect. */
+  t.num_slices = 60;
+  TH_OK(tqh__html_timeline(&t, 100, &out));
+  ck_assert_uint_eq(count(out.data, "<rect "), 60);
+  ck_assert_uint_eq(count(out.data, "<title>a&lt;b: 5ns at +"), 60);
+  tq_buf_deinit(&out);
+  tq_free(slices);
+}
+END_TEST
+
+START_TEST(a_run_without_journal_is_not_found) {
+  char *dir = th_tmpdir();
+  tq_status_t st = tqh_html_report_write(dir, NULL, NULL);
+  ck_assert_int_eq(tq_status_code(st), TQ_NOT_FOUND);
+  tq_status_free(st);
+  char *p = th_path(dir, TQH_HTML_REPORT_FILE);
+  ck_assert(access(p, F_OK) != 0);
+  free(p);
+  th_rmtree(dir);
+}
+END_TEST
+
+Suite *html_report_suite(void) {
+  Suite *s = suite_create("html_report");
+  TCase *tc = tcase_create("html_report");
+  tcase_add_test(tc, escape_handles_markup_quotes_and_utf8);
+  tcase_add_test(tc, tick_steps_are_one_two_or_five_times_a_power_of_ten);
+  tcase_add_test(tc, every_test_has_a_row_and_a_section_and_a_corrupt_profile_is_a_note);
+  tcase_add_test(tc, baseline_changes_are_shown_with_their_verdict);
+  tcase_add_test(tc, a_crowded_track_is_merged_under_the_cap);
+  tcase_add_test(tc, a_run_without_journal_is_not_found);
+  suite_add_tcase(s, tc);
+  return s;
+}
