@@ -1,10 +1,10 @@
-# torq-test, the runner's command line (harness/tools/torq_test.c over harness/src/runner.c and
+# torq-test, the runner's command line (harness/tools/torq_test*.c over harness/src/runner.c and
 # friends in libtorq-harness), and its end-to-end tests: a Check binary that runs the real
 # $(BIN)/torq-test as a process ($TORQ_BIN/torq-test) and checks what it writes.
 TORQ_TEST_LDLIBS := $(HARNESS_LDLIBS) $(call pkg_libs,yaml-0.1 xlsxwriter libcurl)
 
 $(call objs,harness/src/fetch.c harness/src/upload.c harness/src/uploader.c): CPPFLAGS += $(call pkg_cflags,libcurl)
-$(BIN)/torq-test: $(call objs,harness/tools/torq_test.c) $(HARNESS_LIBS)
+$(BIN)/torq-test: $(call objs,$(wildcard harness/tools/torq_test*.c)) $(HARNESS_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(TORQ_TEST_LDLIBS)
 TOOLS += $(BIN)/torq-test

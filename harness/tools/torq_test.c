@@ -11,78 +11,17 @@
  *
  * Exit status: 0 all passed, 1 tests failed, 2 bad usage or configuration, 3 infrastructure,
  * 130 interrupted. */
-#include <errno.h>
-#include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "torq_test.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
-#include "torq/base/status.h"
-#include "torq/base/usage.h"
-#include "torq/base/str.h"
-#include "torq/harness/baseline.h"
-#include "torq/harness/board.h"
-#include "torq/harness/config.h"
-#include "torq/harness/html_report.h"
-#include "torq/harness/results.h"
-#include "torq/harness/runner.h"
 #include "torq/harness/select.h"
 #include "torq/harness/shard.h"
-#include "torq/harness/suite.h"
-#include "torq/harness/upload.h"
 #include "torq/runtime/runtime.h"
-#include "torq/sim/hw.h"
-
-#define TOOL "torq-test"
-#define DEFAULT_SUITE "suites/smoke.yaml"
-#define EXIT_FAILED 1
-#define EXIT_USAGE 2
-#define EXIT_INFRA 3
-
-typedef struct cli_s {
-  const char **suites; /* owned array, borrowed strings */
-  size_t num_suites;
-  const char *keyword;      /* -k */
-  const char *marker;       /* -m */
-  const char *jobs;         /* -j */
-  const char *repeat;       /* --repeat */
-  const char *warmup;       /* --warmup */
-  const char *junitxml;     /* --junitxml */
-  const char *results_dir;  /* --results-dir */
-  const char *hw_type;      /* --torq-runtime-hw-type */
-  const char **addrs;       /* --torq-addr (repeatable, or comma separated): owned array */
-  size_t num_addrs;
-  const char *port;         /* --torq-port */
-  const char *ssh_key;      /* --torq-ssh-key */
-  const char *known_hosts;  /* --torq-known-hosts */
-  const char *board_root;   /* --torq-board-root */
-  const char *run_module;   /* --torq-run-module */
-  const char *lease_ttl;    /* --torq-lease-ttl */
-  const char *lease_renew;  /* --torq-lease-renew */
-  const char *lease_wait;   /* --torq-lease-wait */
-  const char *profile_dir;  /* --torq-runtime-profiling-output-dir */
-  const char *report_dir;   /* `report RUN_DIR` */
-  const char *baseline;       /* --baseline */
-  const char *baseline_floor; /* --baseline-floor */
-  const char *compare_a, *compare_b; /* `compare RUN_A RUN_B` */
-  const char *shard;        /* --shard K/N */
-  const char *shard_durations; /* --shard-durations RUN_DIR */
-  int merge;                /* `merge RUN_DIR...`: the folders are in suites[] */
-  const char *upload;           /* --upload URL */
-  const char *upload_token_env; /* --upload-token-env NAME */
-  const char *upload_timeout;   /* --upload-timeout S */
-  int upload_profiles;          /* --upload-profiles */
-  const char *upload_dir;       /* `upload RUN_DIR` */
-  int list, recompute_cache, update_astra_runtime, strict, no_color, no_profiling, help, version;
-  int accept_new_host_key;
-  int verbosity; /* -1 -q, 0, 1 -v */
-} cli_t;
-
 static void usage(FILE *f) {
   fputs("usage: " TOOL " [SUITE.yaml ...] [options]\n"
         "       " TOOL " report RUN_DIR [--baseline=RUN_DIR]\n"
@@ -168,7 +107,6 @@ static void usage(FILE *f) {
         f);
 }
 
-#define bad_usage(...) tq_usage_error(TOOL, __VA_ARGS__)
 
 /* Matches "--name=VALUE" or "--name VALUE" (and, for a one-letter "-k", "-kVALUE") at argv[*i].
  * Returns 1 with *value set, 0 when argv[*i] is something else, -1 when the value is missing. */
@@ -326,7 +264,7 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
 }
 
 /* Prints a status that ends the program and returns the exit status for it. */
-static int fail(tq_status_t st, int code) {
+int tt_fail(tq_status_t st, int code) {
   if (tq_status_code(st) == TQ_INVALID_ARGUMENT || tq_status_code(st) == TQ_INVALID_INPUT) {
     /* Located, compiler-style diagnostics: printed as they are. */
     const char *m = tq_status_message(st);
@@ -356,448 +294,6 @@ static void install_signals(void) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
-}
-
-static tq_status_t build_config(const cli_t *cli, tqh_config_t **out_cfg) TQ_MUST_USE;
-static void baseline_options(const tqh_config_t *cfg, tqh_baseline_options_t *o);
-
-/* Writes RUN_DIR/index.html (html_report.h). The run's results are complete without it, so a
- * failure is reported and leaves the exit status alone; 1 when it was written. */
-static int write_html_report(const char *run_dir, const tqh_baseline_t *baseline) {
-  tqh_diags_t diags;
-  tqh_diags_init(&diags);
-  tq_status_t st = tqh_html_report_write(run_dir, baseline, &diags);
-  tqh_diags_deinit(&diags);
-  if (!st) return 1;
-  char *text = tq_status_format(st, 0);
-  fprintf(stderr, TOOL ": the HTML report was not written: %s\n",
-          text ? text : tq_status_message(st));
-  free(text);
-  tq_status_free(st);
-  return 0;
-}
-
-static int run_report(const cli_t *cli) {
-  tqh_baseline_t *baseline = NULL;
-  char *problems = NULL;
-  tq_status_t st = NULL;
-  if (cli->baseline) {
-    tqh_config_t *cfg = NULL;
-    if ((st = build_config(cli, &cfg))) return fail(st, EXIT_USAGE);
-    tqh_baseline_options_t bo;
-    baseline_options(cfg, &bo);
-    tqh_config_destroy(cfg);
-    if ((st = tqh_baseline_load(cli->baseline, &bo, &baseline))) return fail(st, EXIT_USAGE);
-  }
-  st = tqh_results_rebuild(cli->report_dir, NULL, &problems);
-  if (problems) {
-    fputs(problems, stderr);
-    tq_free(problems);
-  }
-  int html = !st && write_html_report(cli->report_dir, baseline);
-  tqh_baseline_destroy(baseline);
-  if (st) return fail(st, tq_status_code(st) == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
-  tq_buf_t path, text;
-  tq_buf_init(&path, 0);
-  st = tq_buf_printf(&path, "%s/summary.txt", cli->report_dir);
-  if (!st) st = tq_file_read(path.data, 0, &text);
-  if (!st && text.data) fputs(text.data, stdout);
-  if (!st) tq_buf_deinit(&text);
-  tq_buf_deinit(&path);
-  if (st) return fail(st, EXIT_INFRA);
-  printf("Rebuilt %s/junit.xml, %s/summary.txt%s%s%s from the journal.\n", cli->report_dir,
-         cli->report_dir, html ? " and " : "", html ? cli->report_dir : "",
-         html ? "/" TQH_HTML_REPORT_FILE : "");
-  return html ? 0 : EXIT_INFRA;
-}
-
-static tq_status_t parse_seconds(const char *option, const char *env, const char *text,
-                                 double *out) TQ_MUST_USE;
-
-/* The upload options of the command line; `url` overrides --upload. Bad values are usage. */
-static int upload_options(const cli_t *cli, const char *url, tqh_upload_options_t *o) {
-  tqh_upload_options_initialize(o);
-  o->url = url;
-  o->profiles = cli->upload_profiles;
-  tq_status_t st = tqh_upload_check_url(url);
-  if (st) {
-    int rc = bad_usage("--upload: %s", tq_status_message(st));
-    tq_status_free(st);
-    return rc;
-  }
-  if (cli->upload_timeout) {
-    if ((st = parse_seconds("--upload-timeout", NULL, cli->upload_timeout, &o->timeout_s)))
-      return fail(st, EXIT_USAGE);
-    o->grace_s = o->timeout_s;
-  }
-  const char *env = cli->upload_token_env ? cli->upload_token_env : TQH_UPLOAD_TOKEN_ENV;
-  o->token = getenv(env);
-  if (cli->upload_token_env && (!o->token || !*o->token))
-    return bad_usage("--upload-token-env=%s: that variable is not set", env);
-  return 0;
-}
-
-/* One line about what an upload left (never the token; the URL without its password). */
-static void print_upload_report(const char *run_dir, const char *url,
-                                const tqh_upload_report_t *r) {
-  char *shown = tqh_upload_display_url(url);
-  if (!r->remaining)
-    printf("Upload: everything sent to %s\n", shown ? shown : "the server");
-  else
-    fprintf(stderr,
-            TOOL ": upload: %zu item%s not sent to %s (%s); they are kept: " TOOL
-                 " upload %s\n",
-            r->remaining, r->remaining == 1 ? "" : "s", shown ? shown : "the server",
-            r->last_error[0] ? r->last_error : "no time left", run_dir);
-  tq_free(shown);
-}
-
-/* `torq-test upload RUN_DIR`: sends the backlog (made from the journal for a run that had no
- * --upload). 0 when nothing is left, EXIT_INFRA otherwise. */
-static int run_upload(const cli_t *cli) {
-  char *recorded = NULL;
-  int profiles = 0;
-  tq_status_t st = tqh_upload_outbox_url(cli->upload_dir, &recorded, &profiles);
-  if (st) return fail(st, EXIT_INFRA);
-  const char *url = cli->upload ? cli->upload : recorded;
-  if (!url) {
-    tq_free(recorded);
-    return bad_usage("%s/upload/url names no server: give --upload=URL", cli->upload_dir);
-  }
-  tqh_upload_options_t o;
-  int rc = upload_options(cli, url, &o);
-  o.profiles = o.profiles || (profiles && !cli->upload);
-  tq_buf_t journal;
-  tq_buf_init(&journal, 0);
-  if (!rc && !(st = tq_buf_printf(&journal, "%s/journal.jsonl", cli->upload_dir)) &&
-      access(journal.data, R_OK) != 0)
-    rc = bad_usage("%s is not a run folder (no journal.jsonl)", cli->upload_dir);
-  tq_buf_deinit(&journal);
-  if (!rc && !st && cli->upload) st = tqh_upload_outbox_create(cli->upload_dir, url, o.profiles);
-  if (!rc && !st) st = tqh_upload_outbox_fill(cli->upload_dir);
-  tqh_upload_report_t r;
-  if (!rc && !st && !(st = tqh_upload_send_backlog(cli->upload_dir, &o, 0, &r))) {
-    if (cli->verbosity >= 0 || r.remaining)
-      printf("Upload: %zu item%s sent\n", r.sent, r.sent == 1 ? "" : "s");
-    print_upload_report(cli->upload_dir, url, &r);
-    rc = r.remaining ? EXIT_INFRA : 0;
-  }
-  tq_free(recorded);
-  if (st) return fail(st, EXIT_INFRA);
-  return rc;
-}
-
-/* The configuration: built-in, configs/, environment, then the command line. */
-static tq_status_t build_config(const cli_t *cli, tqh_config_t **out_cfg) {
-  *out_cfg = NULL;
-  tqh_config_t *cfg = NULL;
-  TQ_TRY(tqh_config_create(&cfg));
-  tqh_errors_t errors;
-  tqh_errors_init(&errors, 0);
-  tq_status_t st1 = tqh_config_load_dir(cfg, "configs", &errors);
-  tq_status_t st2 = tqh_config_apply_env(cfg, NULL, &errors);
-  tq_status_t st = NULL;
-  /* All configuration errors at once: the files', the environment's, then the options'. */
-  if (st1 || st2) {
-    tq_buf_t text;
-    tq_buf_init(&text, 0);
-    tq_status_t fst = tqh_errors_format(&errors, &text);
-    st = fst ? fst : TQ_STATUS(TQ_INVALID_ARGUMENT, "%s", text.data ? text.data : "");
-    tq_buf_deinit(&text);
-  }
-  tq_status_free(st1);
-  tq_status_free(st2);
-  tqh_errors_deinit(&errors);
-  const struct {
-    const char *key, *value, *option;
-  } sets[] = {{"repeat", cli->repeat, "--repeat"},
-              {"warmup", cli->warmup, "--warmup"},
-              {"jobs", cli->jobs, "-j"},
-              {"results_dir", cli->results_dir, "--results-dir"},
-              {"baseline_floor", cli->baseline_floor, "--baseline-floor"}};
-  for (size_t i = 0; !st && i < sizeof(sets) / sizeof(sets[0]); i++) {
-    if (!sets[i].value) continue;
-    tq_status_t s = tqh_config_set(cfg, TQH_LAYER_CLI, sets[i].key, sets[i].value);
-    if (s) {
-      st = TQ_STATUS(TQ_INVALID_ARGUMENT, TOOL ": %s %s: %s", sets[i].option, sets[i].value,
-                     tq_status_message(s));
-      tq_status_free(s);
-    }
-  }
-  if (st) {
-    tqh_config_destroy(cfg);
-    return st;
-  }
-  *out_cfg = cfg;
-  return NULL;
-}
-
-/* The run-wide baseline options: the configuration's floor (built-in 5 < configs/NAME.yaml <
- * TORQ_BASELINE_FLOOR < --baseline-floor); a suite or a test may set its own (runner.c). */
-static void baseline_options(const tqh_config_t *cfg, tqh_baseline_options_t *o) {
-  tqh_baseline_options_initialize(o);
-  o->floor_pct = cfg->defaults.baseline_floor_pct;
-}
-
-static int run_compare(const cli_t *cli) {
-  tqh_config_t *cfg = NULL;
-  tq_status_t st = build_config(cli, &cfg);
-  if (st) return fail(st, EXIT_USAGE);
-  tqh_baseline_options_t o;
-  baseline_options(cfg, &o);
-  tqh_config_destroy(cfg);
-  tq_buf_t text;
-  tq_buf_init(&text, 0);
-  size_t regressions = 0;
-  st = tqh_baseline_compare_runs(cli->compare_a, cli->compare_b, &o, &text, &regressions);
-  if (text.data) fputs(text.data, stdout);
-  tq_buf_deinit(&text);
-  if (st) return fail(st, tq_status_code(st) == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
-  return regressions ? EXIT_FAILED : 0;
-}
-
-/* ---- Boards ------------------------------------------------------------------------------- */
-
-/* The boards of the run and the strings their specs point to. */
-typedef struct boards_s {
-  tqh_runner_boards_t run;
-  tqh_board_spec_t *specs;
-  size_t count;
-  char **strings; /* owned */
-  size_t num_strings, cap_strings;
-  int on_boards; /* --torq-runtime-hw-type=astra_machina */
-} boards_t;
-
-static void boards_free(boards_t *b) {
-  for (size_t i = 0; i < b->num_strings; i++) tq_free(b->strings[i]);
-  tq_free(b->strings);
-  tq_free(b->specs);
-  memset(b, 0, sizeof(*b));
-}
-
-/* Keeps a copy of `s` for the life of `b`; NULL stays NULL. */
-static const char *keep(boards_t *b, const char *s) {
-  if (!s) return NULL;
-  if (b->num_strings == b->cap_strings) {
-    size_t cap = b->cap_strings ? b->cap_strings * 2 : 16;
-    char **n = tq_realloc(b->strings, cap * sizeof(char *));
-    if (!n) return NULL;
-    b->strings = n;
-    b->cap_strings = cap;
-  }
-  char *c = tq_strndup(s, strlen(s));
-  if (c) b->strings[b->num_strings++] = c;
-  return c;
-}
-
-static tq_status_t add_spec(boards_t *b, const tqh_board_spec_t *spec) {
-  for (size_t i = 0; i < b->count; i++)
-    if (!strcmp(b->specs[i].name, spec->name))
-      return TQ_STATUS(TQ_INVALID_ARGUMENT, TOOL ": board '%s' is given twice", spec->name);
-  tqh_board_spec_t *n = tq_realloc(b->specs, (b->count + 1) * sizeof(*n));
-  if (!n) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  b->specs = n;
-  b->specs[b->count++] = *spec;
-  return NULL;
-}
-
-/* A board's settings: the command line, else the environment, else configs/. */
-static const char *pick(const char *cli, const char *env_name, const char *config) {
-  if (cli) return cli;
-  const char *e = getenv(env_name);
-  if (e && *e) return e;
-  return config;
-}
-
-static tq_status_t spec_from_config(const cli_t *cli, boards_t *b, const tqh_board_t *cb,
-                                    tqh_board_spec_t *out) {
-  memset(out, 0, sizeof(*out));
-  tqh_ssh_options_initialize(&out->ssh);
-  out->name = keep(b, cb->name);
-  out->ssh.host = keep(b, cb->host);
-  out->ssh.port = cb->port ? cb->port : 22;
-  out->ssh.user = keep(b, cb->user);
-  out->ssh.key_file = keep(b, pick(cli->ssh_key, "TORQ_SSH_KEY", cb->key_file));
-  out->ssh.known_hosts = keep(b, pick(cli->known_hosts, "TORQ_KNOWN_HOSTS", cb->known_hosts));
-  out->ssh.accept_new_host_key = cli->accept_new_host_key;
-  out->board_root = keep(b, pick(cli->board_root, "TORQ_BOARD_ROOT", cb->board_root));
-  if (!out->name || !out->ssh.host) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  return NULL;
-}
-
-/* A --torq-addr board; settings it does not give come from a configs/ board with the same host
- * and port (and user, when both name one). */
-static tq_status_t spec_from_addr(const cli_t *cli, const tqh_config_t *cfg, boards_t *b,
-                                  const char *text, unsigned default_port,
-                                  tqh_board_spec_t *out) {
-  tqh_board_addr_t a;
-  tq_status_t st = tqh_board_addr_parse(text, &a);
-  if (st) {
-    tq_status_t u = TQ_STATUS(TQ_INVALID_ARGUMENT, TOOL ": --torq-addr=%s: %s", text,
-                              tq_status_message(st));
-    tq_status_free(st);
-    return u;
-  }
-  unsigned port = a.port ? a.port : default_port ? default_port : 22;
-  const tqh_board_t *match = NULL;
-  for (size_t i = 0; i < cfg->board_count && !match; i++) {
-    const tqh_board_t *cb = &cfg->boards[i];
-    if (strcasecmp(cb->host, a.host) != 0 || (cb->port ? cb->port : 22) != port) continue;
-    if (a.user[0] && cb->user && strcmp(a.user, cb->user) != 0) continue;
-    match = cb;
-  }
-  if (match) {
-    TQ_TRY(spec_from_config(cli, b, match, out));
-  } else {
-    memset(out, 0, sizeof(*out));
-    tqh_ssh_options_initialize(&out->ssh);
-    out->ssh.key_file = keep(b, pick(cli->ssh_key, "TORQ_SSH_KEY", NULL));
-    out->ssh.known_hosts = keep(b, pick(cli->known_hosts, "TORQ_KNOWN_HOSTS", NULL));
-    out->ssh.accept_new_host_key = cli->accept_new_host_key;
-    out->board_root = keep(b, pick(cli->board_root, "TORQ_BOARD_ROOT", NULL));
-  }
-  char name[512];
-  snprintf(name, sizeof(name), "%s%s%s:%u", a.user, a.user[0] ? "@" : "", a.host, port);
-  out->name = keep(b, match ? match->name : name);
-  out->ssh.host = keep(b, a.host);
-  out->ssh.port = port;
-  if (a.user[0]) out->ssh.user = keep(b, a.user);
-  if (!out->name || !out->ssh.host || (a.user[0] && !out->ssh.user))
-    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  return NULL;
-}
-
-static tq_status_t parse_seconds(const char *option, const char *env, const char *text,
-                                 double *out) {
-  char *end = NULL;
-  errno = 0;
-  double v = strtod(text, &end);
-  if (!*text || *end || errno || !(v > 0) || v > 1e7)
-    return TQ_STATUS(TQ_INVALID_ARGUMENT, TOOL ": %s=%s: expected seconds, a number above 0",
-                     option ? option : env, text);
-  *out = v;
-  return NULL;
-}
-
-/* This program's folder + "/torq-run-module": the runtime built with it. */
-static const char *default_runtime(boards_t *b) {
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 32);
-  if (n <= 0) return keep(b, "torq-run-module");
-  self[n] = 0;
-  char *slash = strrchr(self, '/');
-  if (!slash) return keep(b, "torq-run-module");
-  snprintf(slash + 1, sizeof(self) - (size_t)(slash + 1 - self), "torq-run-module");
-  return keep(b, self);
-}
-
-/* The boards of the run, from the command line and configs/, and every board problem of the
- * selected tests (all at once). */
-static tq_status_t build_boards(const cli_t *cli, const tqh_config_t *cfg,
-                                tqh_test_t *const *tests, size_t n, boards_t *b) {
-  memset(b, 0, sizeof(*b));
-  tqh_board_options_initialize(&b->run.options);
-  b->on_boards = (cli->hw_type && !strcmp(cli->hw_type, "astra_machina")) ||
-                 (!cli->hw_type && cli->num_addrs);
-  unsigned default_port = 0;
-  if (cli->port) {
-    char *end = NULL;
-    long v = strtol(cli->port, &end, 10);
-    if (*end || v < 1 || v > 65535)
-      return TQ_STATUS(TQ_INVALID_ARGUMENT, TOOL ": --torq-port=%s: expected 1 to 65535",
-                       cli->port);
-    default_port = (unsigned)v;
-  }
-  const struct {
-    const char *cli, *env, *option;
-    double *out;
-  } times[] = {{cli->lease_ttl, "TORQ_LEASE_TTL", "--torq-lease-ttl", &b->run.options.lease_ttl_s},
-               {cli->lease_renew, "TORQ_LEASE_RENEW", "--torq-lease-renew",
-                &b->run.options.lease_renew_s},
-               {cli->lease_wait, "TORQ_LEASE_WAIT", "--torq-lease-wait",
-                &b->run.options.lease_wait_s}};
-  for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
-    const char *v = pick(times[i].cli, times[i].env, NULL);
-    if (v) TQ_TRY(parse_seconds(times[i].cli ? times[i].option : NULL, times[i].env, v,
-                                times[i].out));
-  }
-  b->run.options.update_runtime = cli->update_astra_runtime;
-  const char *rt = pick(cli->run_module, "TORQ_RUN_MODULE", NULL);
-  b->run.options.runtime_path = rt ? keep(b, rt) : default_runtime(b);
-
-  if (b->on_boards) {
-    for (size_t i = 0; i < cli->num_addrs; i++) {
-      /* "a,b" is two boards. */
-      char *list = tq_strndup(cli->addrs[i], strlen(cli->addrs[i]));
-      if (!list) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-      tq_status_t st = NULL;
-      char *save = NULL;
-      for (char *a = strtok_r(list, ",", &save); a && !st; a = strtok_r(NULL, ",", &save)) {
-        tqh_board_spec_t spec;
-        st = spec_from_addr(cli, cfg, b, a, default_port, &spec);
-        if (!st) st = add_spec(b, &spec);
-      }
-      tq_free(list);
-      TQ_TRY(st);
-    }
-    if (!cli->num_addrs) {
-      for (size_t i = 0; i < cfg->board_count; i++) {
-        tqh_board_spec_t spec;
-        TQ_TRY(spec_from_config(cli, b, &cfg->boards[i], &spec));
-        TQ_TRY(add_spec(b, &spec));
-      }
-    }
-    if (!b->count)
-      return TQ_STATUS(TQ_INVALID_ARGUMENT,
-                       TOOL ": --torq-runtime-hw-type=astra_machina needs a board: "
-                            "--torq-addr=user@host[:port], or boards in configs/*.yaml");
-    b->run.all_tests = 1;
-  } else {
-    /* On the simulator, unless a test's target names a board of configs/. */
-    tq_buf_t text;
-    tq_buf_init(&text, 0);
-    size_t errors = 0;
-    for (size_t i = 0; i < n; i++) {
-      const tqh_test_t *t = tests[i];
-      const char *target = t->target ? t->target : "sim";
-      if (!strcmp(target, "sim")) continue;
-      const tqh_board_t *cb = tqh_config_find_board(cfg, target);
-      if (!cb) {
-        errors++;
-        tq_status_free(tq_buf_printf(&text,
-                                     "%s:%u:%u: error: test '%s': target '%s' is not a board "
-                                     "of configs/*.yaml (nor 'sim')\n",
-                                     t->loc.file ? t->loc.file : t->suite->path, t->loc.line,
-                                     t->loc.col, t->id, target));
-        continue;
-      }
-      int have = 0;
-      for (size_t k = 0; k < b->count && !have; k++) have = !strcmp(b->specs[k].name, target);
-      if (have) continue;
-      tqh_board_spec_t spec;
-      tq_status_t st = spec_from_config(cli, b, cb, &spec);
-      if (!st) st = add_spec(b, &spec);
-      if (st) {
-        tq_buf_deinit(&text);
-        return st;
-      }
-    }
-    if (errors) {
-      tq_status_t st = TQ_STATUS(TQ_INVALID_ARGUMENT, "%s%zu error%s", text.data, errors,
-                                 errors == 1 ? "" : "s");
-      tq_buf_deinit(&text);
-      return st;
-    }
-    tq_buf_deinit(&text);
-    if (cli->update_astra_runtime && !b->count)
-      return TQ_STATUS(TQ_INVALID_ARGUMENT,
-                       TOOL ": --update-astra-runtime needs a board: "
-                            "--torq-runtime-hw-type=astra_machina --torq-addr=user@host[:port]");
-  }
-  if (b->count && !b->run.options.runtime_path) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  b->run.boards = b->specs;
-  b->run.count = b->count;
-  return NULL;
 }
 
 static char *git_revision(void) {
@@ -836,7 +332,7 @@ static int select_shard(const cli_t *cli, tqh_test_t **selected, size_t *num_sel
   }
   size_t before = *num_selected;
   if ((st = tqh_shard_select(selected, num_selected, k, n, cli->shard_durations)))
-    return fail(st, EXIT_USAGE);
+    return tt_fail(st, EXIT_USAGE);
   if (cli->verbosity >= 0 && !cli->list)
     printf(TOOL ": shard %zu/%zu: %zu of %zu selected test%s\n", k, n, *num_selected, before,
            before == 1 ? "" : "s");
@@ -846,51 +342,6 @@ static int select_shard(const cli_t *cli, tqh_test_t **selected, size_t *num_sel
     return -1;
   }
   return 0;
-}
-
-/* `merge RUN_DIR...`: a new run under the results folder holding the runs' tests. */
-static int run_merge(const cli_t *cli, int argc, char **argv) {
-  tq_buf_t cmdline;
-  tq_buf_init(&cmdline, 0);
-  for (int i = 0; i < argc; i++)
-    tq_status_free(tq_buf_printf(&cmdline, "%s%s", i ? " " : "", argv[i]));
-  tqh_config_t *cfg = NULL;
-  tq_status_t st = build_config(cli, &cfg);
-  if (st) {
-    tq_buf_deinit(&cmdline);
-    return fail(st, EXIT_USAGE);
-  }
-  tqh_results_options_t ro;
-  tqh_results_options_initialize(&ro);
-  ro.root = cfg->results_dir;
-  tqh_run_info_t info;
-  memset(&info, 0, sizeof(info));
-  info.tool_version = TOOL " " TQH_RUNNER_VERSION;
-  info.target = "merged";
-  info.command_line = cmdline.data;
-  char *run_dir = NULL;
-  size_t counts[TQH_OUTCOME_COUNT];
-  st = tqh_merge_runs(cli->suites, cli->num_suites, &ro, &info, &run_dir, counts);
-  tq_buf_deinit(&cmdline);
-  tqh_config_destroy(cfg);
-  if (st) {
-    tq_status_code_t code = tq_status_code(st);
-    return fail(st, code == TQ_INVALID_ARGUMENT || code == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
-  }
-  tq_buf_t path, text;
-  tq_buf_init(&path, 0);
-  tq_status_free(tq_buf_printf(&path, "%s/summary.txt", run_dir));
-  if (path.data && !(st = tq_file_read(path.data, 0, &text))) {
-    if (text.data) fputs(text.data, stdout);
-    tq_buf_deinit(&text);
-  }
-  tq_status_free(st);
-  tq_buf_deinit(&path);
-  write_html_report(run_dir, NULL);
-  printf("Merged %zu run%s into %s/\n", cli->num_suites, cli->num_suites == 1 ? "" : "s",
-         run_dir);
-  tq_free(run_dir);
-  return counts[TQH_OUTCOME_FAILED] || counts[TQH_OUTCOME_ERROR] ? EXIT_FAILED : 0;
 }
 
 int main(int argc, char **argv) {
@@ -925,19 +376,19 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (cli.report_dir) {
-    rc = run_report(&cli);
+    rc = tt_run_report(&cli);
     goto done;
   }
   if (cli.compare_a) {
-    rc = run_compare(&cli);
+    rc = tt_run_compare(&cli);
     goto done;
   }
   if (cli.merge) {
-    rc = run_merge(&cli, argc, argv);
+    rc = tt_run_merge(&cli, argc, argv);
     goto done;
   }
   if (cli.upload_dir) {
-    rc = run_upload(&cli);
+    rc = tt_run_upload(&cli);
     goto done;
   }
   if (cli.hw_type && strcmp(cli.hw_type, "sim") != 0 && strcmp(cli.hw_type, "astra_machina") != 0) {
@@ -952,15 +403,15 @@ int main(int argc, char **argv) {
 
   /* Selection expressions are usage: checked before anything is read. */
   if (cli.keyword && (st = tqh_select_parse(cli.keyword, TQH_SELECT_KEYWORD, "-k", &keyword))) {
-    rc = fail(st, EXIT_USAGE);
+    rc = tt_fail(st, EXIT_USAGE);
     goto done;
   }
   if (cli.marker && (st = tqh_select_parse(cli.marker, TQH_SELECT_MARKER, "-m", &marker))) {
-    rc = fail(st, EXIT_USAGE);
+    rc = tt_fail(st, EXIT_USAGE);
     goto done;
   }
-  if ((st = build_config(&cli, &cfg))) {
-    rc = fail(st, EXIT_USAGE);
+  if ((st = tt_build_config(&cli, &cfg))) {
+    rc = tt_fail(st, EXIT_USAGE);
     goto done;
   }
 
@@ -968,7 +419,7 @@ int main(int argc, char **argv) {
   if (!cli.num_suites) cli.suites[cli.num_suites++] = DEFAULT_SUITE;
   suites = tq_calloc(cli.num_suites + 1, sizeof(*suites));
   if (!suites) {
-    rc = fail(TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory"), EXIT_INFRA);
+    rc = tt_fail(TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory"), EXIT_INFRA);
     goto done;
   }
   int bad_suites = 0;
@@ -1007,7 +458,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < num_suites; i++) total += suites[i]->test_count;
   selected = tq_calloc(total + 1, sizeof(*selected));
   if (!selected) {
-    rc = fail(TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory"), EXIT_INFRA);
+    rc = tt_fail(TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory"), EXIT_INFRA);
     goto done;
   }
   for (size_t i = 0; i < num_suites; i++)
@@ -1018,8 +469,8 @@ int main(int argc, char **argv) {
     if (rc < 0) rc = 0; /* an empty shard */
     goto done;
   }
-  if ((st = build_boards(&cli, cfg, selected, num_selected, &boards))) {
-    rc = fail(st, EXIT_USAGE);
+  if ((st = tt_build_boards(&cli, cfg, selected, num_selected, &boards))) {
+    rc = tt_fail(st, EXIT_USAGE);
     goto done;
   }
 
@@ -1041,12 +492,12 @@ int main(int argc, char **argv) {
   }
 
   tqh_upload_options_t upload;
-  if (cli.upload && (rc = upload_options(&cli, cli.upload, &upload))) goto done;
+  if (cli.upload && (rc = tt_upload_options(&cli, cli.upload, &upload))) goto done;
   if (cli.baseline) { /* a missing or unreadable baseline is usage: no run folder is made */
     tqh_baseline_options_t bo;
-    baseline_options(cfg, &bo);
+    tt_baseline_options(cfg, &bo);
     if ((st = tqh_baseline_load(cli.baseline, &bo, &baseline))) {
-      rc = fail(st, EXIT_USAGE);
+      rc = tt_fail(st, EXIT_USAGE);
       goto done;
     }
   }
@@ -1087,7 +538,7 @@ int main(int argc, char **argv) {
     }
     tq_free(dir);
     if (st) {
-      rc = fail(tq_status_annotate(st, "--junitxml=%s", cli.junitxml), EXIT_INFRA);
+      rc = tt_fail(tq_status_annotate(st, "--junitxml=%s", cli.junitxml), EXIT_INFRA);
       goto done;
     }
   }
@@ -1096,7 +547,7 @@ int main(int argc, char **argv) {
   ro.root = cfg->results_dir;
   ro.junit_copy = cli.junitxml;
   if ((st = tqh_results_create(&ro, &info, &results))) {
-    rc = fail(tq_status_annotate(st, "while creating the run folder under %s", cfg->results_dir),
+    rc = tt_fail(tq_status_annotate(st, "while creating the run folder under %s", cfg->results_dir),
               EXIT_INFRA);
     goto done;
   }
@@ -1136,7 +587,7 @@ int main(int argc, char **argv) {
   tqh_runner_summary_t summary;
   st = tqh_runner_run_boards(&opts, boards.count ? &boards.run : NULL,
                              (const tqh_test_t *const *)selected, num_selected, results, &summary);
-  if (!st) write_html_report(tqh_results_run_dir(results), baseline);
+  if (!st) tt_write_html_report(tqh_results_run_dir(results), baseline);
   if (uploader) {
     /* Even after a failed run: what was recorded is worth sending. */
     tqh_upload_report_t ur;
@@ -1147,11 +598,11 @@ int main(int argc, char **argv) {
       tq_free(text);
       tq_status_free(ust);
     } else if (cli.verbosity >= 0 || ur.remaining) {
-      print_upload_report(tqh_results_run_dir(results), cli.upload, &ur);
+      tt_print_upload_report(tqh_results_run_dir(results), cli.upload, &ur);
     }
   }
   if (st) {
-    rc = fail(st, EXIT_INFRA);
+    rc = tt_fail(st, EXIT_INFRA);
     goto done;
   }
   if (cli.verbosity >= 0 || summary.cancelled)
@@ -1170,7 +621,7 @@ done:
   tqh_uploader_destroy(uploader);
   tqh_results_destroy(results);
   tqh_baseline_destroy(baseline);
-  boards_free(&boards);
+  tt_boards_free(&boards);
   tq_buf_deinit(&board_text);
   tq_free(cli.addrs);
   tq_free(git);

@@ -1,0 +1,108 @@
+/* torq-test's parts (torq_test.c: the command line and the run; torq_test_commands.c: report,
+ * compare, merge, upload and the configuration; torq_test_boards.c: the boards of a run). Private
+ * to the tool. */
+#ifndef TORQ_HARNESS_TOOLS_TORQ_TEST_H
+#define TORQ_HARNESS_TOOLS_TORQ_TEST_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "torq/base/status.h"
+#include "torq/base/usage.h"
+#include "torq/harness/baseline.h"
+#include "torq/harness/board.h"
+#include "torq/harness/config.h"
+#include "torq/harness/runner.h"
+#include "torq/harness/suite.h"
+#include "torq/harness/upload.h"
+
+#define TOOL "torq-test"
+#define DEFAULT_SUITE "suites/smoke.yaml"
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+#define EXIT_INFRA 3
+
+#define bad_usage(...) tq_usage_error(TOOL, __VA_ARGS__)
+
+/* Every option of the command line, parsed before any work. */
+typedef struct cli_s {
+  const char **suites; /* owned array, borrowed strings */
+  size_t num_suites;
+  const char *keyword;     /* -k */
+  const char *marker;      /* -m */
+  const char *jobs;        /* -j */
+  const char *repeat;      /* --repeat */
+  const char *warmup;      /* --warmup */
+  const char *junitxml;    /* --junitxml */
+  const char *results_dir; /* --results-dir */
+  const char *hw_type;     /* --torq-runtime-hw-type */
+  const char **addrs;      /* --torq-addr (repeatable, or comma separated): owned array */
+  size_t num_addrs;
+  const char *port;                  /* --torq-port */
+  const char *ssh_key;               /* --torq-ssh-key */
+  const char *known_hosts;           /* --torq-known-hosts */
+  const char *board_root;            /* --torq-board-root */
+  const char *run_module;            /* --torq-run-module */
+  const char *lease_ttl;             /* --torq-lease-ttl */
+  const char *lease_renew;           /* --torq-lease-renew */
+  const char *lease_wait;            /* --torq-lease-wait */
+  const char *profile_dir;           /* --torq-runtime-profiling-output-dir */
+  const char *report_dir;            /* `report RUN_DIR` */
+  const char *baseline;              /* --baseline */
+  const char *baseline_floor;        /* --baseline-floor */
+  const char *compare_a, *compare_b; /* `compare RUN_A RUN_B` */
+  const char *shard;                 /* --shard K/N */
+  const char *shard_durations;       /* --shard-durations RUN_DIR */
+  int merge;                         /* `merge RUN_DIR...`: the folders are in suites[] */
+  const char *upload;                /* --upload URL */
+  const char *upload_token_env;      /* --upload-token-env NAME */
+  const char *upload_timeout;        /* --upload-timeout S */
+  int upload_profiles;               /* --upload-profiles */
+  const char *upload_dir;            /* `upload RUN_DIR` */
+  int list, recompute_cache, update_astra_runtime, strict, no_color, no_profiling, help, version;
+  int accept_new_host_key;
+  int verbosity; /* -1 -q, 0, 1 -v */
+} cli_t;
+
+/* The boards of the run and the strings their specs point to. */
+typedef struct boards_s {
+  tqh_runner_boards_t run;
+  tqh_board_spec_t *specs;
+  size_t count;
+  char **strings; /* owned */
+  size_t num_strings, cap_strings;
+  int on_boards; /* --torq-runtime-hw-type=astra_machina */
+} boards_t;
+
+/* Prints a status that ends the program and returns the exit status `code` for it. */
+int tt_fail(tq_status_t st, int code);
+
+/* ---- torq_test_commands.c ---- */
+
+/* "S" (--option=S, or the environment variable `env`) as seconds above 0. */
+tq_status_t tt_parse_seconds(const char *option, const char *env, const char *text,
+                             double *out) TQ_MUST_USE;
+/* The configuration: built-in, configs/, environment, then the command line. */
+tq_status_t tt_build_config(const cli_t *cli, tqh_config_t **out_cfg) TQ_MUST_USE;
+/* The run-wide baseline options from the configuration. */
+void tt_baseline_options(const tqh_config_t *cfg, tqh_baseline_options_t *o);
+/* Writes RUN_DIR/index.html; reports a failure on stderr. 1 when written. */
+int tt_write_html_report(const char *run_dir, const tqh_baseline_t *baseline);
+/* The upload options of the command line for `url`; an exit status for bad ones, else 0. */
+int tt_upload_options(const cli_t *cli, const char *url, tqh_upload_options_t *o);
+/* One line about what an upload left. */
+void tt_print_upload_report(const char *run_dir, const char *url, const tqh_upload_report_t *r);
+/* The subcommands; each returns the exit status. */
+int tt_run_report(const cli_t *cli);
+int tt_run_compare(const cli_t *cli);
+int tt_run_merge(const cli_t *cli, int argc, char **argv);
+int tt_run_upload(const cli_t *cli);
+
+/* ---- torq_test_boards.c ---- */
+
+/* The boards of the run (--torq-addr, configs/NAME.yaml) for the selected tests. */
+tq_status_t tt_build_boards(const cli_t *cli, const tqh_config_t *cfg, tqh_test_t *const *tests,
+                            size_t n, boards_t *b) TQ_MUST_USE;
+void tt_boards_free(boards_t *b);
+
+#endif

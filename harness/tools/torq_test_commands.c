@@ -1,0 +1,257 @@
+/* torq-test's subcommands (report, compare, merge, upload), the configuration it builds, and the
+ * upload and HTML report around a run (torq_test.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "torq_test.h"
+#include "torq/base/alloc.h"
+#include "torq/base/file.h"
+#include "torq/harness/html_report.h"
+#include "torq/harness/shard.h"
+/* Writes RUN_DIR/index.html (html_report.h). The run's results are complete without it, so a
+ * failure is reported and leaves the exit status alone; 1 when it was written. */
+int tt_write_html_report(const char *run_dir, const tqh_baseline_t *baseline) {
+  tqh_diags_t diags;
+  tqh_diags_init(&diags);
+  tq_status_t st = tqh_html_report_write(run_dir, baseline, &diags);
+  tqh_diags_deinit(&diags);
+  if (!st) return 1;
+  char *text = tq_status_format(st, 0);
+  fprintf(stderr, TOOL ": the HTML report was not written: %s\n",
+          text ? text : tq_status_message(st));
+  free(text);
+  tq_status_free(st);
+  return 0;
+}
+
+int tt_run_report(const cli_t *cli) {
+  tqh_baseline_t *baseline = NULL;
+  char *problems = NULL;
+  tq_status_t st = NULL;
+  if (cli->baseline) {
+    tqh_config_t *cfg = NULL;
+    if ((st = tt_build_config(cli, &cfg))) return tt_fail(st, EXIT_USAGE);
+    tqh_baseline_options_t bo;
+    tt_baseline_options(cfg, &bo);
+    tqh_config_destroy(cfg);
+    if ((st = tqh_baseline_load(cli->baseline, &bo, &baseline))) return tt_fail(st, EXIT_USAGE);
+  }
+  st = tqh_results_rebuild(cli->report_dir, NULL, &problems);
+  if (problems) {
+    fputs(problems, stderr);
+    tq_free(problems);
+  }
+  int html = !st && tt_write_html_report(cli->report_dir, baseline);
+  tqh_baseline_destroy(baseline);
+  if (st) return tt_fail(st, tq_status_code(st) == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
+  tq_buf_t path, text;
+  tq_buf_init(&path, 0);
+  st = tq_buf_printf(&path, "%s/summary.txt", cli->report_dir);
+  if (!st) st = tq_file_read(path.data, 0, &text);
+  if (!st && text.data) fputs(text.data, stdout);
+  if (!st) tq_buf_deinit(&text);
+  tq_buf_deinit(&path);
+  if (st) return tt_fail(st, EXIT_INFRA);
+  printf("Rebuilt %s/junit.xml, %s/summary.txt%s%s%s from the journal.\n", cli->report_dir,
+         cli->report_dir, html ? " and " : "", html ? cli->report_dir : "",
+         html ? "/" TQH_HTML_REPORT_FILE : "");
+  return html ? 0 : EXIT_INFRA;
+}
+/* The upload options of the command line; `url` overrides --upload. Bad values are usage. */
+int tt_upload_options(const cli_t *cli, const char *url, tqh_upload_options_t *o) {
+  tqh_upload_options_initialize(o);
+  o->url = url;
+  o->profiles = cli->upload_profiles;
+  tq_status_t st = tqh_upload_check_url(url);
+  if (st) {
+    int rc = bad_usage("--upload: %s", tq_status_message(st));
+    tq_status_free(st);
+    return rc;
+  }
+  if (cli->upload_timeout) {
+    if ((st = tt_parse_seconds("--upload-timeout", NULL, cli->upload_timeout, &o->timeout_s)))
+      return tt_fail(st, EXIT_USAGE);
+    o->grace_s = o->timeout_s;
+  }
+  const char *env = cli->upload_token_env ? cli->upload_token_env : TQH_UPLOAD_TOKEN_ENV;
+  o->token = getenv(env);
+  if (cli->upload_token_env && (!o->token || !*o->token))
+    return bad_usage("--upload-token-env=%s: that variable is not set", env);
+  return 0;
+}
+
+/* One line about what an upload left (never the token; the URL without its password). */
+void tt_print_upload_report(const char *run_dir, const char *url, const tqh_upload_report_t *r) {
+  char *shown = tqh_upload_display_url(url);
+  if (!r->remaining)
+    printf("Upload: everything sent to %s\n", shown ? shown : "the server");
+  else
+    fprintf(stderr,
+            TOOL ": upload: %zu item%s not sent to %s (%s); they are kept: " TOOL " upload %s\n",
+            r->remaining, r->remaining == 1 ? "" : "s", shown ? shown : "the server",
+            r->last_error[0] ? r->last_error : "no time left", run_dir);
+  tq_free(shown);
+}
+
+/* `torq-test upload RUN_DIR`: sends the backlog (made from the journal for a run that had no
+ * --upload). 0 when nothing is left, EXIT_INFRA otherwise. */
+int tt_run_upload(const cli_t *cli) {
+  char *recorded = NULL;
+  int profiles = 0;
+  tq_status_t st = tqh_upload_outbox_url(cli->upload_dir, &recorded, &profiles);
+  if (st) return tt_fail(st, EXIT_INFRA);
+  const char *url = cli->upload ? cli->upload : recorded;
+  if (!url) {
+    tq_free(recorded);
+    return bad_usage("%s/upload/url names no server: give --upload=URL", cli->upload_dir);
+  }
+  tqh_upload_options_t o;
+  int rc = tt_upload_options(cli, url, &o);
+  o.profiles = o.profiles || (profiles && !cli->upload);
+  tq_buf_t journal;
+  tq_buf_init(&journal, 0);
+  if (!rc && !(st = tq_buf_printf(&journal, "%s/journal.jsonl", cli->upload_dir)) &&
+      access(journal.data, R_OK) != 0)
+    rc = bad_usage("%s is not a run folder (no journal.jsonl)", cli->upload_dir);
+  tq_buf_deinit(&journal);
+  if (!rc && !st && cli->upload) st = tqh_upload_outbox_create(cli->upload_dir, url, o.profiles);
+  if (!rc && !st) st = tqh_upload_outbox_fill(cli->upload_dir);
+  tqh_upload_report_t r;
+  if (!rc && !st && !(st = tqh_upload_send_backlog(cli->upload_dir, &o, 0, &r))) {
+    if (cli->verbosity >= 0 || r.remaining)
+      printf("Upload: %zu item%s sent\n", r.sent, r.sent == 1 ? "" : "s");
+    tt_print_upload_report(cli->upload_dir, url, &r);
+    rc = r.remaining ? EXIT_INFRA : 0;
+  }
+  tq_free(recorded);
+  if (st) return tt_fail(st, EXIT_INFRA);
+  return rc;
+}
+
+/* The configuration: built-in, configs/, environment, then the command line. */
+tq_status_t tt_build_config(const cli_t *cli, tqh_config_t **out_cfg) {
+  *out_cfg = NULL;
+  tqh_config_t *cfg = NULL;
+  TQ_TRY(tqh_config_create(&cfg));
+  tqh_errors_t errors;
+  tqh_errors_init(&errors, 0);
+  tq_status_t st1 = tqh_config_load_dir(cfg, "configs", &errors);
+  tq_status_t st2 = tqh_config_apply_env(cfg, NULL, &errors);
+  tq_status_t st = NULL;
+  /* All configuration errors at once: the files', the environment's, then the options'. */
+  if (st1 || st2) {
+    tq_buf_t text;
+    tq_buf_init(&text, 0);
+    tq_status_t fst = tqh_errors_format(&errors, &text);
+    st = fst ? fst : TQ_STATUS(TQ_INVALID_ARGUMENT, "%s", text.data ? text.data : "");
+    tq_buf_deinit(&text);
+  }
+  tq_status_free(st1);
+  tq_status_free(st2);
+  tqh_errors_deinit(&errors);
+  const struct {
+    const char *key, *value, *option;
+  } sets[] = {{"repeat", cli->repeat, "--repeat"},
+              {"warmup", cli->warmup, "--warmup"},
+              {"jobs", cli->jobs, "-j"},
+              {"results_dir", cli->results_dir, "--results-dir"},
+              {"baseline_floor", cli->baseline_floor, "--baseline-floor"}};
+  for (size_t i = 0; !st && i < sizeof(sets) / sizeof(sets[0]); i++) {
+    if (!sets[i].value) continue;
+    tq_status_t s = tqh_config_set(cfg, TQH_LAYER_CLI, sets[i].key, sets[i].value);
+    if (s) {
+      st = TQ_STATUS(TQ_INVALID_ARGUMENT, TOOL ": %s %s: %s", sets[i].option, sets[i].value,
+                     tq_status_message(s));
+      tq_status_free(s);
+    }
+  }
+  if (st) {
+    tqh_config_destroy(cfg);
+    return st;
+  }
+  *out_cfg = cfg;
+  return NULL;
+}
+
+/* The run-wide baseline options: the configuration's floor (built-in 5 < configs/NAME.yaml <
+ * TORQ_BASELINE_FLOOR < --baseline-floor); a suite or a test may set its own (runner.c). */
+void tt_baseline_options(const tqh_config_t *cfg, tqh_baseline_options_t *o) {
+  tqh_baseline_options_initialize(o);
+  o->floor_pct = cfg->defaults.baseline_floor_pct;
+}
+
+int tt_run_compare(const cli_t *cli) {
+  tqh_config_t *cfg = NULL;
+  tq_status_t st = tt_build_config(cli, &cfg);
+  if (st) return tt_fail(st, EXIT_USAGE);
+  tqh_baseline_options_t o;
+  tt_baseline_options(cfg, &o);
+  tqh_config_destroy(cfg);
+  tq_buf_t text;
+  tq_buf_init(&text, 0);
+  size_t regressions = 0;
+  st = tqh_baseline_compare_runs(cli->compare_a, cli->compare_b, &o, &text, &regressions);
+  if (text.data) fputs(text.data, stdout);
+  tq_buf_deinit(&text);
+  if (st) return tt_fail(st, tq_status_code(st) == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
+  return regressions ? EXIT_FAILED : 0;
+}
+
+tq_status_t tt_parse_seconds(const char *option, const char *env, const char *text, double *out) {
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (!*text || *end || errno || !(v > 0) || v > 1e7)
+    return TQ_STATUS(TQ_INVALID_ARGUMENT, TOOL ": %s=%s: expected seconds, a number above 0",
+                     option ? option : env, text);
+  *out = v;
+  return NULL;
+}
+
+/* `merge RUN_DIR...`: a new run under the results folder holding the runs' tests. */
+int tt_run_merge(const cli_t *cli, int argc, char **argv) {
+  tq_buf_t cmdline;
+  tq_buf_init(&cmdline, 0);
+  for (int i = 0; i < argc; i++)
+    tq_status_free(tq_buf_printf(&cmdline, "%s%s", i ? " " : "", argv[i]));
+  tqh_config_t *cfg = NULL;
+  tq_status_t st = tt_build_config(cli, &cfg);
+  if (st) {
+    tq_buf_deinit(&cmdline);
+    return tt_fail(st, EXIT_USAGE);
+  }
+  tqh_results_options_t ro;
+  tqh_results_options_initialize(&ro);
+  ro.root = cfg->results_dir;
+  tqh_run_info_t info;
+  memset(&info, 0, sizeof(info));
+  info.tool_version = TOOL " " TQH_RUNNER_VERSION;
+  info.target = "merged";
+  info.command_line = cmdline.data;
+  char *run_dir = NULL;
+  size_t counts[TQH_OUTCOME_COUNT];
+  st = tqh_merge_runs(cli->suites, cli->num_suites, &ro, &info, &run_dir, counts);
+  tq_buf_deinit(&cmdline);
+  tqh_config_destroy(cfg);
+  if (st) {
+    tq_status_code_t code = tq_status_code(st);
+    return tt_fail(st,
+                   code == TQ_INVALID_ARGUMENT || code == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
+  }
+  tq_buf_t path, text;
+  tq_buf_init(&path, 0);
+  tq_status_free(tq_buf_printf(&path, "%s/summary.txt", run_dir));
+  if (path.data && !(st = tq_file_read(path.data, 0, &text))) {
+    if (text.data) fputs(text.data, stdout);
+    tq_buf_deinit(&text);
+  }
+  tq_status_free(st);
+  tq_buf_deinit(&path);
+  tt_write_html_report(run_dir, NULL);
+  printf("Merged %zu run%s into %s/\n", cli->num_suites, cli->num_suites == 1 ? "" : "s", run_dir);
+  tq_free(run_dir);
+  return counts[TQH_OUTCOME_FAILED] || counts[TQH_OUTCOME_ERROR] ? EXIT_FAILED : 0;
+}
