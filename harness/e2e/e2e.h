@@ -83,6 +83,9 @@ typedef struct e2e_server_s {
 } e2e_server_t;
 int e2e_server_start(const e2e_scratch_t *s, const char *script, const char *dir,
                      const char *const *args, e2e_server_t *out);
+/* The same with a script file (`path`) instead of its text. */
+int e2e_server_start_file(const e2e_scratch_t *s, const char *path, const char *dir,
+                          const char *const *args, e2e_server_t *out);
 void e2e_server_stop(e2e_server_t *srv);
 
 /* Writes a tiny model: a 4-element i32 add; or one that does not compile. */

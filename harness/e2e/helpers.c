@@ -393,9 +393,16 @@ void e2e_write_broken_model(const char *path) {
 
 int e2e_server_start(const e2e_scratch_t *s, const char *script, const char *dir,
                      const char *const *args, e2e_server_t *out) {
-  if (access("/usr/bin/python3", X_OK) != 0) return 0;
   char *path = e2e_path("%s/server.py", s->dir);
   e2e_write(path, script);
+  int started = e2e_server_start_file(s, path, dir, args, out);
+  free(path);
+  return started;
+}
+
+int e2e_server_start_file(const e2e_scratch_t *s, const char *path, const char *dir,
+                          const char *const *args, e2e_server_t *out) {
+  if (access("/usr/bin/python3", X_OK) != 0) return 0;
   char *portfile = e2e_path("%s/.port", dir);
   unlink(portfile);
   out->log = e2e_path("%s/server.log", s->dir);
@@ -424,7 +431,6 @@ int e2e_server_start(const e2e_scratch_t *s, const char *script, const char *dir
   out->port = atoi(text);
   free(text);
   free(portfile);
-  free(path);
   return 1;
 }
 

@@ -1,6 +1,6 @@
-/* Results upload against a real HTTP server on loopback, written for these tests: it stores
- * every request it gets (status it answered, path, sequence, Authorization, body hash) and can
- * answer with errors first. The tests check that uploads arrive complete and in order, that
+/* Results upload against a real HTTP server on loopback, scripts/results-server, written for
+ * these tests (and for trying uploads by hand): it stores every request it gets (status it
+ * answered, path, sequence, Authorization, body hash) and can answer with errors first. The tests check that uploads arrive complete and in order, that
  * errors are retried, and that a server that is down neither fails nor stalls the run, whose
  * backlog `torq-test upload` sends later. */
 #include <arpa/inet.h>
@@ -14,39 +14,6 @@
 #include <unistd.h>
 
 #include "e2e.h"
-
-/* python3 server.py DIR PORT FAILS CODE: listens on 127.0.0.1:PORT (0: any free port), answers
- * the first FAILS requests with CODE and the others with 200; writes one line per request to
- * DIR/requests.log: "STATUS|PATH|X-Torq-Sequence|Authorization|Idempotency-Key|SHA256". */
-static const char k_server_py[] =
-    "import hashlib, http.server, os, sys\n"
-    "d, port, fails, code = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])\n"
-    "state = {'fails': fails}\n"
-    "class H(http.server.BaseHTTPRequestHandler):\n"
-    "    protocol_version = 'HTTP/1.1'\n"
-    "    def do_POST(self):\n"
-    "        body = self.rfile.read(int(self.headers.get('Content-Length', '0')))\n"
-    "        status = 200\n"
-    "        if state['fails'] > 0:\n"
-    "            state['fails'] -= 1\n"
-    "            status = code\n"
-    "        h = self.headers\n"
-    "        line = '|'.join([str(status), self.path, h.get('X-Torq-Sequence', ''),\n"
-    "                         h.get('Authorization', ''), h.get('Idempotency-Key', ''),\n"
-    "                         hashlib.sha256(body).hexdigest()])\n"
-    "        with open(os.path.join(d, 'requests.log'), 'a') as f:\n"
-    "            f.write(line + '\\n')\n"
-    "        reply = b'stored\\n' if status == 200 else b'try later\\n'\n"
-    "        self.send_response(status)\n"
-    "        self.send_header('Content-Length', str(len(reply)))\n"
-    "        self.end_headers()\n"
-    "        self.wfile.write(reply)\n"
-    "    def log_message(self, *args):\n"
-    "        pass\n"
-    "s = http.server.HTTPServer(('127.0.0.1', port), H)\n"
-    "open(os.path.join(d, '.port.tmp'), 'w').write(str(s.server_address[1]))\n"
-    "os.rename(os.path.join(d, '.port.tmp'), os.path.join(d, '.port'))\n"
-    "s.serve_forever()\n";
 
 /* Three tiny tests; two workers so that they finish in any order. */
 static char *write_suite(const e2e_scratch_t *s) {
@@ -77,7 +44,11 @@ static int start(const e2e_scratch_t *s, const char *dir, int port, int fails, i
   snprintf(p, sizeof(p), "%d", port);
   snprintf(f, sizeof(f), "%d", fails);
   snprintf(c, sizeof(c), "%d", code);
-  return e2e_server_start(s, k_server_py, dir, (const char *const[]){p, f, c, NULL}, srv);
+  char *script = e2e_path("%s/scripts/results-server", e2e_top());
+  int started = e2e_server_start_file(
+      s, script, dir, (const char *const[]){"--port", p, "--fail", f, "--code", c, NULL}, srv);
+  free(script);
+  return started;
 }
 
 /* A port nothing listens on (bound, then closed). */
