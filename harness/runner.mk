@@ -26,3 +26,7 @@ bench: bench-runner
 bench-runner: $(BIN)/torq-test
 	@scripts/bench-runner $(BIN)
 .PHONY: bench-runner
+bench: bench-upload
+bench-upload: $(BIN)/torq-test
+	@scripts/bench-upload $(BIN)
+.PHONY: bench-upload
