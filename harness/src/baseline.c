@@ -15,17 +15,6 @@ void tqh_baseline_options_initialize(tqh_baseline_options_t *options) {
   options->k = 3.0;
 }
 
-tq_status_t tqh_baseline_parse_floor(const char *text, double *out_pct) {
-  char *end = NULL;
-  errno = 0;
-  double v = strtod(text, &end);
-  if (end && *end == '%') end++;
-  if (!*text || !end || *end || errno || !(v >= 0) || v > 10000)
-    return TQ_STATUS(TQ_INVALID_ARGUMENT, "'%s': expected a percentage from 0 to 10000", text);
-  *out_pct = v;
-  return NULL;
-}
-
 const char *tqh_baseline_change_name(tqh_baseline_change_t change) {
   switch (change) {
     case TQH_BASELINE_SAME: return "same";

@@ -623,3 +623,16 @@ tq_status_t tqh_config_describe(const tqh_config_t *config, tq_buf_t *out) {
   }
   return NULL;
 }
+
+/* Declared in baseline.h; defined here because the floor is a setting, and the configuration
+ * and suite loaders (built alone for the fuzzer) parse it. */
+tq_status_t tqh_baseline_parse_floor(const char *text, double *out_pct) {
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (end && *end == '%') end++;
+  if (!*text || !end || *end || errno || !(v >= 0) || v > 10000)
+    return TQ_STATUS(TQ_INVALID_ARGUMENT, "'%s': expected a percentage from 0 to 10000", text);
+  *out_pct = v;
+  return NULL;
+}
