@@ -29,10 +29,6 @@ static tq_status_t esc(tq_buf_t *out, const char *s) {
   return s ? tqh_html_escape(s, strlen(s), out) : NULL;
 }
 
-static tq_status_t oom(void) {
-  return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-}
-
 typedef struct page_s {
   const char *run_dir;
   const tqh_baseline_t *baseline;
@@ -42,6 +38,9 @@ typedef struct page_s {
   size_t count;
   tq_arena_t arena;
   const tqh__json_t *run; /* run.json, or NULL */
+  /* With a baseline, per shown test (as `order`): its comparison, when compared[k]. */
+  tqh_baseline_comparison_t *cmp;
+  unsigned char *compared;
 } page_t;
 
 static void warn(page_t *p, const char *file, const char *fmt, ...) TQ_PRINTF(3, 4);
@@ -53,36 +52,6 @@ static void warn(page_t *p, const char *file, const char *fmt, ...) {
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
   tqh_diags_add(p->diags, TQH_WARNING, file, 0, "%s", msg);
-}
-
-static int cmp_by_id(const void *a, const void *b, void *ctx) {
-  const tqh_test_record_t *items = ctx;
-  size_t x = *(const size_t *)a, y = *(const size_t *)b;
-  int c = strcmp(items[x].id, items[y].id);
-  return c ? c : (x > y) - (x < y);
-}
-
-/* Keeps the last record of each id, in journal order. */
-static tq_status_t pick_records(page_t *p) {
-  size_t n = p->records.count;
-  size_t *sorted = tq_calloc(n + 1, sizeof(*sorted));
-  unsigned char *keep = tq_calloc(n + 1, 1);
-  p->order = tq_calloc(n + 1, sizeof(*p->order));
-  if (!sorted || !keep || !p->order) {
-    tq_free(sorted);
-    tq_free(keep);
-    return oom();
-  }
-  for (size_t i = 0; i < n; i++) sorted[i] = i;
-  qsort_r(sorted, n, sizeof(*sorted), cmp_by_id, p->records.items);
-  for (size_t i = 0; i < n; i++)
-    keep[sorted[i]] = i + 1 == n || strcmp(p->records.items[sorted[i]].id,
-                                           p->records.items[sorted[i + 1]].id) != 0;
-  for (size_t i = 0; i < n; i++)
-    if (keep[i]) p->order[p->count++] = i;
-  tq_free(sorted);
-  tq_free(keep);
-  return NULL;
 }
 
 static void read_run_json(page_t *p) {
@@ -179,16 +148,21 @@ static const char *verdict(tqh_baseline_change_t c) {
                                       : "unchanged";
 }
 
-/* The comparison of a test with the baseline; 0 when there is none (no baseline, not in it,
- * not run). */
-static int compare(const page_t *p, const tqh_test_record_t *r, tqh_baseline_comparison_t *c,
-                   tq_status_t *out_st) {
-  *out_st = NULL;
-  memset(c, 0, sizeof(*c));
-  const tqh_test_record_t *base = p->baseline ? tqh_baseline_find(p->baseline, r->id) : NULL;
-  if (!base || r->outcome == TQH_OUTCOME_SKIPPED || r->outcome == TQH_OUTCOME_NOT_RUN) return 0;
-  *out_st = tqh_baseline_compare(tqh_baseline_options(p->baseline), base, r, c);
-  return !*out_st;
+/* Compares every shown test with the baseline, once: the summary row and the test's section
+ * both show it. A test has no comparison when it is not in the baseline or did not run. */
+static tq_status_t compare_all(page_t *p) {
+  if (!p->baseline) return NULL;
+  p->cmp = tq_calloc(p->count + 1, sizeof(*p->cmp));
+  p->compared = tq_calloc(p->count + 1, 1);
+  if (!p->cmp || !p->compared) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  for (size_t k = 0; k < p->count; k++) {
+    const tqh_test_record_t *r = &p->records.items[p->order[k]];
+    const tqh_test_record_t *base = tqh_baseline_find(p->baseline, r->id);
+    if (!base || r->outcome == TQH_OUTCOME_SKIPPED || r->outcome == TQH_OUTCOME_NOT_RUN) continue;
+    TQ_TRY(tqh_baseline_compare(tqh_baseline_options(p->baseline), base, r, &p->cmp[k]));
+    p->compared[k] = 1;
+  }
+  return NULL;
 }
 
 static tq_status_t header(page_t *p, tq_buf_t *out) {
@@ -233,7 +207,8 @@ static tq_status_t header(page_t *p, tq_buf_t *out) {
   return tq_buf_append_cstr(out, "</p></header>\n");
 }
 
-static tq_status_t summary_row(const page_t *p, const tqh_test_record_t *r, tq_buf_t *out) {
+static tq_status_t summary_row(const page_t *p, size_t k, tq_buf_t *out) {
+  const tqh_test_record_t *r = &p->records.items[p->order[k]];
   const char *o = tqh_outcome_name(r->outcome);
   TQ_TRY(tq_buf_append_cstr(out, "<tr><td><a href=\"#t-"));
   TQ_TRY(esc(out, r->id));
@@ -258,13 +233,10 @@ static tq_status_t summary_row(const page_t *p, const tqh_test_record_t *r, tq_b
   }
   TQ_TRY(tq_buf_printf(out, "</td><td>%s</td>", cache_name(r->cache)));
   if (p->baseline) {
-    tqh_baseline_comparison_t c;
-    tq_status_t st;
+    const tqh_baseline_comparison_t *c = &p->cmp[k];
     const char *v = "not in the baseline";
-    if (compare(p, r, &c, &st))
-      v = c.regressions ? "regression" : c.improvements ? "improvement" : "unchanged";
-    tqh_baseline_comparison_deinit(&c);
-    TQ_TRY(st);
+    if (p->compared[k])
+      v = c->regressions ? "regression" : c->improvements ? "improvement" : "unchanged";
     TQ_TRY(tq_buf_printf(out, "<td class=\"v-%s\">%s</td>", v[0] == 'n' ? "none" : v, v));
   }
   TQ_TRY(tq_buf_append_cstr(out, "<td class=\"msg\">"));
@@ -279,7 +251,7 @@ static tq_status_t summary_table(const page_t *p, tq_buf_t *out) {
                        "(median)</th><th class=\"n\">OVERALL</th><th>Cache</th>%s"
                        "<th>Message</th></tr></thead><tbody>\n",
                        p->baseline ? "<th>Baseline</th>" : ""));
-  for (size_t i = 0; i < p->count; i++) TQ_TRY(summary_row(p, &p->records.items[p->order[i]], out));
+  for (size_t k = 0; k < p->count; k++) TQ_TRY(summary_row(p, k, out));
   return tq_buf_append_cstr(out, "</tbody></table>\n");
 }
 
@@ -366,23 +338,19 @@ static tq_status_t value(tq_buf_t *out, double v, const char *unit) {
   return tq_buf_printf(out, "%.0f %s", v, unit);
 }
 
-static tq_status_t baseline_table(const page_t *p, const tqh_test_record_t *r, tq_buf_t *out) {
+static tq_status_t baseline_table(const page_t *p, size_t k, tq_buf_t *out) {
   if (!p->baseline) return NULL;
   TQ_TRY(tq_buf_append_cstr(out, "<h3>Against the baseline</h3>\n"));
-  tqh_baseline_comparison_t c;
-  tq_status_t st;
-  if (!compare(p, r, &c, &st)) {
-    tqh_baseline_comparison_deinit(&c);
-    TQ_TRY(st);
+  if (!p->compared[k])
     return tq_buf_append_cstr(out, "<p class=\"note\">Not in the baseline.</p>\n");
-  }
-  st = tq_buf_append_cstr(out,
+  const tqh_baseline_comparison_t *c = &p->cmp[k];
+  tq_status_t st = tq_buf_append_cstr(out,
                           "<table class=\"baseline\"><thead><tr><th>Metric</th>"
                           "<th class=\"n\">Baseline</th><th class=\"n\">Now</th>"
                           "<th class=\"n\">Change</th><th class=\"n\">Threshold</th>"
                           "<th>Verdict</th></tr></thead><tbody>\n");
-  for (size_t i = 0; !st && i < c.count; i++) {
-    const tqh_baseline_row_t *row = &c.rows[i];
+  for (size_t i = 0; !st && i < c->count; i++) {
+    const tqh_baseline_row_t *row = &c->rows[i];
     const char *v = verdict(row->change);
     st = tq_buf_append_cstr(out, "<tr><td>");
     if (!st) st = esc(out, row->metric);
@@ -401,7 +369,6 @@ static tq_status_t baseline_table(const page_t *p, const tqh_test_record_t *r, t
                          row->change == TQH_BASELINE_NOISE ? " (within noise)" : "");
   }
   if (!st) st = tq_buf_append_cstr(out, "</tbody></table>\n");
-  tqh_baseline_comparison_deinit(&c);
   return st;
 }
 
@@ -449,7 +416,8 @@ static tq_status_t timeline(page_t *p, const tqh_test_record_t *r, tq_buf_t *out
   return st;
 }
 
-static tq_status_t section(page_t *p, const tqh_test_record_t *r, tq_buf_t *out) {
+static tq_status_t section(page_t *p, size_t k, tq_buf_t *out) {
+  const tqh_test_record_t *r = &p->records.items[p->order[k]];
   const char *o = tqh_outcome_name(r->outcome);
   TQ_TRY(tq_buf_append_cstr(out, "<section class=\"test\" id=\"t-"));
   TQ_TRY(esc(out, r->id));
@@ -471,7 +439,7 @@ static tq_status_t section(page_t *p, const tqh_test_record_t *r, tq_buf_t *out)
   TQ_TRY(test_time(r, out));
   TQ_TRY(timeline(p, r, out));
   TQ_TRY(overview_bars(r, out));
-  TQ_TRY(baseline_table(p, r, out));
+  TQ_TRY(baseline_table(p, k, out));
   return tq_buf_append_cstr(out, "</section>\n");
 }
 
@@ -479,8 +447,8 @@ static tq_status_t render(page_t *p, tqh__out_t *file) {
   tq_buf_t *out = &file->buf;
   TQ_TRY(header(p, out));
   TQ_TRY(summary_table(p, out));
-  for (size_t i = 0; i < p->count; i++) {
-    TQ_TRY(section(p, &p->records.items[p->order[i]], out));
+  for (size_t k = 0; k < p->count; k++) {
+    TQ_TRY(section(p, k, out));
     TQ_TRY(tqh__out_maybe_flush(file));
   }
   return tq_buf_printf(out, "<script>%s</script>\n</body></html>\n", page_js);
@@ -503,7 +471,8 @@ tq_status_t tqh_html_report_write(const char *run_dir, const tqh_baseline_t *bas
     st = TQ_STATUS(TQ_NOT_FOUND, "%s: no journal (%s): %s", run_dir, path.data, strerror(errno));
   tqh__journal_read_t info;
   if (!st) st = tqh__journal_read(path.data, &p.records, diags, &info);
-  if (!st) st = pick_records(&p);
+  if (!st) st = tqh__records_latest(&p.records, &p.order, &p.count);
+  if (!st) st = compare_all(&p);
   if (!st) read_run_json(&p);
   tq_buf_clear(&path);
   if (!st) st = tq_buf_printf(&path, "%s/" TQH_HTML_REPORT_FILE, run_dir);
@@ -518,6 +487,9 @@ tq_status_t tqh_html_report_write(const char *run_dir, const tqh_baseline_t *bas
   }
   if (st) st = tq_status_annotate(st, "while writing the HTML report of %s", run_dir);
   tq_buf_deinit(&path);
+  for (size_t k = 0; p.cmp && k < p.count; k++) tqh_baseline_comparison_deinit(&p.cmp[k]);
+  tq_free(p.cmp);
+  tq_free(p.compared);
   tq_free(p.order);
   tq_arena_deinit(&p.arena);
   tqh__records_deinit(&p.records);

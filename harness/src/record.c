@@ -2,6 +2,7 @@
  * (with the JSON reader of harness_internal.h). Rendering the reports from records read back is
  * what makes an incremental run and a rebuild give the same bytes. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness_internal.h"
@@ -103,6 +104,41 @@ void tqh__records_deinit(tqh__records_t *list) {
   tq_arena_deinit(&list->arena);
   tq_free(list->items);
   memset(list, 0, sizeof(*list));
+}
+
+static int cmp_by_id(const void *a, const void *b, void *ctx) {
+  const tqh_test_record_t *items = ctx;
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  int c = strcmp(items[x].id, items[y].id);
+  return c ? c : (x > y) - (x < y);
+}
+
+tq_status_t tqh__records_latest(const tqh__records_t *list, size_t **out_order,
+                                size_t *out_count) {
+  *out_order = NULL;
+  *out_count = 0;
+  size_t n = list->count;
+  size_t *sorted = tq_calloc(n + 1, sizeof(*sorted));
+  unsigned char *keep = tq_calloc(n + 1, 1);
+  size_t *order = tq_calloc(n + 1, sizeof(*order));
+  if (!sorted || !keep || !order) {
+    tq_free(sorted);
+    tq_free(keep);
+    tq_free(order);
+    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  }
+  /* Sorted by id, then by position: the last of each run of equal ids is the one kept. */
+  for (size_t i = 0; i < n; i++) sorted[i] = i;
+  qsort_r(sorted, n, sizeof(*sorted), cmp_by_id, list->items);
+  for (size_t i = 0; i < n; i++)
+    keep[sorted[i]] =
+        i + 1 == n || strcmp(list->items[sorted[i]].id, list->items[sorted[i + 1]].id) != 0;
+  for (size_t i = 0; i < n; i++)
+    if (keep[i]) order[(*out_count)++] = i;
+  tq_free(sorted);
+  tq_free(keep);
+  *out_order = order;
+  return NULL;
 }
 
 /* ---- Reading one line ---------------------------------------------------------------------- */

@@ -78,6 +78,12 @@ typedef struct tqh__records_s {
 void tqh__records_init(tqh__records_t *list);
 void tqh__records_deinit(tqh__records_t *list);
 
+/* The indexes of the last record of each id, in journal order (a test recorded twice, e.g. by a
+ * rerun appended to the journal, counts once, as its last line says): *out_order (tq_free) holds
+ * *out_count of them. */
+tq_status_t tqh__records_latest(const tqh__records_t *list, size_t **out_order,
+                                size_t *out_count) TQ_MUST_USE;
+
 /* Parses one journal line (`len` bytes, no newline) and appends the record to `list`.
  * TQ_INVALID_INPUT with a message without location ("expected a JSON object", "missing
  * \"id\"", or the JSON error "1:5: error: ...") when the line is not a valid record;

@@ -610,12 +610,13 @@ tq_status_t tqh_upload_outbox_fill(const char *run_dir) {
   tqh__journal_read_t info;
   if (!st) st = tqh__journal_read(path.data, &records, NULL, &info);
   unsigned long seq = 0;
-  for (size_t i = 0; !st && i < records.count; i++) {
-    const char *id = records.items[i].id;
-    int seen = 0; /* a retried test has several lines: its last one counts, sent once */
-    for (size_t k = i + 1; k < records.count && !seen; k++) seen = !strcmp(records.items[k].id, id);
-    if (!seen && tqh_results_id_is_safe(id)) st = tqh__upload_enqueue(run_dir, ++seq, "test", id);
+  size_t *latest = NULL, count = 0; /* a test recorded twice is sent once */
+  if (!st) st = tqh__records_latest(&records, &latest, &count);
+  for (size_t i = 0; !st && i < count; i++) {
+    const char *id = records.items[latest[i]].id;
+    if (tqh_results_id_is_safe(id)) st = tqh__upload_enqueue(run_dir, ++seq, "test", id);
   }
+  tq_free(latest);
   tqh__records_deinit(&records);
   /* The run finished when run.json has its finishing time. */
   tq_buf_clear(&text);
