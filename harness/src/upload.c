@@ -6,6 +6,7 @@
  * which readers ignore. libcurl's errors become text here, and only here. */
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,13 +89,22 @@ static tq_status_t outbox_append(const char *run_dir, const char *name, const ch
   return st;
 }
 
-tq_status_t tqh__upload_enqueue(const char *run_dir, unsigned long seq, const char *kind,
+tq_status_t tqh__upload_queue_open(const char *run_dir, tqh__journal_t *out_queue) {
+  tq_buf_t path;
+  tq_buf_init(&path, 0);
+  tq_status_t st = outbox_path(run_dir, "queue", &path);
+  if (!st) st = tqh__journal_open(out_queue, path.data, 0, 0);
+  tq_buf_deinit(&path);
+  return st;
+}
+
+tq_status_t tqh__upload_enqueue(tqh__journal_t *queue, unsigned long seq, const char *kind,
                                 const char *id) {
   char line[320];
   int n = snprintf(line, sizeof(line), "%lu %s %s", seq, kind, id);
   if (n < 0 || (size_t)n >= sizeof(line) || strpbrk(id, " \n"))
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "'%s' cannot be an upload item", id);
-  return outbox_append(run_dir, "queue", line);
+  return tqh__journal_append(queue, line, (size_t)n);
 }
 
 tq_status_t tqh_upload_outbox_create(const char *run_dir, const char *url, int profiles) {
@@ -111,18 +121,41 @@ tq_status_t tqh_upload_outbox_create(const char *run_dir, const char *url, int p
   return st;
 }
 
-/* Reads RUN_DIR/upload/NAME into `out`; *out_found 0 when it does not exist. */
-static tq_status_t outbox_read(const char *run_dir, const char *name, tq_buf_t *out,
-                               int *out_found) {
+/* The bytes of `path` from offset `from` on into `out` (at most `limit`); *out_found 0 when
+ * the file does not exist. */
+static tq_status_t read_optional(const char *path, size_t from, size_t limit, tq_buf_t *out,
+                                 int *out_found) {
   *out_found = 0;
+  tq_buf_clear(out);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return NULL;
+  if (fd < 0) return TQ_STATUS(TQ_IO, "%s: cannot open: %s", path, strerror(errno));
+  *out_found = 1;
+  struct stat sb;
+  tq_status_t st = NULL;
+  if (fstat(fd, &sb) != 0) st = TQ_STATUS(TQ_IO, "%s: %s", path, strerror(errno));
+  size_t size = !st && (size_t)sb.st_size > from ? (size_t)sb.st_size - from : 0;
+  if (!st && size > limit) st = TQ_STATUS(TQ_LIMIT, "%s: larger than %zu bytes", path, limit);
+  if (!st) st = tq_buf_reserve(out, size + 1);
+  while (!st && out->len < size) {
+    ssize_t n = pread(fd, out->data + out->len, size - out->len, (off_t)(from + out->len));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) st = TQ_STATUS(TQ_IO, "%s: cannot read: %s", path, strerror(errno));
+    if (n <= 0) break; /* shorter than it was: what was read is what there is */
+    out->len += (size_t)n;
+  }
+  if (!st) out->data[out->len] = '\0';
+  close(fd);
+  return st;
+}
+
+/* RUN_DIR/upload/NAME from offset `from` on (see read_optional). */
+static tq_status_t outbox_read(const char *run_dir, const char *name, size_t from, tq_buf_t *out,
+                               int *out_found) {
   tq_buf_t path;
   tq_buf_init(&path, 0);
   tq_status_t st = outbox_path(run_dir, name, &path);
-  if (!st && access(path.data, F_OK) == 0) {
-    *out_found = 1;
-    tq_buf_deinit(out); /* tq_file_read initializes it */
-    st = tq_file_read(path.data, OUTBOX_MAX_BYTES, out);
-  }
+  if (!st) st = read_optional(path.data, from, OUTBOX_MAX_BYTES, out, out_found);
   tq_buf_deinit(&path);
   return st;
 }
@@ -133,7 +166,7 @@ tq_status_t tqh_upload_outbox_url(const char *run_dir, char **out_url, int *out_
   tq_buf_t text;
   tq_buf_init(&text, 0);
   int found;
-  tq_status_t st = outbox_read(run_dir, "url", &text, &found);
+  tq_status_t st = outbox_read(run_dir, "url", 0, &text, &found);
   if (!st && found && text.len) {
     size_t len = strcspn(text.data, "\r\n");
     if (!(*out_url = tq_strndup(text.data, len))) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
@@ -151,17 +184,32 @@ typedef struct item_s {
   char id[256];
 } item_t;
 
-typedef struct outbox_s {
+struct tqh__upload_outbox_s {
   item_t *items;
-  size_t count;
+  size_t count, cap;
   unsigned char *sent; /* by seq, [0, max_seq] */
   unsigned long max_seq;
-} outbox_t;
+  size_t sent_size; /* bytes of `sent` */
+  size_t first;     /* items before it are all sent */
+  size_t remaining; /* items not sent */
+  size_t queue_pos; /* the bytes of the queue read so far (whole lines) */
+  size_t lineno;
+  int sent_loaded;
+};
+typedef tqh__upload_outbox_t outbox_t;
+
+tqh__upload_outbox_t *tqh__upload_outbox_new(void) { return tq_calloc(1, sizeof(outbox_t)); }
 
 static void outbox_deinit(outbox_t *o) {
   tq_free(o->items);
   tq_free(o->sent);
   memset(o, 0, sizeof(*o));
+}
+
+void tqh__upload_outbox_free(tqh__upload_outbox_t *o) {
+  if (!o) return;
+  outbox_deinit(o);
+  tq_free(o);
 }
 
 /* Complete lines of `text` (a torn last line is ignored), one at a time. */
@@ -187,66 +235,72 @@ static int parse_seq(const char *s, size_t len, unsigned long *out) {
   return v > 0;
 }
 
-/* Loads the queue and the sent list. A line that is not an item is skipped, and named in
- * `problems` (one line each). */
-static tq_status_t outbox_load(const char *run_dir, outbox_t *o, tq_buf_t *problems) {
-  memset(o, 0, sizeof(*o));
+/* One queue line as an item; 0 when it is not one. */
+static int parse_item(const char *line, size_t len, item_t *it) {
+  memset(it, 0, sizeof(*it));
+  const char *sp1 = memchr(line, ' ', len);
+  const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', len - (size_t)(sp1 + 1 - line)) : NULL;
+  size_t idlen = sp2 ? len - (size_t)(sp2 + 1 - line) : 0;
+  if (!sp2 || !parse_seq(line, (size_t)(sp1 - line), &it->seq) || !idlen ||
+      idlen >= sizeof(it->id) || it->seq > MAX_ITEMS)
+    return 0;
+  memcpy(it->id, sp2 + 1, idlen);
+  size_t kl = (size_t)(sp2 - sp1 - 1);
+  it->complete = kl == 8 && !memcmp(sp1 + 1, "complete", 8);
+  return it->complete || (kl == 4 && !memcmp(sp1 + 1, "test", 4) && tqh_results_id_is_safe(it->id));
+}
+
+/* Reads what the queue gained since the last call (all of it, and the sent list, the first
+ * time): a long run's uploader reads each line once. A line that is not an item is skipped and
+ * named in `problems`. */
+static tq_status_t outbox_refresh(const char *run_dir, outbox_t *o, tq_buf_t *problems) {
   tq_buf_t text;
   tq_buf_init(&text, 0);
   int found;
-  size_t cap = 0, pos = 0, lineno = 0, len;
+  size_t pos = 0, len, old_count = o->count;
   const char *line;
-  tq_status_t st = outbox_read(run_dir, "queue", &text, &found);
+  tq_status_t st = outbox_read(run_dir, "queue", o->queue_pos, &text, &found);
   while (!st && next_line(&text, &pos, &line, &len)) {
-    lineno++;
+    o->lineno++;
     item_t it;
-    memset(&it, 0, sizeof(it));
-    const char *sp1 = memchr(line, ' ', len);
-    const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', len - (size_t)(sp1 + 1 - line)) : NULL;
-    size_t idlen = sp2 ? len - (size_t)(sp2 + 1 - line) : 0;
-    int ok = sp2 && parse_seq(line, (size_t)(sp1 - line), &it.seq) && idlen &&
-             idlen < sizeof(it.id) && it.seq <= MAX_ITEMS;
-    if (ok) {
-      memcpy(it.id, sp2 + 1, idlen);
-      size_t kl = (size_t)(sp2 - sp1 - 1);
-      it.complete = kl == 8 && !memcmp(sp1 + 1, "complete", 8);
-      ok = it.complete || (kl == 4 && !memcmp(sp1 + 1, "test", 4) && tqh_results_id_is_safe(it.id));
-    }
-    if (!ok) {
-      st = tq_buf_printf(problems, "upload/queue:%zu: not an upload item; skipped\n", lineno);
+    if (!parse_item(line, len, &it)) {
+      st = tq_buf_printf(problems, "upload/queue:%zu: not an upload item; skipped\n", o->lineno);
       continue;
     }
-    if (o->count == cap) {
-      size_t ncap = cap ? cap * 2 : 64;
+    if (o->count == o->cap) {
+      size_t ncap = o->cap ? o->cap * 2 : 64;
       item_t *n = tq_realloc(o->items, ncap * sizeof(*n));
       if (!n) {
         st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
         break;
       }
       o->items = n;
-      cap = ncap;
+      o->cap = ncap;
     }
     o->items[o->count++] = it;
     if (it.seq > o->max_seq) o->max_seq = it.seq;
   }
-  if (!st && !(o->sent = tq_calloc(o->max_seq + 1, 1)))
-    st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  tq_buf_clear(&text);
-  if (!st) st = outbox_read(run_dir, "sent", &text, &found);
-  pos = 0;
-  while (!st && next_line(&text, &pos, &line, &len)) {
-    unsigned long seq;
-    if (parse_seq(line, len, &seq) && seq <= o->max_seq) o->sent[seq] = 1;
+  o->queue_pos += pos;
+  unsigned char *sent = st ? NULL : tq_realloc(o->sent, o->max_seq + 1);
+  if (!st && !sent) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  if (!st) {
+    /* New sequence numbers start unsent. */
+    size_t had = o->sent ? o->sent_size : 0;
+    memset(sent + had, 0, o->max_seq + 1 - had);
+    o->sent = sent;
+    o->sent_size = o->max_seq + 1;
   }
+  if (!st && !o->sent_loaded) {
+    st = outbox_read(run_dir, "sent", 0, &text, &found);
+    pos = 0;
+    unsigned long seq;
+    while (!st && next_line(&text, &pos, &line, &len))
+      if (parse_seq(line, len, &seq) && seq <= o->max_seq) o->sent[seq] = 1;
+    o->sent_loaded = !st;
+  }
+  for (size_t i = old_count; !st && i < o->count; i++) o->remaining += !o->sent[o->items[i].seq];
   tq_buf_deinit(&text);
-  if (st) outbox_deinit(o);
   return st;
-}
-
-static size_t outbox_remaining(const outbox_t *o) {
-  size_t n = 0;
-  for (size_t i = 0; i < o->count; i++) n += !o->sent[o->items[i].seq];
-  return n;
 }
 
 /* ---- HTTP ------------------------------------------------------------------------------------ */
@@ -438,16 +492,11 @@ static verdict_t send_request(pass_t *p, const request_t *rq, const char *what) 
 /* RUN_DIR/NAME (or RUN_DIR/ID/NAME) read into `out`; *out_found 0 when absent. */
 static tq_status_t read_run_file(const char *run_dir, const char *id, const char *name,
                                  tq_buf_t *out, int *out_found) {
-  *out_found = 0;
   tq_buf_t path;
   tq_buf_init(&path, 0);
   tq_status_t st = id ? tq_buf_printf(&path, "%s/%s/%s", run_dir, id, name)
                       : tq_buf_printf(&path, "%s/%s", run_dir, name);
-  if (!st && access(path.data, F_OK) == 0) {
-    *out_found = 1;
-    tq_buf_deinit(out); /* tq_file_read initializes it */
-    st = tq_file_read(path.data, BODY_MAX_BYTES, out);
-  }
+  if (!st) st = read_optional(path.data, 0, BODY_MAX_BYTES, out, out_found);
   tq_buf_deinit(&path);
   return st;
 }
@@ -520,20 +569,20 @@ tq_status_t tqh__upload_pass(const char *run_dir, const tqh_upload_options_t *op
                              tqh__upload_ctl_t *ctl, tqh_upload_report_t *out_report) {
   memset(out_report, 0, sizeof(*out_report));
   ctl->transport_failure = 0;
-  outbox_t box;
+  outbox_t local;
+  memset(&local, 0, sizeof(local));
+  outbox_t *box = ctl->box ? ctl->box : &local;
   tq_buf_t problems;
   tq_buf_init(&problems, 0);
-  tq_status_t st = outbox_load(run_dir, &box, &problems);
+  tq_status_t st = outbox_refresh(run_dir, box, &problems);
   tq_buf_deinit(&problems);
-  if (st) return st;
   const char *slash = strrchr(run_dir, '/');
   pass_t p = {run_dir, slash && slash[1] ? slash + 1 : run_dir, options, ctl, NULL, out_report};
-  size_t remaining = outbox_remaining(&box);
-  if (remaining && !(p.curl = curl_easy_init()))
+  if (!st && box->remaining && !(p.curl = curl_easy_init()))
     st = TQ_STATUS(TQ_UNAVAILABLE, "libcurl cannot make a handle");
-  for (size_t i = 0; !st && i < box.count; i++) {
-    const item_t *it = &box.items[i];
-    if (box.sent[it->seq]) continue;
+  for (; !st && box->first < box->count; box->first++) {
+    const item_t *it = &box->items[box->first];
+    if (box->sent[it->seq]) continue;
     verdict_t v = send_item(&p, it);
     if (v != SENT) {
       out_report->rejected = v == REJECTED;
@@ -543,32 +592,28 @@ tq_status_t tqh__upload_pass(const char *run_dir, const tqh_upload_options_t *op
     snprintf(line, sizeof(line), "%lu", it->seq);
     st = outbox_append(run_dir, "sent", line);
     if (!st) {
-      box.sent[it->seq] = 1;
+      box->sent[it->seq] = 1;
+      box->remaining--;
       out_report->sent++;
-      remaining--;
     }
   }
-  out_report->remaining = remaining;
+  out_report->remaining = box->remaining;
   if (p.curl) curl_easy_cleanup(p.curl);
-  outbox_deinit(&box);
+  if (box == &local) outbox_deinit(&local);
   return st;
 }
 
 tq_status_t tqh__upload_status(const char *run_dir, tqh_upload_report_t *out_report) {
   memset(out_report, 0, sizeof(*out_report));
   outbox_t box;
+  memset(&box, 0, sizeof(box));
   tq_buf_t text;
   tq_buf_init(&text, 0);
-  tq_status_t st = outbox_load(run_dir, &box, &text);
-  if (st) {
-    tq_buf_deinit(&text);
-    return st;
-  }
-  out_report->remaining = outbox_remaining(&box);
+  tq_status_t st = outbox_refresh(run_dir, &box, &text);
+  out_report->remaining = box.remaining;
   outbox_deinit(&box);
-  tq_buf_clear(&text);
   int found;
-  if (out_report->remaining) st = outbox_read(run_dir, "log", &text, &found);
+  if (!st && out_report->remaining) st = outbox_read(run_dir, "log", 0, &text, &found);
   if (!st && out_report->remaining && text.len) {
     /* The last complete line, without its time stamp. */
     size_t end = text.len;
@@ -598,32 +643,34 @@ tq_status_t tqh_upload_outbox_fill(const char *run_dir) {
   tq_buf_t path, text;
   tq_buf_init(&path, 0);
   tq_buf_init(&text, 0);
-  int found = 0;
-  tq_status_t st = outbox_read(run_dir, "queue", &text, &found);
-  if (st || found) goto done;
-  st = outbox_path(run_dir, "", &path);
-  if (!st) st = tq_file_mkdirs(path.data);
   tqh__records_t records;
   tqh__records_init(&records);
+  size_t *latest = NULL, count = 0; /* a test recorded twice is sent once */
+  int found = 0, open = 0;
+  tqh__journal_t queue;
+  tq_status_t st = outbox_path(run_dir, "queue", &path);
+  if (st || access(path.data, F_OK) == 0) goto done;
+  if (!st) st = outbox_path(run_dir, "", &path);
+  if (!st) st = tq_file_mkdirs(path.data);
   tq_buf_clear(&path);
   if (!st) st = tq_buf_printf(&path, "%s/journal.jsonl", run_dir);
   tqh__journal_read_t info;
   if (!st) st = tqh__journal_read(path.data, &records, NULL, &info);
-  unsigned long seq = 0;
-  size_t *latest = NULL, count = 0; /* a test recorded twice is sent once */
   if (!st) st = tqh__records_latest(&records, &latest, &count);
+  /* The run finished when run.json has its finishing time. */
+  if (!st) st = read_run_file(run_dir, NULL, "run.json", &text, &found);
+  if (!st) open = !(st = tqh__upload_queue_open(run_dir, &queue));
+  unsigned long seq = 0;
   for (size_t i = 0; !st && i < count; i++) {
     const char *id = records.items[latest[i]].id;
-    if (tqh_results_id_is_safe(id)) st = tqh__upload_enqueue(run_dir, ++seq, "test", id);
+    if (tqh_results_id_is_safe(id)) st = tqh__upload_enqueue(&queue, ++seq, "test", id);
   }
+  if (!st && found && text.data && strstr(text.data, "\"finished_at\""))
+    st = tqh__upload_enqueue(&queue, ++seq, "complete", "-");
+done:
+  if (open) tqh__journal_close(&queue);
   tq_free(latest);
   tqh__records_deinit(&records);
-  /* The run finished when run.json has its finishing time. */
-  tq_buf_clear(&text);
-  if (!st) st = read_run_file(run_dir, NULL, "run.json", &text, &found);
-  if (!st && found && text.data && strstr(text.data, "\"finished_at\""))
-    st = tqh__upload_enqueue(run_dir, ++seq, "complete", "-");
-done:
   tq_buf_deinit(&path);
   tq_buf_deinit(&text);
   return st;

@@ -5,7 +5,14 @@
 
 #include <stdint.h>
 
+#include "results_internal.h"
 #include "torq/harness/upload.h"
+
+/* The outbox as read back: its items, which are sent, how many remain. A pass given one (the
+ * uploader's, kept for the whole run) reads only what the queue gained since the last pass. */
+typedef struct tqh__upload_outbox_s tqh__upload_outbox_t;
+tqh__upload_outbox_t *tqh__upload_outbox_new(void); /* NULL without memory */
+void tqh__upload_outbox_free(tqh__upload_outbox_t *box);
 
 /* How a pass waits and when it ends. */
 typedef struct tqh__upload_ctl_s {
@@ -16,6 +23,7 @@ typedef struct tqh__upload_ctl_s {
   /* Waits `seconds` between attempts (or less, when something happened); NULL: sleeps. */
   void (*wait)(struct tqh__upload_ctl_s *ctl, double seconds);
   void *ctx;
+  tqh__upload_outbox_t *box; /* NULL: the pass reads the whole outbox afresh */
   /* Out: the last failure was a transport error (no HTTP answer). */
   int transport_failure;
 } tqh__upload_ctl_t;
@@ -28,8 +36,11 @@ tq_status_t tqh__upload_pass(const char *run_dir, const tqh_upload_options_t *op
  * when that failure was a rejection); sends nothing. */
 tq_status_t tqh__upload_status(const char *run_dir, tqh_upload_report_t *out_report) TQ_MUST_USE;
 
-/* Appends "SEQ KIND ID" to RUN_DIR/upload/queue. */
-tq_status_t tqh__upload_enqueue(const char *run_dir, unsigned long seq, const char *kind,
+/* Opens RUN_DIR/upload/queue for appending. */
+tq_status_t tqh__upload_queue_open(const char *run_dir, tqh__journal_t *out_queue) TQ_MUST_USE;
+
+/* Appends "SEQ KIND ID" to the queue, with one write(). */
+tq_status_t tqh__upload_enqueue(tqh__journal_t *queue, unsigned long seq, const char *kind,
                                 const char *id) TQ_MUST_USE;
 
 #endif

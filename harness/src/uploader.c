@@ -31,6 +31,8 @@ struct tqh_uploader_s {
   char *run_dir;
   char *url, *token;
   tqh_upload_options_t options; /* its strings point into this struct */
+  tqh__journal_t queue;         /* RUN_DIR/upload/queue, open for appending */
+  int queue_open;
   unsigned long next_seq;
 };
 
@@ -92,6 +94,7 @@ static void child_main(const char *run_dir, const tqh_upload_options_t *options,
   memset(&ctl, 0, sizeof(ctl));
   ctl.wait = child_wait;
   ctl.ctx = &c;
+  ctl.box = tqh__upload_outbox_new(); /* NULL: every pass reads the outbox afresh */
   double pause = PAUSE_MIN_S;
   int rejected = 0;
   for (;;) {
@@ -143,6 +146,7 @@ tq_status_t tqh_uploader_create(const char *run_dir, const tqh_upload_options_t 
   u->next_seq = 1;
   tq_status_t st = ok ? NULL : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   if (!st) st = tqh_upload_outbox_create(run_dir, options->url, options->profiles);
+  if (!st) u->queue_open = !(st = tqh__upload_queue_open(run_dir, &u->queue));
   int p[2] = {-1, -1};
   if (!st && pipe(p) != 0) st = TQ_STATUS(TQ_IO, "cannot make a pipe: %s", strerror(errno));
   if (!st) {
@@ -183,7 +187,7 @@ static void wake(tqh_uploader_t *u, char c) {
 
 tq_status_t tqh_uploader_test_finished(tqh_uploader_t *u, const char *test_id) {
   if (!u) return NULL;
-  TQ_TRY(tqh__upload_enqueue(u->run_dir, u->next_seq, "test", test_id));
+  TQ_TRY(tqh__upload_enqueue(&u->queue, u->next_seq, "test", test_id));
   u->next_seq++;
   wake(u, 'n');
   return NULL;
@@ -211,7 +215,7 @@ static void stop_child(tqh_uploader_t *u, double seconds) {
 
 tq_status_t tqh_uploader_finish(tqh_uploader_t *u, tqh_upload_report_t *out_report) {
   memset(out_report, 0, sizeof(*out_report));
-  tq_status_t st = tqh__upload_enqueue(u->run_dir, u->next_seq, "complete", "-");
+  tq_status_t st = tqh__upload_enqueue(&u->queue, u->next_seq, "complete", "-");
   if (!st) u->next_seq++;
   wake(u, 'f');
   if (u->fd >= 0) close(u->fd);
@@ -230,6 +234,7 @@ void tqh_uploader_destroy(tqh_uploader_t *u) {
     kill(u->pid, SIGTERM);
     stop_child(u, KILL_MARGIN_S);
   }
+  if (u->queue_open) tqh__journal_close(&u->queue);
   if (u->token) memset(u->token, 0, strlen(u->token));
   tq_free(u->run_dir);
   tq_free(u->url);

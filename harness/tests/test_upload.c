@@ -2,6 +2,7 @@
  * back (the end-to-end tests send to a real server on loopback). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "suites.h"
 #include "torq/base/alloc.h"
@@ -60,12 +61,40 @@ START_TEST(an_outbox_is_read_back_skipping_bad_and_torn_lines) {
   ck_assert_uint_eq(r.remaining, 0);
   ck_assert_str_eq(r.last_error, "");
   /* Enqueued items append whole lines; an id with a space is refused. */
-  TH_OK(tqh__upload_enqueue(dir, 5, "test", "s+c"));
-  tq_status_t st = tqh__upload_enqueue(dir, 6, "test", "s c");
+  tqh__journal_t q;
+  TH_OK(tqh__upload_queue_open(dir, &q));
+  TH_OK(tqh__upload_enqueue(&q, 5, "test", "s+c"));
+  tq_status_t st = tqh__upload_enqueue(&q, 6, "test", "s c");
   ck_assert_ptr_nonnull(st);
   tq_status_free(st);
+  tqh__journal_close(&q);
   TH_OK(tqh__upload_status(dir, &r));
   ck_assert_uint_eq(r.remaining, 0); /* "4 test s+b" was torn; "5 test s+c" joined it */
+  /* A kept outbox reads only what the queue gained: one new item is one more remaining. */
+  tqh__upload_outbox_t *box = tqh__upload_outbox_new();
+  ck_assert_ptr_nonnull(box);
+  tqh__upload_ctl_t ctl;
+  memset(&ctl, 0, sizeof(ctl));
+  ctl.box = box;
+  ctl.deadline_ns = 1; /* already past: the pass sends nothing */
+  tqh_upload_options_t o;
+  tqh_upload_options_initialize(&o);
+  o.url = "http://127.0.0.1:1";
+  TH_OK(tqh__upload_pass(dir, &o, &ctl, &r));
+  ck_assert_uint_eq(r.remaining, 0);
+  char *test_dir = th_path(dir, "s+d"); /* an item without its report is skipped as sent */
+  ck_assert_int_eq(mkdir(test_dir, 0755), 0);
+  char *report = th_path(test_dir, "report.json");
+  th_write(report, "{}");
+  free(report);
+  free(test_dir);
+  TH_OK(tqh__upload_queue_open(dir, &q));
+  TH_OK(tqh__upload_enqueue(&q, 7, "test", "s+d"));
+  tqh__journal_close(&q);
+  TH_OK(tqh__upload_pass(dir, &o, &ctl, &r));
+  ck_assert_uint_eq(r.remaining, 1);
+  ck_assert_uint_eq(r.sent, 0);
+  tqh__upload_outbox_free(box);
   free(queue);
   free(sent);
   free(log);
