@@ -173,12 +173,15 @@ tq_status_t tqc_compiled_trace_csv(const tqc_compiled_t *compiled, tq_buf_t *out
   return st;
 }
 
-uint64_t tqc_compiled_estimated_cycles(const tqc_compiled_t *compiled) {
+uint64_t tqc_module_estimated_cycles(const struct Torq__Module *module) {
   uint64_t total = 0;
-  if (!compiled) return 0;
-  for (size_t p = 0; p < compiled->module->n_nss_programs; p++)
-    total += compiled->module->nss_programs[p]->estimated_cycles;
+  for (size_t p = 0; module && p < module->n_nss_programs; p++)
+    total += module->nss_programs[p]->estimated_cycles;
   return total;
+}
+
+uint64_t tqc_compiled_estimated_cycles(const tqc_compiled_t *compiled) {
+  return compiled ? tqc_module_estimated_cycles(compiled->module) : 0;
 }
 
 void tqc_compiled_destroy(tqc_compiled_t *compiled) {

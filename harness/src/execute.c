@@ -186,11 +186,8 @@ static const char *const k_compile_outputs[] = {"model.vmfb", "trace.csv", "debu
  * the compiler estimated for it, so a cache hit gives the same number as compiling
  * (tqc_compiled_estimated_cycles) without a cache format of its own. */
 static void record_estimate(exec_t *e) {
-  const Torq__Module *m = tqr_module_proto(e->module);
-  uint64_t total = 0;
-  for (size_t p = 0; p < m->n_nss_programs; p++) total += m->nss_programs[p]->estimated_cycles;
   e->r->has_estimated_cycles = 1;
-  e->r->estimated_cycles = total;
+  e->r->estimated_cycles = tqc_module_estimated_cycles(tqr_module_proto(e->module));
 }
 
 /* Model bytes → cache entry → links in the test's folder → loaded module. */

@@ -48,6 +48,9 @@ const struct Torq__Module *tqc_compiled_module(const tqc_compiled_t *compiled);
 
 /* Total estimated cycles of all NSS programs, in program order (a summary for people). */
 uint64_t tqc_compiled_estimated_cycles(const tqc_compiled_t *compiled);
+/* The same of a module however it was obtained (compiled, or loaded from a .vmfb: each NSS
+ * program carries its estimate). NULL: 0. */
+uint64_t tqc_module_estimated_cycles(const struct Torq__Module *module);
 
 void tqc_compiled_destroy(tqc_compiled_t *compiled);
 
