@@ -158,6 +158,7 @@ static tq_status_t format_header(tq_buf_t *out) {
 struct tqh_baseline_s {
   tqh_baseline_options_t options;
   tqh__records_t records;
+  tqh__records_index_t index; /* every finished test looks itself up: by id, not a scan */
 };
 
 tq_status_t tqh_baseline_load(const char *path, const tqh_baseline_options_t *options,
@@ -183,6 +184,7 @@ tq_status_t tqh_baseline_load(const char *path, const tqh_baseline_options_t *op
                    strerror(errno));
   tqh__journal_read_t info;
   if (!st) st = tqh__journal_read(journal.data, &b->records, NULL, &info);
+  if (!st) st = tqh__records_index(&b->records, &b->index);
   if (st) st = tq_status_annotate(st, "while loading the baseline %s", path);
   tq_buf_deinit(&journal);
   if (st) {
@@ -195,18 +197,13 @@ tq_status_t tqh_baseline_load(const char *path, const tqh_baseline_options_t *op
 
 void tqh_baseline_destroy(tqh_baseline_t *baseline) {
   if (!baseline) return;
+  tqh__records_index_deinit(&baseline->index);
   tqh__records_deinit(&baseline->records);
   tq_free(baseline);
 }
 
-static const tqh_test_record_t *find_in(const tqh__records_t *list, const char *id) {
-  for (size_t i = list->count; i-- > 0;)
-    if (list->items[i].id && !strcmp(list->items[i].id, id)) return &list->items[i];
-  return NULL;
-}
-
 const tqh_test_record_t *tqh_baseline_find(const tqh_baseline_t *baseline, const char *id) {
-  return find_in(&baseline->records, id);
+  return tqh__records_find(&baseline->index, id);
 }
 
 const tqh_baseline_options_t *tqh_baseline_options(const tqh_baseline_t *baseline) {
@@ -333,9 +330,10 @@ tq_status_t tqh_baseline_compare_runs(const char *run_a, const char *run_b,
     st = tq_buf_printf(out, "Baseline %s, now %s (floor %.1f%%, k %g)\n", run_a, run_b,
                        a->options.floor_pct, a->options.k);
   if (!st) st = format_header(out);
-  for (size_t i = 0; !st && i < b->records.count; i++) {
-    const tqh_test_record_t *now = &b->records.items[i];
-    if (find_in(&b->records, now->id) != now) continue; /* a later line of the same test wins */
+  size_t *latest = NULL, count = 0; /* a later line of the same test wins */
+  if (!st) st = tqh__records_latest(&b->records, &latest, &count);
+  for (size_t i = 0; !st && i < count; i++) {
+    const tqh_test_record_t *now = &b->records.items[latest[i]];
     const tqh_test_record_t *base = tqh_baseline_find(a, now->id);
     if (!base) {
       missing++;
@@ -354,6 +352,7 @@ tq_status_t tqh_baseline_compare_runs(const char *run_a, const char *run_b,
     st = tq_buf_printf(out, "%zu test%s compared: %zu regressed, %zu improved, %zu not in the "
                             "baseline\n",
                        compared, compared == 1 ? "" : "s", regressed, improved, missing);
+  tq_free(latest);
   tqh_baseline_destroy(a);
   tqh_baseline_destroy(b);
   *out_regressions = regressed;

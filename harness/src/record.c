@@ -113,31 +113,57 @@ static int cmp_by_id(const void *a, const void *b, void *ctx) {
   return c ? c : (x > y) - (x < y);
 }
 
-tq_status_t tqh__records_latest(const tqh__records_t *list, size_t **out_order,
-                                size_t *out_count) {
-  *out_order = NULL;
+/* The indexes of the last record of each id, sorted by id, in *out (tq_free). */
+static tq_status_t latest_by_id(const tqh__records_t *list, size_t **out, size_t *out_count) {
+  *out = NULL;
   *out_count = 0;
   size_t n = list->count;
   size_t *sorted = tq_calloc(n + 1, sizeof(*sorted));
-  unsigned char *keep = tq_calloc(n + 1, 1);
-  size_t *order = tq_calloc(n + 1, sizeof(*order));
-  if (!sorted || !keep || !order) {
-    tq_free(sorted);
-    tq_free(keep);
-    tq_free(order);
-    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  }
+  if (!sorted) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   /* Sorted by id, then by position: the last of each run of equal ids is the one kept. */
   for (size_t i = 0; i < n; i++) sorted[i] = i;
   qsort_r(sorted, n, sizeof(*sorted), cmp_by_id, list->items);
+  size_t kept = 0;
   for (size_t i = 0; i < n; i++)
-    keep[sorted[i]] =
-        i + 1 == n || strcmp(list->items[sorted[i]].id, list->items[sorted[i + 1]].id) != 0;
-  for (size_t i = 0; i < n; i++)
-    if (keep[i]) order[(*out_count)++] = i;
-  tq_free(sorted);
-  tq_free(keep);
-  *out_order = order;
+    if (i + 1 == n || strcmp(list->items[sorted[i]].id, list->items[sorted[i + 1]].id) != 0)
+      sorted[kept++] = sorted[i];
+  *out = sorted;
+  *out_count = kept;
+  return NULL;
+}
+
+static int cmp_index(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+
+tq_status_t tqh__records_latest(const tqh__records_t *list, size_t **out_order,
+                                size_t *out_count) {
+  TQ_TRY(latest_by_id(list, out_order, out_count));
+  qsort(*out_order, *out_count, sizeof(**out_order), cmp_index);
+  return NULL;
+}
+
+tq_status_t tqh__records_index(const tqh__records_t *list, tqh__records_index_t *out) {
+  out->list = list;
+  return latest_by_id(list, &out->by_id, &out->count);
+}
+
+void tqh__records_index_deinit(tqh__records_index_t *index) {
+  tq_free(index->by_id);
+  memset(index, 0, sizeof(*index));
+}
+
+const tqh_test_record_t *tqh__records_find(const tqh__records_index_t *index, const char *id) {
+  size_t lo = 0, hi = index->count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const tqh_test_record_t *r = &index->list->items[index->by_id[mid]];
+    int c = strcmp(r->id, id);
+    if (!c) return r;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
   return NULL;
 }
 

@@ -84,6 +84,19 @@ void tqh__records_deinit(tqh__records_t *list);
 tq_status_t tqh__records_latest(const tqh__records_t *list, size_t **out_order,
                                 size_t *out_count) TQ_MUST_USE;
 
+/* The records of a list by id (the last record of each id), for lookups in O(log n). The list
+ * must outlive the index and not change. */
+typedef struct tqh__records_index_s {
+  const tqh__records_t *list;
+  size_t *by_id; /* owned: indexes into list->items, sorted by id */
+  size_t count;
+} tqh__records_index_t;
+tq_status_t tqh__records_index(const tqh__records_t *list,
+                               tqh__records_index_t *out) TQ_MUST_USE;
+void tqh__records_index_deinit(tqh__records_index_t *index);
+/* The last record of `id`, or NULL. */
+const tqh_test_record_t *tqh__records_find(const tqh__records_index_t *index, const char *id);
+
 /* Parses one journal line (`len` bytes, no newline) and appends the record to `list`.
  * TQ_INVALID_INPUT with a message without location ("expected a JSON object", "missing
  * \"id\"", or the JSON error "1:5: error: ...") when the line is not a valid record;

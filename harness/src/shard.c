@@ -80,25 +80,25 @@ static tq_status_t load_durations(const char *run_dir, item_t *items, size_t n,
   tqh_diags_init(&diags);
   tqh__journal_read_t info;
   if (!s) s = tqh__journal_read(path.data, &list, &diags, &info);
+  tqh__records_index_t index; /* the last record of a test wins (a journal holds one per test) */
+  memset(&index, 0, sizeof(index));
+  if (!s) s = tqh__records_index(&list, &index);
   if (s) s = tq_status_annotate(s, "--shard-durations=%s", run_dir);
   double sum = 0;
   size_t known = 0;
   for (size_t i = 0; !s && i < n; i++) {
     const tqh_test_t *t = tests[items[i].pos];
-    const char *fs = t->fs_id ? t->fs_id : t->id;
-    /* The last record of a test wins (a journal holds one per test). */
-    for (size_t r = list.count; r-- > 0;) {
-      if (list.items[r].id && !strcmp(list.items[r].id, fs)) {
-        items[i].duration = list.items[r].duration_s > 0 ? list.items[r].duration_s : 0;
-        sum += items[i].duration;
-        known++;
-        break;
-      }
+    const tqh_test_record_t *r = tqh__records_find(&index, t->fs_id ? t->fs_id : t->id);
+    if (r) {
+      items[i].duration = r->duration_s > 0 ? r->duration_s : 0;
+      sum += items[i].duration;
+      known++;
     }
   }
   double fill = known ? sum / (double)known : 1.0;
   for (size_t i = 0; !s && i < n; i++)
     if (items[i].duration < 0) items[i].duration = fill;
+  tqh__records_index_deinit(&index);
   tqh_diags_deinit(&diags);
   tqh__records_deinit(&list);
   tq_buf_deinit(&path);

@@ -393,6 +393,39 @@ START_TEST(journal_reader_accepts_a_complete_last_line_without_newline) {
 }
 END_TEST
 
+START_TEST(records_by_id_keep_the_last_line_of_each_test) {
+  const char *text =
+      "{\"id\":\"b\",\"name\":\"B\",\"outcome\":\"failed\"}\n"
+      "{\"id\":\"a\",\"name\":\"A\",\"outcome\":\"passed\"}\n"
+      "{\"id\":\"c\",\"name\":\"C\",\"outcome\":\"passed\"}\n"
+      "{\"id\":\"b\",\"name\":\"B2\",\"outcome\":\"passed\"}\n";
+  tqh__records_t list;
+  tqh__records_init(&list);
+  tqh__journal_read_t info;
+  RT_OK(tqh__journal_parse("j", text, strlen(text), &list, NULL, &info));
+  ck_assert_uint_eq(list.count, 4);
+  /* In journal order, each test once, where its last line is. */
+  size_t *order = NULL, count = 0;
+  RT_OK(tqh__records_latest(&list, &order, &count));
+  ck_assert_uint_eq(count, 3);
+  ck_assert_uint_eq(order[0], 1);
+  ck_assert_uint_eq(order[1], 2);
+  ck_assert_uint_eq(order[2], 3);
+  tq_free(order);
+  /* By id: the last line wins; an unknown id is NULL. */
+  tqh__records_index_t index;
+  RT_OK(tqh__records_index(&list, &index));
+  ck_assert_uint_eq(index.count, 3);
+  ck_assert_ptr_eq(tqh__records_find(&index, "b"), &list.items[3]);
+  ck_assert_ptr_eq(tqh__records_find(&index, "a"), &list.items[1]);
+  ck_assert_ptr_eq(tqh__records_find(&index, "c"), &list.items[2]);
+  ck_assert_ptr_null(tqh__records_find(&index, "d"));
+  ck_assert_ptr_null(tqh__records_find(&index, ""));
+  tqh__records_index_deinit(&index);
+  tqh__records_deinit(&list);
+}
+END_TEST
+
 START_TEST(journal_read_of_a_missing_file_is_not_found) {
   tqh__records_t list;
   tqh__records_init(&list);
@@ -427,6 +460,7 @@ Suite *journal_suite(void) {
   tcase_add_test(tc, journal_appends_lines_that_read_back);
   tcase_add_test(tc, journal_reader_keeps_good_lines_around_a_corrupt_one_and_a_torn_tail);
   tcase_add_test(tc, journal_reader_accepts_a_complete_last_line_without_newline);
+  tcase_add_test(tc, records_by_id_keep_the_last_line_of_each_test);
   tcase_add_test(tc, journal_read_of_a_missing_file_is_not_found);
   tcase_add_test(tc, journal_open_in_a_missing_folder_fails_with_the_path);
   suite_add_tcase(s, tc);
