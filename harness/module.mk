@@ -41,9 +41,10 @@ $(call objs,$(HARNESS_TEST_SRCS)): CPPFLAGS += $(call pkg_cflags,check)
 TEST_BINS += $(BUILD)/tests/harness-tests
 
 # libFuzzer target for the runtime profile CSV reader (clang only; built apart from the flavour's
-# objects). The reader needs only the base library.
+# objects). The reader needs the base library and the runtime's event names (profile.c).
 FUZZ_PROFILE_CSV := build/fuzz/fuzz-profile-csv
 $(FUZZ_PROFILE_CSV): harness/fuzz/fuzz_profile_csv.c harness/src/csv_reader.c harness/src/diag.c \
+                     runtime/src/profile.c \
                      $(BASE_SRCS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -Iharness/include -Iharness/src $(BASE_CPPFLAGS) -Iruntime/include \

@@ -11,16 +11,9 @@
 /* Profiles are text files of a few bytes per event; this only refuses the absurd. */
 #define TQH_PROFILE_MAX_BYTES ((size_t)4 << 30)
 
-static const char *const kind_names[TQR_EVENT_KIND_COUNT] = {
-    [TQR_EVENT_ALLOC] = "ALLOC",         [TQR_EVENT_DEALLOC] = "DEALLOC",
-    [TQR_EVENT_HOST_COPY] = "HOST_COPY", [TQR_EVENT_NSS_START] = "NSS_START",
-    [TQR_EVENT_NSS_WAIT] = "NSS_WAIT",   [TQR_EVENT_HOST_START] = "HOST_START",
-    [TQR_EVENT_HOST_WAIT] = "HOST_WAIT", [TQR_EVENT_INIT] = "INIT",
-    [TQR_EVENT_DISPATCH] = "DISPATCH",   [TQR_EVENT_ERROR] = "ERROR",
-};
-
 const char *tqh_event_kind_name(uint8_t kind) {
-  return kind < TQR_EVENT_KIND_COUNT && kind_names[kind] ? kind_names[kind] : "?";
+  const char *name = tqr_event_kind_name(kind); /* the runtime writes the CSV: its names */
+  return name ? name : "?";
 }
 
 void tqh_event_name(uint8_t kind, uint8_t edge, char out[32]) {
@@ -76,8 +69,9 @@ static int parse_event(const char *s, size_t n, uint8_t *kind, uint8_t *edge, in
     e = TQR_EDGE_END;
   }
   for (uint8_t k = 1; k < TQR_EVENT_KIND_COUNT; k++) {
-    size_t len = strlen(kind_names[k]);
-    if (len != base || memcmp(s, kind_names[k], len) != 0) continue;
+    const char *name = tqr_event_kind_name(k);
+    size_t len = name ? strlen(name) : 0;
+    if (!name || len != base || memcmp(s, name, len) != 0) continue;
     if ((k == TQR_EVENT_ERROR) != (e == TQR_EDGE_POINT)) return 0;
     *kind = k;
     *edge = e;

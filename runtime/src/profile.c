@@ -24,8 +24,12 @@ static const char *const kind_names[TQR_EVENT_KIND_COUNT] = {
     [TQR_EVENT_DISPATCH] = "DISPATCH",   [TQR_EVENT_ERROR] = "ERROR",
 };
 
+const char *tqr_event_kind_name(uint8_t kind) {
+  return kind < TQR_EVENT_KIND_COUNT ? kind_names[kind] : NULL;
+}
+
 void tqr_event_name(const tqr_event_t *event, char out[32]) {
-  const char *kind = event->kind < TQR_EVENT_KIND_COUNT ? kind_names[event->kind] : NULL;
+  const char *kind = tqr_event_kind_name(event->kind);
   if (!kind) {
     snprintf(out, 32, "UNKNOWN");
   } else if (event->edge == TQR_EDGE_BEGIN) {

@@ -80,6 +80,10 @@ typedef struct tqr_event_s {
  * (at least 32 bytes). Unknown kinds give "UNKNOWN". */
 void tqr_event_name(const tqr_event_t *event, char out[32]);
 
+/* The CSV spelling of an event kind ("NSS_START"), or NULL for a kind that does not exist. The
+ * profile's writer and its readers share this one table. */
+const char *tqr_event_kind_name(uint8_t kind);
+
 typedef struct tqr_profile_s tqr_profile_t;
 
 /* An empty profile with room for `capacity` events (more with tqr_profile_reserve). */
