@@ -34,10 +34,6 @@ static const char *const headers[NCOLS] = {
 static const tqs_unit_t flag_units[6] = {TQS_UNIT_SLICE0, TQS_UNIT_SLICE1, TQS_UNIT_DMA_IN,
                                          TQS_UNIT_DMA_OUT, TQS_UNIT_CDMA,  TQS_UNIT_CSS};
 
-const char *tqh_xlsx_header(size_t i) {
-  return i < NCOLS ? headers[i] : NULL;
-}
-
 static size_t digits(uint64_t v) {
   size_t n = 1;
   while (v >= 10) {

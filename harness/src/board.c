@@ -258,12 +258,6 @@ void tqh_board_disconnect(tqh_board_conn_t *conn) {
   conn_free(conn);
 }
 
-void tqh_board_abandon(tqh_board_conn_t *conn) {
-  if (!conn) return;
-  tqh_ssh_session_abandon(conn->ssh);
-  conn_free(conn);
-}
-
 tq_status_t tqh_board_reconnect(tqh_board_conn_t *conn) {
   tqh_board_log(conn, 1, "reconnecting");
   uint64_t t0 = tqh__board_now_ns();
@@ -277,9 +271,6 @@ int tqh_board_is_connected(const tqh_board_conn_t *conn) {
   return conn && conn->ssh && tqh_ssh_is_connected(conn->ssh);
 }
 
-const char *tqh_board_name(const tqh_board_conn_t *conn) {
-  return conn->name;
-}
 tqh_ssh_session_t *tqh_board_session(tqh_board_conn_t *conn) {
   return conn->ssh;
 }

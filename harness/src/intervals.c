@@ -82,15 +82,6 @@ void tqh_intervals_normalize(tqh_intervals_t *set) {
   set->normalized = 1;
 }
 
-tq_status_t tqh_intervals_copy(tqh_intervals_t *set, tqh_intervals_t *out) {
-  tqh_intervals_normalize(set);
-  tqh_intervals_clear(out);
-  TQ_TRY(reserve(out, set->count));
-  if (set->count) memcpy(out->items, set->items, set->count * sizeof(*set->items));
-  out->count = set->count;
-  return NULL;
-}
-
 tq_status_t tqh_intervals_union(tqh_intervals_t *a, tqh_intervals_t *b, tqh_intervals_t *out) {
   tqh_intervals_normalize(a);
   tqh_intervals_normalize(b);

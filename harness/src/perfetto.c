@@ -412,11 +412,7 @@ tq_status_t tqh_annotation_write_perfetto(const tqh_annotation_t *ann, const cha
     return st;
   }
   w.streaming = 1;
-  st = write_annotation(&w, ann);
-  if (!st) {
-    /* The writer's pending bytes go last. */
-    st = tq_buf_append(&w.file.buf, w.out.data ? w.out.data : "", w.out.len);
-  }
+  st = write_annotation(&w, ann); /* streaming: every packet goes to w.file, none to w.out */
   if (!st) st = tqh__out_commit(&w.file);
   else tqh__out_abort(&w.file);
   tqh__pf_deinit(&w);

@@ -139,8 +139,6 @@ const char *tqh__subst(tqh__report_t *rep, tq_arena_t *arena, const char *const 
 /* The value of an environment variable from `env` (NULL: the process environment). */
 const char *tqh__getenv(const char *const *env, const char *name);
 
-/* Makes an arena copy of a list of strings. */
-const char *const *tqh__strv_dup(tq_arena_t *arena, const char *const *v, size_t n);
 
 /* ---- The suite loader (suite.c) and the parsers of a test's keys (suite_fields.c) ---------- */
 

@@ -45,13 +45,6 @@ const char *tqh__getenv(const char *const *env, const char *name) {
   return NULL;
 }
 
-const char *const *tqh__strv_dup(tq_arena_t *arena, const char *const *v, size_t n) {
-  const char **out = tq_arena_calloc(arena, n ? n : 1, sizeof(*out));
-  if (!out) return NULL;
-  for (size_t i = 0; i < n; i++) out[i] = v[i];
-  return out;
-}
-
 int tqh__target_name_valid(const char *name) {
   size_t n = strlen(name);
   if (n == 0 || n > 64) return 0;

@@ -243,10 +243,6 @@ tq_status_t tqh_annotation_write(const tqh_annotation_t *annotation,
 /* 1 when `path` ends in an extension tqh_annotation_write knows. */
 int tqh_output_kind_known(const char *path);
 
-/* The readable header of column `i` (0..14) of the XLSX sheet ("Action ID", "Total Time [us]"),
- * or NULL past the last. */
-const char *tqh_xlsx_header(size_t i);
-
 #ifdef __cplusplus
 }
 #endif

@@ -106,16 +106,12 @@ tq_status_t tqh_board_connect(const tqh_board_spec_t *spec, const tqh_board_opti
  * the connection. Accepts NULL. */
 void tqh_board_disconnect(tqh_board_conn_t *conn);
 
-/* Frees a connection inherited over fork() without speaking on it. Accepts NULL. */
-void tqh_board_abandon(tqh_board_conn_t *conn);
-
 /* Connects again after a connection error (ssh.h: tqh_ssh_reconnect, with its back-off). */
 tq_status_t tqh_board_reconnect(tqh_board_conn_t *conn) TQ_MUST_USE;
 
 int tqh_board_is_connected(const tqh_board_conn_t *conn);
 
 /* Borrowed, live as long as the connection. */
-const char *tqh_board_name(const tqh_board_conn_t *conn);
 tqh_ssh_session_t *tqh_board_session(tqh_board_conn_t *conn);
 const char *tqh_board_user_dir(const tqh_board_conn_t *conn); /* <board_root>/<username> */
 const char *tqh_board_runtime(const tqh_board_conn_t *conn);  /* .../torq-run-module */

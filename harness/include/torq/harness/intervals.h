@@ -52,9 +52,6 @@ tq_status_t tqh_intervals_intersect(tqh_intervals_t *a, tqh_intervals_t *b,
 tq_status_t tqh_intervals_subtract(tqh_intervals_t *a, tqh_intervals_t *b,
                                    tqh_intervals_t *out) TQ_MUST_USE;
 
-/* out = a copy of `set`, normalized. */
-tq_status_t tqh_intervals_copy(tqh_intervals_t *set, tqh_intervals_t *out) TQ_MUST_USE;
-
 /* The time the set covers, overlaps counted once (normalizes in place when needed). */
 uint64_t tqh_intervals_total(tqh_intervals_t *set);
 
