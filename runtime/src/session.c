@@ -7,6 +7,7 @@
 
 #include "runtime_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/base/checked.h"
 #include "torq/runtime/session.h"
 
 struct tqr_session_s {
@@ -29,14 +30,8 @@ void tqr_session_options_initialize(tqr_session_options_t *options) {
   memset(options, 0, sizeof(*options));
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b) {
-  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 static uint64_t max_u64(uint64_t a, uint64_t b) {
   return a > b ? a : b;
-}
-static uint64_t div_ceil(uint64_t a, uint64_t b) {
-  return a / b + (a % b != 0);
 }
 
 static uint64_t cycles_to_ns(uint64_t cycles, uint64_t clock_hz) {
@@ -144,7 +139,7 @@ tq_status_t tqr_session_create(const tqr_module_t *module, tqr_device_t *device,
     tqr_session_destroy(s);
     return st;
   }
-  s->now_ns = sat_add(s->now_ns, TQR_SIM_INIT_NS);
+  s->now_ns = tq_u64_add_sat(s->now_ns, TQR_SIM_INIT_NS);
   record(s, TQR_EVENT_INIT, TQR_EDGE_END, -1);
   st = flush(s, NULL);
   if (st) {
@@ -233,7 +228,7 @@ static tq_status_t run_action(tqr_session_t *s, const Torq__Action *a) {
       if (buf->contents_case == TORQ__BUFFER__CONTENTS_CONSTANT_ID) {
         const Torq__Constant *c = p->constants[buf->constant_id];
         if (size) memcpy(data, c->data.data, size);
-        cost = sat_add(cost, div_ceil(size, TQR_SIM_HOST_BYTES_PER_NS));
+        cost = tq_u64_add_sat(cost, tq_u64_div_ceil(size, TQR_SIM_HOST_BYTES_PER_NS));
       }
       s->xram[b].data = data;
       s->xram[b].size = size;
@@ -248,41 +243,41 @@ static tq_status_t run_action(tqr_session_t *s, const Torq__Action *a) {
       if (!dst || !src)
         return TQ_STATUS(TQ_FAILED_PRECONDITION, "HOST_COPY between unallocated buffers");
       if (a->size) memmove(dst + a->offset, src + a->src_offset, (size_t)a->size);
-      cost = sat_add(cost, div_ceil(a->size, TQR_SIM_HOST_BYTES_PER_NS));
+      cost = tq_u64_add_sat(cost, tq_u64_div_ceil(a->size, TQR_SIM_HOST_BYTES_PER_NS));
       break;
     }
     case TORQ__ACTION_KIND__NSS_START:
       TQ_TRY(tqr_device_nss_start(s->device, p->nss_programs[a->job_id], s->xram, p->n_buffers));
-      s->job_ready_ns[a->job_id] = sat_add(t, cost);
+      s->job_ready_ns[a->job_id] = tq_u64_add_sat(t, cost);
       break;
     case TORQ__ACTION_KIND__NSS_WAIT: {
       tqr_nss_result_t result;
       TQ_TRY(tqr_device_nss_wait(s->device, a->job_id, &result));
-      s->stats.nss_cycles = sat_add(s->stats.nss_cycles, result.cycles);
+      s->stats.nss_cycles = tq_u64_add_sat(s->stats.nss_cycles, result.cycles);
       s->stats.nss_programs++;
       uint64_t begin = max_u64(s->job_ready_ns[a->job_id], s->nss_free_ns);
-      s->nss_free_ns = sat_add(begin, cycles_to_ns(result.cycles, m->hw.clock_hz));
+      s->nss_free_ns = tq_u64_add_sat(begin, cycles_to_ns(result.cycles, m->hw.clock_hz));
       t = max_u64(t, s->nss_free_ns);
       break;
     }
     case TORQ__ACTION_KIND__HOST_START:
       TQ_TRY(tqr__host_run(m, a->host_program_id, s->xram, &s->scratch));
       s->stats.host_programs++;
-      s->host_ready_ns[a->host_program_id] = sat_add(t, cost);
+      s->host_ready_ns[a->host_program_id] = tq_u64_add_sat(t, cost);
       break;
     case TORQ__ACTION_KIND__HOST_WAIT: {
       uint64_t begin = max_u64(s->host_ready_ns[a->host_program_id], s->host_free_ns);
       uint64_t work = m->host_elements[a->host_program_id];
       work = work > UINT64_MAX / TQR_SIM_HOST_NS_PER_ELEMENT ? UINT64_MAX
                                                              : work * TQR_SIM_HOST_NS_PER_ELEMENT;
-      s->host_free_ns = sat_add(begin, work);
+      s->host_free_ns = tq_u64_add_sat(begin, work);
       t = max_u64(t, s->host_free_ns);
       break;
     }
     default:
       return TQ_STATUS(TQ_INTERNAL, "invalid action kind %d", (int)a->kind);
   }
-  s->now_ns = sat_add(t, cost);
+  s->now_ns = tq_u64_add_sat(t, cost);
   return NULL;
 }
 

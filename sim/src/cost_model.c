@@ -5,14 +5,10 @@
 #include <float.h>
 #include <math.h>
 
-static uint64_t tqs__sat_add(uint64_t a, uint64_t b) {
-  return a > TQS_CYCLES_MAX - b ? TQS_CYCLES_MAX : a + b;
-}
+#include "torq/base/checked.h"
 
-static uint64_t tqs__ceil_div(uint64_t n, uint64_t d) {
-  if (d == 0) d = 1;
-  return n / d + (n % d != 0);
-}
+/* Rates of 0 (a hardware description that leaves one out) count as 1 per cycle. */
+static uint64_t tqs__ceil_div(uint64_t n, uint64_t d) { return tq_u64_div_ceil(n, d ? d : 1); }
 
 /* ceil(max(bits, 1) / 8), with 0 bits counting as 8. */
 static uint64_t tqs__width_bytes(uint32_t element_bits) {
@@ -36,7 +32,7 @@ uint64_t tqs_cost_dma(const tqs_hw_t *hw, uint64_t bytes) {
    * exceeds a small fraction of a cycle. */
   double c = ceil(q - q * (4 * DBL_EPSILON));
   if (!(c < 18446744073709551616.0)) return TQS_CYCLES_MAX;
-  return tqs__sat_add((uint64_t)c, hw->dma_setup_cycles);
+  return tq_u64_add_sat((uint64_t)c, hw->dma_setup_cycles);
 }
 
 uint64_t tqs_cost_macs_per_cycle(const tqs_hw_t *hw, uint32_t element_bits) {
@@ -47,7 +43,7 @@ uint64_t tqs_cost_macs_per_cycle(const tqs_hw_t *hw, uint32_t element_bits) {
 
 uint64_t tqs_cost_slice_macs(const tqs_hw_t *hw, uint64_t macs, uint32_t element_bits) {
   if (macs == 0) return 0;
-  return tqs__sat_add(tqs__ceil_div(macs, tqs_cost_macs_per_cycle(hw, element_bits)),
+  return tq_u64_add_sat(tqs__ceil_div(macs, tqs_cost_macs_per_cycle(hw, element_bits)),
                       hw->slice_task_overhead_cycles);
 }
 
@@ -58,7 +54,7 @@ uint64_t tqs_cost_elementwise_per_cycle(const tqs_hw_t *hw, uint32_t element_bit
 
 uint64_t tqs_cost_slice_elementwise(const tqs_hw_t *hw, uint64_t elements, uint32_t element_bits) {
   if (elements == 0) return 0;
-  return tqs__sat_add(tqs__ceil_div(elements, tqs_cost_elementwise_per_cycle(hw, element_bits)),
+  return tq_u64_add_sat(tqs__ceil_div(elements, tqs_cost_elementwise_per_cycle(hw, element_bits)),
                       hw->slice_task_overhead_cycles);
 }
 
@@ -80,10 +76,10 @@ uint64_t tqs_task_schedule(const tqs_hw_t *hw, tqs_task_timing_t *tasks, size_t 
   uint64_t now = 0;
   for (size_t i = 0; i < count; i++) {
     tqs_task_timing_t *t = &tasks[i];
-    t->start = i == 0 ? 0 : tqs__sat_add(now, hw->nss_task_overhead_cycles);
+    t->start = i == 0 ? 0 : tq_u64_add_sat(now, hw->nss_task_overhead_cycles);
     t->end = t->start;
     for (int u = 0; u < TQS_UNIT_COUNT; u++) {
-      t->unit_end[u] = tqs__sat_add(t->start, t->cycles[u]);
+      t->unit_end[u] = tq_u64_add_sat(t->start, t->cycles[u]);
       if (t->unit_end[u] > t->end) t->end = t->unit_end[u];
     }
     now = t->end;

@@ -1,5 +1,5 @@
 /* The NPU model: the NPU object, program validation, the hazard check, and the event-driven
- * execution of an NSS program's tasks with a busy-until clock per unit.
+ * execution of an NSS program's tasks.
  *
  * Time follows the NSS task rule of tqs_task_schedule() exactly: the NSS issues a task when the
  * previous one has ended plus nss_task_overhead_cycles (the first at cycle 0), every unit the task
@@ -17,6 +17,7 @@
 
 #include "npu_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/base/checked.h"
 
 /* ---- Element types --------------------------------------------------------------------------- */
 
@@ -150,10 +151,6 @@ typedef struct tqs__pass_s {
   size_t n_accesses;
 } tqs__pass_t;
 
-static uint64_t tqs__sat_add(uint64_t a, uint64_t b) {
-  return a > TQS_CYCLES_MAX - b ? TQS_CYCLES_MAX : a + b;
-}
-
 static void tqs__record(tqs__pass_t *pass, const tqs__span_t *s, uint32_t item, size_t region,
                         int write) {
   if (pass->execute || s->bytes == 0) return;
@@ -191,8 +188,8 @@ static tq_status_t tqs__dma(tqs_npu_t *npu, const tqs_xram_buffer_t *xram, size_
       return TQS__NPU_FAIL(where, "transfer %zu reads %" PRIu64 " bytes but writes %" PRIu64, i / 2,
                            src.bytes, dst.bytes);
     }
-    total = tqs__sat_add(total, src.bytes);
-    cycles = tqs__sat_add(cycles, tqs_cost_dma(&npu->hw, src.bytes));
+    total = tq_u64_add_sat(total, src.bytes);
+    cycles = tq_u64_add_sat(cycles, tqs_cost_dma(&npu->hw, src.bytes));
     if (!dst.xram && dst.bytes && dst.end > it->lram_end) it->lram_end = dst.end;
     tqs__record(pass, &src, index, i, 0);
     tqs__record(pass, &dst, index, i + 1, 1);
@@ -532,14 +529,13 @@ tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
   npu->lram_dirty = lram_end;
   npu->wcache.valid = 0;
 
-  /* Pass 1: run. Every unit has a busy-until clock; the NSS's is when it can issue a task. */
-  uint64_t busy_until[TQS_UNIT_COUNT] = {0}, nss_free = 0, end = 0;
+  /* Pass 1: run. A task starts when the NSS can issue it: every unit it uses is free by then,
+   * since the previous task ended (all its units with it) before the NSS's overhead began. */
+  uint64_t nss_free = 0, end = 0;
   pass.execute = 1;
   for (size_t k = 0; k < program->n_tasks; k++) {
     TQ_TRY(tqs__task(npu, program, k, xram, num_xram, &pass, items, &n_items));
     uint64_t start = nss_free;
-    for (size_t i = 0; i < n_items; i++)
-      if (busy_until[items[i].where.unit] > start) start = busy_until[items[i].where.unit];
     end = start;
     for (size_t i = 0; i < n_items; i++) {
       tqs__item_t *it = &items[i];
@@ -548,9 +544,8 @@ tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
         tqs__kern_run(&it->kern, npu->scratch, &npu->wcache);
         tqs__wcache_written(&npu->wcache, it->kern.out_lo, it->kern.out_hi);
       }
-      uint64_t stop = tqs__sat_add(start, it->cycles);
-      busy_until[u] = stop;
-      out_result->busy_cycles[u] = tqs__sat_add(out_result->busy_cycles[u], it->cycles);
+      uint64_t stop = tq_u64_add_sat(start, it->cycles);
+      out_result->busy_cycles[u] = tq_u64_add_sat(out_result->busy_cycles[u], it->cycles);
       if (stop > end) end = stop;
       if (observer && observer->on_unit_work) {
         tqs_npu_event_t ev = {.job_id = program->job_id,
@@ -562,7 +557,7 @@ tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
         observer->on_unit_work(observer->user, &ev);
       }
     }
-    nss_free = tqs__sat_add(end, npu->hw.nss_task_overhead_cycles);
+    nss_free = tq_u64_add_sat(end, npu->hw.nss_task_overhead_cycles);
   }
   out_result->cycles = end;
   out_result->tasks = program->n_tasks;

@@ -72,6 +72,18 @@ START_TEST(checked_i64_detects_overflow_in_both_directions) {
 }
 END_TEST
 
+START_TEST(u64_saturating_add_and_ceiling_division) {
+  ck_assert_uint_eq(tq_u64_add_sat(1, 2), 3);
+  ck_assert_uint_eq(tq_u64_add_sat(UINT64_MAX - 1, 1), UINT64_MAX);
+  ck_assert_uint_eq(tq_u64_add_sat(UINT64_MAX - 1, 2), UINT64_MAX);
+  ck_assert_uint_eq(tq_u64_add_sat(UINT64_MAX, UINT64_MAX), UINT64_MAX);
+  ck_assert_uint_eq(tq_u64_div_ceil(0, 7), 0);
+  ck_assert_uint_eq(tq_u64_div_ceil(14, 7), 2);
+  ck_assert_uint_eq(tq_u64_div_ceil(15, 7), 3);
+  ck_assert_uint_eq(tq_u64_div_ceil(UINT64_MAX, 2), UINT64_MAX / 2 + 1);
+}
+END_TEST
+
 START_TEST(checked_u64_detects_overflow_at_uint64_max) {
   uint64_t out = 7;
   ck_assert_int_eq(tq_u64_add(UINT64_MAX, 1, &out), 0);
@@ -96,6 +108,7 @@ Suite *checked_suite(void) {
   tc = tcase_create("int64");
   tcase_add_test(tc, checked_i64_detects_overflow_in_both_directions);
   tcase_add_test(tc, checked_u64_detects_overflow_at_uint64_max);
+  tcase_add_test(tc, u64_saturating_add_and_ceiling_division);
   suite_add_tcase(s, tc);
   return s;
 }

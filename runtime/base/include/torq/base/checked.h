@@ -49,4 +49,14 @@ static inline int tq_u64_mul(uint64_t a, uint64_t b, uint64_t *out) {
   return 1;
 }
 
+/* a + b, or UINT64_MAX when that overflows: clocks and cycle counts that must not wrap. */
+static inline uint64_t tq_u64_add_sat(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* n / d rounded up; d must not be 0. */
+static inline uint64_t tq_u64_div_ceil(uint64_t n, uint64_t d) {
+  return n / d + (n % d != 0);
+}
+
 #endif
