@@ -9,6 +9,7 @@
 #include "torq/base/alloc.h"
 #include "torq/base/checked.h"
 #include "torq/base/file.h"
+#include "torq/runtime/profile.h"
 #include "torq/runtime/tensor.h"
 
 #define MIB (UINT64_C(1) << 20)
@@ -463,10 +464,10 @@ typedef struct flow_s {
   size_t n_inflight;
 } flow_t;
 
-static const char *kind_name(int kind) {
-  static const char *names[] = {"?",         "ALLOC",    "DEALLOC",    "HOST_COPY",
-                                "NSS_START", "NSS_WAIT", "HOST_START", "HOST_WAIT"};
-  return kind >= 1 && kind <= 7 ? names[kind] : "?";
+const char *tqr__action_kind_name(int kind) {
+  /* The action kinds are the first event kinds (profile.h): one table of names. */
+  return kind >= TQR_EVENT_ALLOC && kind <= TQR_EVENT_HOST_WAIT ? tqr_event_kind_name((uint8_t)kind)
+                                                                : "?";
 }
 
 /* Storage of buffer `id` is allocated now (inputs always are). */
@@ -483,9 +484,9 @@ static tq_status_t need_live(const loader_t *L, const flow_t *f, size_t action, 
     return bad(L,
                "action %zu (%s) uses %s buffer %" PRIu32 ", a view of buffer %" PRIu32
                ", which is not allocated at that point",
-               action, kind_name(L->p->actions[action]->kind), role, id, base);
+               action, tqr__action_kind_name(L->p->actions[action]->kind), role, id, base);
   return bad(L, "action %zu (%s) uses %s buffer %" PRIu32 ", which is not allocated at that point",
-             action, kind_name(L->p->actions[action]->kind), role, id);
+             action, tqr__action_kind_name(L->p->actions[action]->kind), role, id);
 }
 
 static tq_status_t check_dealloc_hazard(const loader_t *L, const flow_t *f, size_t action,
@@ -537,7 +538,7 @@ static tq_status_t check_action(const loader_t *L, flow_t *f, size_t i) {
   switch (a->kind) {
     case TORQ__ACTION_KIND__ALLOC:
     case TORQ__ACTION_KIND__DEALLOC: {
-      const char *k = kind_name(a->kind);
+      const char *k = tqr__action_kind_name(a->kind);
       if (a->buffer_id >= nb)
         return bad(L, "action %zu refers to buffer %" PRIu32 ", but the module has %zu buffers", i,
                    a->buffer_id, nb);

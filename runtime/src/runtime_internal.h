@@ -40,6 +40,9 @@ struct tqr_module_s {
   size_t max_host_tensors; /* operands + results of the largest host program */
 };
 
+/* "NSS_START" for an action kind (Torq__ActionKind), "?" for one that does not exist (module.c). */
+const char *tqr__action_kind_name(int kind);
+
 /* Element type mapping for the reference kernels (i48, held as int64, maps to TQS_I64). */
 int tqr__tqs_type(Torq__ElementType type, tqs_type_t *out_type);
 

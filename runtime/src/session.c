@@ -281,12 +281,6 @@ static tq_status_t run_action(tqr_session_t *s, const Torq__Action *a) {
   return NULL;
 }
 
-static const char *action_name(int kind) {
-  static const char *names[] = {"?",         "ALLOC",    "DEALLOC",    "HOST_COPY",
-                                "NSS_START", "NSS_WAIT", "HOST_START", "HOST_WAIT"};
-  return kind >= 1 && kind <= 7 ? names[kind] : "?";
-}
-
 /* Copies the outputs out of XRAM into new tensors. */
 static tq_status_t read_outputs(tqr_session_t *s, tqr_tensor_t **out, size_t n) {
   const Torq__Function *fn = s->proto->function;
@@ -321,7 +315,7 @@ tq_status_t tqr_session_invoke(tqr_session_t *s, const tqr_tensor_t *const *inpu
     if (st) {
       record(s, TQR_EVENT_ERROR, TQR_EDGE_POINT, (int32_t)i);
       st = tq_status_annotate(st, "in action %zu (%s) of %s, invocation %" PRIu32, i,
-                              action_name(a->kind), s->module->dispatch_name, s->invocation);
+                              tqr__action_kind_name(a->kind), s->module->dispatch_name, s->invocation);
       break;
     }
     record(s, (tqr_event_kind_t)a->kind, TQR_EDGE_END, (int32_t)i);
