@@ -660,13 +660,6 @@ static void tqs__run_fc(const tqs__kern_t *k, void *scratch, tqs__wcache_t *cach
   }
 }
 
-/* TOSA 1.0 reciprocal_scale: (1 << 30) <= multiplier < (1 << 31), shift = 30 + k. */
-static void tqs__reciprocal(uint32_t count, int64_t *multiplier, int *shift) {
-  int k = count > 1 ? 32 - __builtin_clz(count - 1) : 0;
-  *multiplier = ((((int64_t)1 << 30) + 1) << k) / count;
-  *shift = 30 + k;
-}
-
 static void tqs__run_pool(const tqs__kern_t *k) {
   size_t IW = (size_t)k->IW, C = (size_t)k->IC;
   size_t isz = tqs__etype(k->in_t)->size, osz = k->os.out->size;
@@ -681,7 +674,7 @@ static void tqs__run_pool(const tqs__kern_t *k) {
       tqs__taps(xbase, 1, k->KW, k->IW, &x0, &x1);
       int64_t multiplier = 0;
       int shift = 0;
-      if (avg) tqs__reciprocal((uint32_t)((y1 - y0) * (x1 - x0)), &multiplier, &shift);
+      if (avg) tqs__reciprocal_scale((uint32_t)((y1 - y0) * (x1 - x0)), &multiplier, &shift);
       for (size_t c = 0; c < C; c++, out += osz) {
         int64_t v = avg ? 0 : INT64_MIN;
         for (int64_t ky = y0; ky < y1; ky++) {

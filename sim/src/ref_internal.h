@@ -275,6 +275,9 @@ void tqs__strides(const tqs_tensor_t *t, int64_t *strides);
 /* TOSA apply_scale_32 / apply_scale_16 with int64 intermediates (wrapping), shift 0..63. */
 int64_t tqs__apply_scale_32(int64_t value, int64_t multiplier, int shift, int double_round);
 int64_t tqs__apply_scale_16(int64_t value, int64_t multiplier, int shift);
+/* TOSA reciprocal_scale: multiplier and shift with (1 << 30) <= multiplier < (1 << 31) such that
+ * apply_scale_32(v, multiplier, shift) approximates v / count (count >= 1). */
+void tqs__reciprocal_scale(uint32_t count, int64_t *multiplier, int *shift);
 
 /* ---- Kernels ---- */
 

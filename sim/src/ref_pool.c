@@ -93,15 +93,6 @@ tq_status_t tqs__k_max_pool2d(const tqs__op_t *op, int variant) {
   return NULL;
 }
 
-/* TOSA reciprocal_scale: multiplier and shift with (1 << 30) <= multiplier < (1 << 31) such that
- * apply_scale_32(v, multiplier, shift) approximates v / count. */
-static void tqs__reciprocal_scale(uint32_t count, int64_t *multiplier, int *shift) {
-  int k = count > 1 ? 32 - __builtin_clz(count - 1) : 0;
-  int64_t numerator = (((int64_t)1 << 30) + 1) << k;
-  *multiplier = numerator / count;
-  *shift = 30 + k;
-}
-
 tq_status_t tqs__k_avg_pool2d(const tqs__op_t *op, int variant) {
   (void)variant;
   TQ_TRY(tqs__check_arity(op, 1, 3, 1));

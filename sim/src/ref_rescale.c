@@ -134,3 +134,10 @@ tq_status_t tqs__k_table(const tqs__op_t *op, int variant) {
   }
   return NULL;
 }
+
+void tqs__reciprocal_scale(uint32_t count, int64_t *multiplier, int *shift) {
+  int k = count > 1 ? 32 - __builtin_clz(count - 1) : 0;
+  int64_t numerator = (((int64_t)1 << 30) + 1) << k;
+  *multiplier = numerator / count;
+  *shift = 30 + k;
+}
