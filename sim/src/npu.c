@@ -235,7 +235,7 @@ static tq_status_t tqs__slice(tqs_npu_t *npu, tqs__item_t *it, uint32_t index, t
                            res->offset, res->end, i, spans[i].offset, spans[i].end);
     }
   }
-  TQ_TRY(tqs__kern_decode(&npu->hw, w, spans, want, where, &it->kern));
+  TQ_TRY(tqs__kern_decode(&npu->hw, id, w, spans, where, &it->kern));
   if (w->macs && w->macs != it->kern.macs) {
     return TQS__NPU_FAIL(where, "the work says %" PRIu64 " MACs but its parameters give %" PRIu64,
                          w->macs, it->kern.macs);

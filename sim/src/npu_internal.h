@@ -227,10 +227,11 @@ typedef struct tqs__kern_s {
   size_t scratch_bytes;
 } tqs__kern_t;
 
-/* Decodes the slice work `w` (its regions already validated into `spans`, n of them) and
- * computes its cycles on `hw`. */
-tq_status_t tqs__kern_decode(const tqs_hw_t *hw, const Torq__UnitWork *w, const tqs__span_t *spans,
-                             size_t n, const tqs__where_t *where, tqs__kern_t *out) TQ_MUST_USE;
+/* Decodes the slice work `w` of kernel `id` (looked up, and its regions validated into `spans`,
+ * tqs__kern_regions(id) of them, by the caller) and computes its cycles on `hw`. */
+tq_status_t tqs__kern_decode(const tqs_hw_t *hw, tqs__kid_t id, const Torq__UnitWork *w,
+                             const tqs__span_t *spans, const tqs__where_t *where,
+                             tqs__kern_t *out) TQ_MUST_USE;
 
 /* The kernel id of a name, or TQS__K_COUNT. */
 tqs__kid_t tqs__kern_lookup(const char *name);

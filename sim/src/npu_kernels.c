@@ -330,13 +330,12 @@ static tq_status_t tqs__decode_pool(const tqs_hw_t *hw, const Torq__KernelParams
   return NULL;
 }
 
-tq_status_t tqs__kern_decode(const tqs_hw_t *hw, const Torq__UnitWork *w, const tqs__span_t *spans,
-                             size_t n, const tqs__where_t *where, tqs__kern_t *out) {
+tq_status_t tqs__kern_decode(const tqs_hw_t *hw, tqs__kid_t id, const Torq__UnitWork *w,
+                             const tqs__span_t *spans, const tqs__where_t *where,
+                             tqs__kern_t *out) {
   memset(out, 0, sizeof(*out));
   const char *kn = w->kernel ? w->kernel : "";
-  out->id = tqs__kern_lookup(kn);
-  if (out->id == TQS__K_COUNT || n != tqs__kern_regions(out->id))
-    return TQS__NPU_FAIL(where, "unknown kernel \"%s\"", kn);
+  out->id = id;
   const Torq__KernelParams *p = w->params;
   if (!p) return TQS__NPU_FAIL(where, "%s: the work has no kernel parameters", kn);
   switch (out->id) {
