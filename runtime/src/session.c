@@ -330,16 +330,10 @@ tq_status_t tqr_session_invoke(tqr_session_t *s, const tqr_tensor_t *const *inpu
       record(s, TQR_EVENT_DISPATCH, TQR_EDGE_END, -1);
     }
   }
-  if (st) {
-    tqr_device_reset(s->device);
-    for (size_t o = 0; o < num_outputs; o++) {
-      tqr_tensor_destroy(out_outputs[o]);
-      out_outputs[o] = NULL;
-    }
-  }
+  if (st) tqr_device_reset(s->device);
   release_all(s);
   s->invocation++;
-  st = flush(s, st);
+  st = flush(s, st); /* keeps a failure; may add the profile's own */
   if (st) {
     for (size_t o = 0; o < num_outputs; o++) {
       tqr_tensor_destroy(out_outputs[o]);

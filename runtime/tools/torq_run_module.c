@@ -343,9 +343,8 @@ int main(int argc, char **argv) {
     rc = report(st, EXIT_RUNTIME);
     goto done;
   }
-  if (profile && (st = tqr_profile_close(profile))) rc = report(st, EXIT_RUNTIME);
 
-done:
+done: /* the profile is closed (and a failure to write it reported) once, below */
   tqr_session_destroy(session);
   if (profile) {
     tq_status_t cst = tqr_profile_close(profile);
