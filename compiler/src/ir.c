@@ -233,6 +233,19 @@ const tqc_attr_t *tqc_op_attr(const tqc_op_t *op, const char *name) {
   return a ? a : tqc_dict_get(&op->attributes, name);
 }
 
+const char *tqc_op_const_attr_name(const tqc_op_t *op) {
+  if (tqc_op_is(op, "tosa.const") || tqc_op_is(op, "tosa.const_shape")) return "values";
+  if (tqc_op_is(op, "arith.constant")) return "value";
+  return NULL;
+}
+
+const tqc_attr_t *tqc_value_const_dense(const tqc_value_t *value) {
+  const tqc_op_t *def = value ? value->def : NULL;
+  const char *name = def ? tqc_op_const_attr_name(def) : NULL;
+  const tqc_attr_t *a = name ? tqc_op_attr(def, name) : NULL;
+  return a && a->kind == TQC_ATTR_DENSE ? a : NULL;
+}
+
 tq_sv_t tqc_op_sym_name(const tqc_op_t *op) {
   const tqc_attr_t *a = tqc_op_attr(op, "sym_name");
   return a && a->kind == TQC_ATTR_STRING ? a->string : tq_sv("", 0);

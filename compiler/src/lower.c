@@ -181,20 +181,8 @@ tq_status_t tqc__lram_too_small(tqc_lower_t *L, const tqc_op_t *op, uint64_t nee
                        L->hw->lram_bytes, (int)op->name.len, op->name.data, need);
 }
 
-const tqc_attr_t *tqc__const_dense(const tqc_value_t *value) {
-  const tqc_op_t *def = value ? value->def : NULL;
-  if (!def) return NULL;
-  const tqc_attr_t *a = NULL;
-  if (tqc_op_is(def, "tosa.const") || tqc_op_is(def, "tosa.const_shape")) {
-    a = tqc_op_attr(def, "values");
-  } else if (tqc_op_is(def, "arith.constant")) {
-    a = tqc_op_attr(def, "value");
-  }
-  return a && a->kind == TQC_ATTR_DENSE ? a : NULL;
-}
-
 int tqc__const_int(const tqc_value_t *value, int64_t *out) {
-  const tqc_attr_t *d = tqc__const_dense(value);
+  const tqc_attr_t *d = tqc_value_const_dense(value);
   const tqc_type_t *e = d ? tqc__elem(d->dense.type) : NULL;
   if (!d || d->dense.count < 1 || !e || e->kind != TQC_TYPE_INTEGER) return 1;
   *out = tqc_dense_get_int(d, 0);
@@ -353,7 +341,7 @@ tq_status_t tqc__value_buffer(tqc_lower_t *L, const tqc_value_t *value, uint32_t
     b->view = v;
     L->bufs[id].is_view = 1;
   } else {
-    const tqc_attr_t *dense = tqc__const_dense(value);
+    const tqc_attr_t *dense = tqc_value_const_dense(value);
     const tqc_type_t *type = dense ? dense->dense.type : value->type;
     Torq__TensorType *t = NULL;
     TQ_TRY(tensor_type_of(L, where, type, &t));
@@ -435,11 +423,6 @@ static int is_view_op(const tqc_op_t *op) {
   size_t a, b;
   return op->operands[0]->type && tqc_type_byte_size(op->operands[0]->type, &a) &&
          tqc_type_byte_size(op->results[0]->type, &b) && a == b;
-}
-
-static int is_const_op(const tqc_op_t *op) {
-  return tqc_op_is(op, "tosa.const") || tqc_op_is(op, "tosa.const_shape") ||
-         tqc_op_is(op, "arith.constant");
 }
 
 static int is_accumulating(const tqc_op_t *op) {
@@ -553,7 +536,7 @@ tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) {
   for (i = 0; i < n; i++) {
     const tqc_op_t *op = ops[i];
     L->op_index = i;
-    if (emit[i] != i || is_const_op(op) || is_view_op(op)) continue;
+    if (emit[i] != i || tqc_op_const_attr_name(op) || is_view_op(op)) continue;
     if (tqc_op_is(op, "func.return")) {
       fn->n_output_buffers = fn->n_outputs = op->num_operands;
       fn->output_buffers = tq_arena_calloc(L->arena, op->num_operands + 1, sizeof(uint32_t));

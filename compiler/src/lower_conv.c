@@ -89,8 +89,8 @@ static int band_describe(const tqc_op_t *op, band_t *b) {
     b->w_esz = tqc__esz(wt);
     b->w_bits = tqc__bits(wt);
     b->b_esz = tqc__esz(bt);
-    b->wdense = tqc__const_dense(op->operands[1]);
-    b->bdense = tqc__const_dense(op->operands[2]);
+    b->wdense = tqc_value_const_dense(op->operands[1]);
+    b->bdense = tqc_value_const_dense(op->operands[2]);
     b->bias_count = bd[0];
     if (b->bias_count != b->OC && !(b->bias_count == 1 && b->bdense)) return 0;
   } else {

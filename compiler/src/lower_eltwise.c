@@ -40,8 +40,8 @@ static size_t count_of(const tqc_type_t *t) {
  * shapes do not match per_channel. */
 static int rescale_params_ok(const tqc_op_t *op) {
   if (op->num_operands != 5 || op->num_results != 1) return 0;
-  const tqc_attr_t *m = tqc__const_dense(op->operands[1]);
-  const tqc_attr_t *s = tqc__const_dense(op->operands[2]);
+  const tqc_attr_t *m = tqc_value_const_dense(op->operands[1]);
+  const tqc_attr_t *s = tqc_value_const_dense(op->operands[2]);
   int64_t izp, ozp;
   if (!m || !s || tqc__const_int(op->operands[3], &izp) || tqc__const_int(op->operands[4], &ozp))
     return 0;
@@ -89,8 +89,8 @@ void tqc__output_stage(tqc_lower_t *L, const tqc_group_t *g, Torq__KernelParams 
   p->output_type = tqc__element_type(out_t);
   if (g->rescale) {
     const tqc_op_t *rs = g->rescale;
-    const tqc_attr_t *m = tqc__const_dense(rs->operands[1]);
-    const tqc_attr_t *s = tqc__const_dense(rs->operands[2]);
+    const tqc_attr_t *m = tqc_value_const_dense(rs->operands[1]);
+    const tqc_attr_t *s = tqc_value_const_dense(rs->operands[2]);
     int per = m->dense.count > 1 || attr_bool(rs, "per_channel");
     size_t n = per ? ocn : 1, first = per ? oc0 : 0;
     p->multiplier = tq_arena_calloc(L->arena, n, sizeof(int32_t));
@@ -215,8 +215,8 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
   tqc__int_range(tqc__elem(ot), &base.clamp_min, &base.clamp_max);
   int64_t extra[2] = {0, 0};
   if (tqc_op_is(op, "tosa.rescale")) {
-    const tqc_attr_t *m = tqc__const_dense(op->operands[1]);
-    const tqc_attr_t *s = tqc__const_dense(op->operands[2]);
+    const tqc_attr_t *m = tqc_value_const_dense(op->operands[1]);
+    const tqc_attr_t *s = tqc_value_const_dense(op->operands[2]);
     size_t n = m->dense.count;
     base.multiplier = tq_arena_calloc(L->arena, n, sizeof(int32_t));
     base.shift = tq_arena_calloc(L->arena, n, sizeof(int32_t));

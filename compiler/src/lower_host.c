@@ -242,7 +242,7 @@ tq_status_t tqc__lower_host(tqc_lower_t *L, const tqc_op_t *op) {
   if (!hp->op || !hp->operand_buffers || !hp->result_buffers || !hp->attributes) return oom();
   for (size_t i = 0; i < op->num_operands; i++) {
     const tqc_value_t *v = op->operands[i];
-    if (v->type && v->type->kind == TQC_TYPE_SHAPE && !tqc__const_dense(v))
+    if (v->type && v->type->kind == TQC_TYPE_SHAPE && !tqc_value_const_dense(v))
       return tqc__op_error(L, op, "shape operand %zu is not a tosa.const_shape", i);
     TQ_TRY(tqc__value_buffer(L, v, &hp->operand_buffers[i]));
   }

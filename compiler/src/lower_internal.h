@@ -200,10 +200,6 @@ tq_status_t tqc__new_constant(tqc_lower_t *L, Torq__ElementType et, const int64_
                               size_t rank, const void *data, size_t size,
                               uint32_t *out_id) TQ_MUST_USE;
 
-/* The dense attribute of a constant value (tosa.const, arith.constant, tosa.const_shape), or
- * NULL when it is not one. */
-const tqc_attr_t *tqc__const_dense(const tqc_value_t *value);
-
 /* Element type mapping; ELEMENT_TYPE_UNSPECIFIED for a type the module cannot hold. */
 Torq__ElementType tqc__element_type(const tqc_type_t *scalar);
 

@@ -135,7 +135,7 @@ static tq_status_t new_tensor(const ref_spec_t *s, tqs_tensor_t **out) {
 /* The tensor of a constant op (tosa.const, arith.constant, tosa.const_shape). */
 static tq_status_t eval_const(ref_run_t *r, const tqc_op_t *op) {
   const tqc_value_t *v = op->num_results == 1 ? op->results[0] : NULL;
-  const tqc_attr_t *d = v ? tqc__const_dense(v) : NULL;
+  const tqc_attr_t *d = v ? tqc_value_const_dense(v) : NULL;
   ref_spec_t s;
   if (!d) return TQ_STATUS(TQ_UNIMPLEMENTED, "a constant needs one result and a dense attribute");
   if (!ref_spec(d->dense.type, &s)) return unsupported_type(op, "result", 0);
@@ -249,11 +249,6 @@ static tq_status_t take_outputs(ref_run_t *r, const tqc_op_t *ret, tqs_tensor_t 
   return NULL;
 }
 
-static int is_const(const tqc_op_t *op) {
-  return tqc_op_is(op, "tosa.const") || tqc_op_is(op, "tosa.const_shape") ||
-         tqc_op_is(op, "arith.constant");
-}
-
 static tq_status_t run_block(ref_run_t *r, const tqc_block_t *block, const char *fname,
                              const tqs_tensor_t *const *inputs, tqs_tensor_t **out_outputs,
                              size_t num_outputs) {
@@ -263,7 +258,7 @@ static tq_status_t run_block(ref_run_t *r, const tqc_block_t *block, const char 
   for (const tqc_op_t *op = block->first; op; op = op->next) {
     if (tqc_op_is(op, "func.return"))
       return at_op(r, op, take_outputs(r, op, out_outputs, num_outputs));
-    TQ_TRY(at_op(r, op, is_const(op) ? eval_const(r, op) : eval_op(r, op)));
+    TQ_TRY(at_op(r, op, tqc_op_const_attr_name(op) ? eval_const(r, op) : eval_op(r, op)));
     release_operands(r, op);
   }
   return TQ_STATUS(TQ_INVALID_INPUT, "function %s does not end with func.return", fname);

@@ -291,13 +291,11 @@ tq_status_t tqc__tosa_check_nan_mode(const tqc_tosa_ctx_t *c) {
 
 const tqc_attr_t *tqc__tosa_const_value(const tqc_tosa_ctx_t *c, size_t operand) {
   const tqc_op_t *def = c->op->operands[operand]->def;
-  if (!def) return NULL;
-  const tqc_attr_t *a = NULL;
-  if (tqc_op_is(def, "tosa.const")) {
-    a = tqc_dict_get(&def->properties, "values");
-  } else if (tqc_op_is(def, "arith.constant")) {
-    a = tqc_dict_get(&def->properties, "value");
-  }
+  /* A tosa.const_shape is a shape, not a tensor operand (the message of tqc__tosa_require_const
+   * names the two accepted ops); the checker reads the property, which the verifier requires. */
+  if (!def || tqc_op_is(def, "tosa.const_shape")) return NULL;
+  const char *name = tqc_op_const_attr_name(def);
+  const tqc_attr_t *a = name ? tqc_dict_get(&def->properties, name) : NULL;
   return a && a->kind == TQC_ATTR_DENSE ? a : NULL;
 }
 

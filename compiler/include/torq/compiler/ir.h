@@ -313,6 +313,16 @@ int tqc_op_is(const tqc_op_t *op, const char *name);
 /* An attribute of `op` by name, from its properties or else its discardable attributes. */
 const tqc_attr_t *tqc_op_attr(const tqc_op_t *op, const char *name);
 
+/* The name of the property that holds a constant op's value: "values" for tosa.const and
+ * tosa.const_shape, "value" for arith.constant; NULL for any other op. The one place that says
+ * which ops are constants. */
+const char *tqc_op_const_attr_name(const tqc_op_t *op);
+
+/* The dense value of `value` when a constant op (see tqc_op_const_attr_name) defines it, looked up
+ * with tqc_op_attr; NULL when `value` is NULL, has no defining op, is defined by another op, or
+ * the constant's value is not a dense attribute. Borrowed from the module. */
+const tqc_attr_t *tqc_value_const_dense(const tqc_value_t *value);
+
 /* A func.func directly inside the module by symbol name; NULL when absent. */
 const tqc_op_t *tqc_module_lookup_func(const tqc_module_t *module, const char *name);
 
