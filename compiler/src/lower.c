@@ -581,12 +581,7 @@ int tqc__attr_i64s(const tqc_op_t *op, const char *name, int64_t *out, size_t n)
     size_t es = tqc_type_storage_size(e);
     if (a->dense_array.count != n || !e || e->kind != TQC_TYPE_INTEGER || es == 0 || es > 8)
       return 1;
-    for (size_t i = 0; i < n; i++) {
-      uint64_t v = 0;
-      memcpy(&v, a->dense_array.data + i * es, es);
-      if (es < 8 && (v >> (es * 8 - 1)) & 1) v |= ~UINT64_C(0) << (es * 8);
-      out[i] = (int64_t)v;
-    }
+    for (size_t i = 0; i < n; i++) out[i] = tqc_dense_array_get_int(a, i);
     return 0;
   }
   if (a->kind == TQC_ATTR_ARRAY) {

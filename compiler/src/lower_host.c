@@ -126,28 +126,18 @@ tq_status_t tqc__attr_to_ref(tq_arena_t *arena, const tqc_named_attr_t *na, tqs_
     }
     case TQC_ATTR_DENSE_ARRAY: {
       const tqc_type_t *e = a->dense_array.element;
-      size_t n = a->dense_array.count, es = tqc_type_storage_size(e);
+      size_t n = a->dense_array.count;
       if (e && e->kind == TQC_TYPE_FLOAT) {
         double *d = tq_arena_calloc(arena, n ? n : 1, sizeof(*d));
         if (!(ok = d != NULL)) break;
-        for (size_t i = 0; i < n; i++) {
-          uint64_t bits = 0;
-          memcpy(&bits, a->dense_array.data + i * es, es);
-          d[i] = tqc_float_decode(e->flt.fkind, bits);
-        }
+        for (size_t i = 0; i < n; i++)
+          d[i] = tqc_float_decode(e->flt.fkind, tqc_dense_array_get_bits(a, i));
         out_attr->kind = TQS_ATTR_FLOATS;
         out_attr->floats = d;
       } else {
         int64_t *v = tq_arena_calloc(arena, n ? n : 1, sizeof(*v));
         if (!(ok = v != NULL)) break;
-        for (size_t i = 0; i < n; i++) {
-          uint64_t bits = 0;
-          memcpy(&bits, a->dense_array.data + i * es, es);
-          if (es < 8 && es > 0 && e && e->kind == TQC_TYPE_INTEGER &&
-              e->integer.signedness != TQC_UNSIGNED && ((bits >> (es * 8 - 1)) & 1))
-            bits |= ~UINT64_C(0) << (es * 8);
-          v[i] = (int64_t)bits;
-        }
+        for (size_t i = 0; i < n; i++) v[i] = tqc_dense_array_get_int(a, i);
         out_attr->kind = TQS_ATTR_INTS;
         out_attr->ints = v;
       }

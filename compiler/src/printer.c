@@ -146,12 +146,6 @@ static void print_type(printer_t *pr, const tqc_type_t *t) {
 
 /* ---- Numbers -------------------------------------------------------------------------------- */
 
-static uint64_t load_bits(const uint8_t *p, size_t size) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < size; i++) v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
-
 /* MLIR's float forms (its printFloatValue over APFloat::toString): six digits in exponent form
  * when that reads back to the same bits, else the type's natural precision in plain or "E"
  * notation; if that has no '.', or the value is NaN or infinite, the hex bit pattern. */
@@ -269,12 +263,11 @@ static void print_dict_body(printer_t *pr, const tqc_dict_t *d) {
 static void print_dense(printer_t *pr, const tqc_attr_t *a) {
   const tqc_type_t *type = a->dense.type;
   const tqc_type_t *et = type->tensor.element;
-  size_t es = a->dense.elem_size;
   size_t count = a->dense.count;
   int is_i1 = et->kind == TQC_TYPE_INTEGER && et->integer.width == 1;
   puts_(pr, "dense<");
   if (a->dense.splat) {
-    print_scalar(pr, et, load_bits(a->dense.data, es));
+    print_scalar(pr, et, tqc_dense_get_bits(a, 0));
   } else if (count > HEX_THRESHOLD) {
     static const char hex[] = "0123456789ABCDEF";
     puts_(pr, "\"0x");
@@ -313,7 +306,7 @@ static void print_dense(printer_t *pr, const tqc_attr_t *a) {
         puts_(pr, ", ");
         for (size_t k = 0; k < closes; k++) puts_(pr, "[");
       }
-      print_scalar(pr, et, load_bits(a->dense.data + i * es, es));
+      print_scalar(pr, et, tqc_dense_get_bits(a, i));
     }
     for (size_t k = 0; k < r; k++) puts_(pr, "]");
   }
@@ -360,12 +353,11 @@ static void print_attr(printer_t *pr, const tqc_attr_t *a) {
   case TQC_ATTR_DENSE: print_dense(pr, a); break;
   case TQC_ATTR_DENSE_ARRAY: {
     const tqc_type_t *et = a->dense_array.element;
-    size_t es = tqc_type_storage_size(et);
     puts_(pr, "array<");
     print_type(pr, et);
     for (size_t i = 0; i < a->dense_array.count; i++) {
       puts_(pr, i ? ", " : ": ");
-      print_scalar(pr, et, load_bits(a->dense_array.data + i * es, es));
+      print_scalar(pr, et, tqc_dense_array_get_bits(a, i));
     }
     puts_(pr, ">");
     break;

@@ -193,6 +193,15 @@ const tqc_attr_t *tqc_dict_get(const tqc_dict_t *dict, const char *name);
 int64_t tqc_dense_get_int(const tqc_attr_t *dense, size_t index);
 double tqc_dense_get_float(const tqc_attr_t *dense, size_t index);
 
+/* The raw bits of element `index` of a dense attribute (splats repeat their one element), as
+ * stored: little-endian, the low tqc_type_storage_size bytes. `index` must be < count. */
+uint64_t tqc_dense_get_bits(const tqc_attr_t *dense, size_t index);
+
+/* The element `index` of a dense array attribute (`array<i64: 1, 2>`): its raw bits as
+ * tqc_dense_get_bits, or read as an integer as tqc_dense_get_int does. `index` must be < count. */
+uint64_t tqc_dense_array_get_bits(const tqc_attr_t *array, size_t index);
+int64_t tqc_dense_array_get_int(const tqc_attr_t *array, size_t index);
+
 /* The body of a dialect attribute named `name` (e.g. "tosa.rounding_mode"), or an empty view with
  * NULL data when `attr` is NULL or something else. */
 tq_sv_t tqc_attr_dialect_body(const tqc_attr_t *attr, const char *name);
