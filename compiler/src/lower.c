@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lower_internal.h"
+#include "print_internal.h"
 #include "parser_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/checked.h"
@@ -131,37 +132,20 @@ Torq__Region *tqc__lram_region(tqc_lower_t *L, uint64_t addr, uint64_t size) {
   return r;
 }
 
-/* Appends an MLIR string literal (as llvm::printEscapedString). */
-static void put_escaped(char *dst, size_t *len, const char *s, size_t n) {
-  static const char hex[] = "0123456789ABCDEF";
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (c == '\\') {
-      dst[(*len)++] = '\\';
-      dst[(*len)++] = '\\';
-    } else if (c < 0x20 || c >= 0x7F || c == '"') {
-      dst[(*len)++] = '\\';
-      dst[(*len)++] = hex[c >> 4];
-      dst[(*len)++] = hex[c & 15];
-    } else {
-      dst[(*len)++] = (char)c;
-    }
-  }
-}
-
 const char *tqc__op_location(tqc_lower_t *L, const tqc_op_t *op) {
   const tqc_loc_t *f = tqc_loc_first_file(op->loc);
   const char *file = f ? f->file.file.data : L->src->path;
   size_t flen = f ? f->file.file.len : strlen(L->src->path ? L->src->path : "");
   uint32_t line = f ? f->file.line : op->pos.line, col = f ? f->file.col : op->pos.col;
-  char *s = tq_arena_alloc(L->arena, flen * 3 + 64);
-  if (!s) return "";
-  size_t n = 0;
-  memcpy(s, "loc(\"", 6); /* with its NUL */
-  n = 5;
-  put_escaped(s, &n, file ? file : "", flen);
-  snprintf(s + n, 48, "\":%" PRIu32 ":%" PRIu32 ")", line, col);
-  return s;
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  tq_status_t st = tq_buf_append_cstr(&b, "loc(");
+  if (!st) st = tqc__print_string(tq_sv(file ? file : "", flen), &b);
+  if (!st) st = tq_buf_printf(&b, ":%" PRIu32 ":%" PRIu32 ")", line, col);
+  char *s = st ? NULL : tq_arena_strndup(L->arena, b.data, b.len);
+  tq_status_free(st);
+  tq_buf_deinit(&b);
+  return s ? s : "";
 }
 
 tq_status_t tqc__op_error(tqc_lower_t *L, const tqc_op_t *op, const char *fmt, ...) {

@@ -46,25 +46,8 @@ static void indent(printer_t *pr, size_t n) {
   }
 }
 
-/* As llvm::printEscapedString: backslash doubled, printable bytes kept, the rest as \XX. */
 static void put_string(printer_t *pr, tq_sv_t s) {
-  static const char hex[] = "0123456789ABCDEF";
-  puts_(pr, "\"");
-  size_t run = 0;
-  for (size_t i = 0; i < s.len; i++) {
-    unsigned char c = (unsigned char)s.data[i];
-    if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') continue;
-    put(pr, s.data + run, i - run);
-    run = i + 1;
-    if (c == '\\') {
-      puts_(pr, "\\\\");
-    } else {
-      char e[3] = {'\\', hex[c >> 4], hex[c & 15]};
-      put(pr, e, 3);
-    }
-  }
-  put(pr, s.data + run, s.len - run);
-  puts_(pr, "\"");
+  if (!pr->st) pr->st = tqc__print_string(s, pr->out);
 }
 
 static int is_bare_id(tq_sv_t s) {
@@ -587,6 +570,26 @@ static void print_op(printer_t *pr, const tqc_op_t *op, size_t ind) {
   puts_(pr, " ");
   print_loc(pr, op->loc);
   puts_(pr, "\n");
+}
+
+tq_status_t tqc__print_string(tq_sv_t s, tq_buf_t *out) {
+  static const char hex[] = "0123456789ABCDEF";
+  TQ_TRY(tq_buf_putc(out, '"'));
+  size_t run = 0;
+  for (size_t i = 0; i < s.len; i++) {
+    unsigned char c = (unsigned char)s.data[i];
+    if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') continue;
+    TQ_TRY(tq_buf_append(out, s.data + run, i - run));
+    run = i + 1;
+    if (c == '\\') {
+      TQ_TRY(tq_buf_append_cstr(out, "\\\\"));
+    } else {
+      char e[3] = {'\\', hex[c >> 4], hex[c & 15]};
+      TQ_TRY(tq_buf_append(out, e, 3));
+    }
+  }
+  TQ_TRY(tq_buf_append(out, s.data + run, s.len - run));
+  return tq_buf_putc(out, '"');
 }
 
 tq_status_t tqc__print_type(const tqc_type_t *type, tq_buf_t *out) {
