@@ -476,13 +476,11 @@ tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) {
         !tqc__rescale_foldable(rs))
       continue;
     groups[i].rescale = rs;
-    acc->fused = 1;
     tqc_lval_t *q = &L->vals[rs->results[0]->id];
     const tqc_op_t *cl = q->user;
     if (q->uses == 1 && tqc_op_is(cl, "tosa.clamp") && cl->operands[0] == rs->results[0] &&
         tqc__clamp_foldable(cl)) {
       groups[i].clamp = cl;
-      q->fused = 1;
     }
     for (size_t j = i + 1; j < n; j++)
       if (ops[j] == groups[i].rescale || ops[j] == groups[i].clamp) emit[j] = i;

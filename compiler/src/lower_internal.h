@@ -145,7 +145,6 @@ typedef struct tqc_lval_s {
   int is_input;            /* a function argument */
   const tqc_op_t *user;    /* the only user when uses == 1 */
   size_t uses;
-  int fused; /* computed inside a fused NSS program: no buffer */
 } tqc_lval_t;
 
 /* Per buffer: allocation state for the action list. */
