@@ -190,17 +190,13 @@ char **tqc__op_names(tqc_lower_t *L, const tqc_op_t *const *ops, size_t n) {
 
 /* ---- Buffers -------------------------------------------------------------------------------- */
 
-static tq_status_t oom(void) {
-  return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory while lowering");
-}
-
 static tq_status_t touch(tqc_lower_t *L, uint32_t id) {
   for (size_t i = 0; i < L->n_touched; i++)
     if (L->touched[i] == id) return NULL;
   if (L->n_touched == L->cap_touched) {
     size_t cap = L->cap_touched ? L->cap_touched * 2 : 16;
     uint32_t *t = tq_realloc(L->touched, cap * sizeof(*t));
-    if (!t) return oom();
+    if (!t) return TQC_OOM("while lowering");
     L->touched = t;
     L->cap_touched = cap;
   }
@@ -231,7 +227,7 @@ static tq_status_t tensor_type_of(tqc_lower_t *L, const tqc_op_t *where, const t
   if (et == TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED)
     return tqc__op_error(L, where, "element type not supported by the Torq module");
   *out = tensor_type(L, et, type->tensor.dims, type->tensor.rank);
-  return *out ? NULL : oom();
+  return *out ? NULL : TQC_OOM("while lowering");
 }
 
 /* Appends a buffer and its bookkeeping; NULL when memory runs out. */
@@ -260,7 +256,7 @@ static tq_status_t add_constant(tqc_lower_t *L, Torq__TensorType *type, const vo
                                 size_t size, int expand_from, size_t elem, uint32_t *out_cid) {
   Torq__Constant *c = tq_arena_alloc(L->arena, sizeof(*c));
   uint8_t *bytes = tq_arena_alloc(L->arena, size ? size : 1);
-  if (!c || !bytes) return oom();
+  if (!c || !bytes) return TQC_OOM("while lowering");
   Torq__Constant init = TORQ__CONSTANT__INIT;
   *c = init;
   if (expand_from && elem) {
@@ -272,7 +268,7 @@ static tq_status_t add_constant(tqc_lower_t *L, Torq__TensorType *type, const vo
   c->type = type;
   c->data.data = bytes;
   c->data.len = size;
-  if (!tqc__ptrvec_push(L->arena, &L->constants, c)) return oom();
+  if (!tqc__ptrvec_push(L->arena, &L->constants, c)) return TQC_OOM("while lowering");
   *out_cid = c->id;
   return NULL;
 }
@@ -280,11 +276,11 @@ static tq_status_t add_constant(tqc_lower_t *L, Torq__TensorType *type, const vo
 tq_status_t tqc__new_constant(tqc_lower_t *L, Torq__ElementType et, const int64_t *dims,
                               size_t rank, const void *data, size_t size, uint32_t *out_id) {
   Torq__TensorType *t = tensor_type(L, et, dims, rank);
-  if (!t) return oom();
+  if (!t) return TQC_OOM("while lowering");
   uint32_t cid = 0, bid = 0;
   Torq__Buffer *b = NULL;
   TQ_TRY(add_constant(L, t, data, size, 0, 0, &cid));
-  if (!(b = add_buffer(L, size, t))) return oom();
+  if (!(b = add_buffer(L, size, t))) return TQC_OOM("while lowering");
   bid = b->id;
   b->contents_case = TORQ__BUFFER__CONTENTS_CONSTANT_ID;
   b->constant_id = cid;
@@ -312,14 +308,14 @@ tq_status_t tqc__value_buffer(tqc_lower_t *L, const tqc_value_t *value, uint32_t
     Torq__TensorType *t = NULL;
     TQ_TRY(tensor_type_of(L, where, value->type, &t));
     Torq__View *v = tq_arena_alloc(L->arena, sizeof(*v));
-    if (!v) return oom();
+    if (!v) return TQC_OOM("while lowering");
     Torq__View vinit = TORQ__VIEW__INIT;
     *v = vinit;
     v->buffer_id = root_id;
     v->offset = 0;
     size_t size = 0;
     if (!tqc_type_byte_size(value->type, &size)) size = 0;
-    if (!(b = add_buffer(L, size, t))) return oom();
+    if (!(b = add_buffer(L, size, t))) return TQC_OOM("while lowering");
     id = b->id;
     b->contents_case = TORQ__BUFFER__CONTENTS_VIEW;
     b->view = v;
@@ -332,7 +328,7 @@ tq_status_t tqc__value_buffer(tqc_lower_t *L, const tqc_value_t *value, uint32_t
     size_t size = 0;
     if (!tqc_type_byte_size(type, &size))
       return tqc__op_error(L, where, "tensor too large for a buffer");
-    if (!(b = add_buffer(L, size, t))) return oom();
+    if (!(b = add_buffer(L, size, t))) return TQC_OOM("while lowering");
     id = b->id;
     if (dense) {
       uint32_t cid = 0;
@@ -355,7 +351,7 @@ tq_status_t tqc__value_buffer(tqc_lower_t *L, const tqc_value_t *value, uint32_t
 tq_status_t tqc__emit_action(tqc_lower_t *L, Torq__ActionKind kind, uint32_t arg,
                              const char *location) {
   Torq__Action *a = tq_arena_alloc(L->arena, sizeof(*a));
-  if (!a) return oom();
+  if (!a) return TQC_OOM("while lowering");
   Torq__Action init = TORQ__ACTION__INIT;
   *a = init;
   a->action_id = (uint32_t)L->actions.count;
@@ -374,7 +370,7 @@ tq_status_t tqc__emit_action(tqc_lower_t *L, Torq__ActionKind kind, uint32_t arg
       break;
   }
   a->location = (char *)location;
-  return tqc__ptrvec_push(L->arena, &L->actions, a) ? NULL : oom();
+  return tqc__ptrvec_push(L->arena, &L->actions, a) ? NULL : TQC_OOM("while lowering");
 }
 
 tq_status_t tqc__emit_allocs(tqc_lower_t *L, const char *location) {
@@ -442,7 +438,7 @@ tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) {
   tqc_group_t *groups = tq_calloc(n ? n : 1, sizeof(*groups));
   tq_status_t st = NULL;
   if (!ops || !emit || !groups) {
-    st = oom();
+    st = TQC_OOM("while lowering");
     goto done;
   }
   size_t i = 0;
@@ -506,7 +502,7 @@ tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) {
   fn->n_inputs = block->num_args;
   fn->inputs = tq_arena_calloc(L->arena, block->num_args + 1, sizeof(Torq__TensorType *));
   if (!fn->input_buffers || !fn->inputs) {
-    st = oom();
+    st = TQC_OOM("while lowering");
     goto done;
   }
   for (size_t a = 0; a < block->num_args; a++) {
@@ -524,7 +520,7 @@ tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) {
       fn->output_buffers = tq_arena_calloc(L->arena, op->num_operands + 1, sizeof(uint32_t));
       fn->outputs = tq_arena_calloc(L->arena, op->num_operands + 1, sizeof(Torq__TensorType *));
       if (!fn->output_buffers || !fn->outputs) {
-        st = oom();
+        st = TQC_OOM("while lowering");
         goto done;
       }
       for (size_t o = 0; o < op->num_operands; o++) {

@@ -151,10 +151,6 @@ int tqc__eltwise_supports(const tqc_op_t *op) {
 
 /* ---- Lowering ------------------------------------------------------------------------------- */
 
-static tq_status_t oom(void) {
-  return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory tiling");
-}
-
 tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
   const tqs_hw_t *hw = L->hw;
   const char *kernel = tqc_op_is(op, "tosa.add")       ? "add"
@@ -226,7 +222,7 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
   int64_t extra[2] = {0, 0};
   if (tqc_op_is(op, "tosa.rescale")) {
     if (!rescale_params(L, op, 0, tqc_value_const_dense(op->operands[1])->dense.count, &base)) {
-      st = oom();
+      st = TQC_OOM("tiling");
       goto done;
     }
     (void)tqc__const_int(op->operands[3], &base.input_zp);
@@ -249,7 +245,7 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
     (void)tqc__const_int(op->operands[2], &sh);
     base.shift = tq_arena_calloc(L->arena, 1, sizeof(int32_t));
     if (!base.shift) {
-      st = oom();
+      st = TQC_OOM("tiling");
       goto done;
     }
     base.shift[0] = (int32_t)sh;
@@ -261,7 +257,7 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
     size_t k = tiles.count;
     tqc_tile_t *t = tqc__tiles_add(&tiles);
     if (!t) {
-      st = oom();
+      st = TQC_OOM("tiling");
       goto done;
     }
     uint64_t in_lram = lay.in[k % 2], out_lram = lay.out[k % 2];
@@ -295,7 +291,7 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
       w->regions = tq_arena_calloc(L->arena, nops + 1, sizeof(Torq__Region *));
       w->params = tqc__params_new(L);
       if (!w->regions || !w->params) {
-        st = oom();
+        st = TQC_OOM("tiling");
         goto done;
       }
       for (size_t j = 0; j < nops; j++)
@@ -306,7 +302,7 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
       w->n_regions = nops + 1;
       for (size_t r = 0; r < w->n_regions; r++)
         if (!w->regions[r]) {
-          st = oom();
+          st = TQC_OOM("tiling");
           goto done;
         }
       Torq__KernelParams *p = w->params;
@@ -323,7 +319,7 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
       p->input_shape = tqc__i64s(L, rank, shape);
       p->output_shape = tqc__i64s(L, rank, shape);
       if (!p->input_shape || !p->output_shape) {
-        st = oom();
+        st = TQC_OOM("tiling");
         goto done;
       }
       p->n_input_shape = p->n_output_shape = rank;

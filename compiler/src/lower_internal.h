@@ -113,6 +113,10 @@
 #include "torq/compiler/ir.h"
 #include "torq/compiler/trace_csv.h"
 
+/* Out of memory in compiling; `doing` is a string literal saying in what ("tiling"). A macro so
+ * that the status records the file and line where the allocation failed. */
+#define TQC_OOM(doing) TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory " doing)
+
 /* The result of tqc_compile (compile.h). Everything lives in `arena`. */
 struct tqc_compiled_s {
   tq_arena_t arena;

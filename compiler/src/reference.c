@@ -21,10 +21,6 @@ typedef struct ref_run_s {
   size_t *uses;
 } ref_run_t;
 
-static tq_status_t oom(void) {
-  return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory in the reference evaluator");
-}
-
 /* The reference interpreter's element type of an IR scalar type; 0 when it has none. */
 static int ref_elem(const tqc_type_t *e, tqs_type_t *out) {
   if (!e) return 0;
@@ -163,7 +159,7 @@ static tq_status_t eval_op(ref_run_t *r, const tqc_op_t *op) {
   const tqs_tensor_t **ins = tq_arena_calloc(&r->arena, n_in + 1, sizeof(*ins));
   tqs_tensor_t **outs = tq_arena_calloc(&r->arena, n_out + 1, sizeof(*outs));
   tqs_attr_t *attrs = tq_arena_calloc(&r->arena, n_attrs + 1, sizeof(*attrs));
-  if (!ins || !outs || !attrs) return oom();
+  if (!ins || !outs || !attrs) return TQC_OOM("in the reference evaluator");
   for (size_t i = 0; i < n_in; i++) {
     ins[i] = r->vals[op->operands[i]->id];
     if (!ins[i])
@@ -292,7 +288,7 @@ tq_status_t tqc_reference_run(const tqc_module_t *module, const char *function,
   r.uses = tq_calloc(nv, sizeof(*r.uses));
   tq_status_t st = r.vals && r.own && r.uses
                        ? run_block(&r, block, fname, inputs, out_outputs, num_outputs)
-                       : oom();
+                       : TQC_OOM("in the reference evaluator");
   if (r.own)
     for (size_t i = 0; i < nv; i++) tqs_tensor_destroy(r.own[i]);
   tq_free(r.vals);
