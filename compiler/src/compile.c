@@ -17,10 +17,6 @@ void tqc_compile_options_initialize(tqc_compile_options_t *options) {
   options->hw_spec = "sl2610";
 }
 
-static tq_status_t oom(void) {
-  return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory compiling");
-}
-
 static char *arena_str(tq_arena_t *arena, const char *s) {
   return tq_arena_strndup(arena, s ? s : "", s ? strlen(s) : 0);
 }
@@ -54,7 +50,7 @@ tq_status_t tqc_compile(const tqc_module_t *module, const tqc_compile_options_t 
                      "the entry function must have exactly one block");
 
   tqc_compiled_t *c = tq_calloc(1, sizeof(*c));
-  if (!c) return oom();
+  if (!c) return TQC_OOM("compiling");
   tq_arena_init(&c->arena, 0, 0);
   c->hw = options->hw;
   tqc_lower_t L;
@@ -68,7 +64,7 @@ tq_status_t tqc_compile(const tqc_module_t *module, const tqc_compile_options_t 
   Torq__Hardware *hw = tq_arena_alloc(&c->arena, sizeof(*hw));
   Torq__Function *fn = tq_arena_alloc(&c->arena, sizeof(*fn));
   if (!L.vals || !m || !hw || !fn) {
-    st = oom();
+    st = TQC_OOM("compiling");
     goto fail;
   }
   for (size_t i = 0; i < module->num_values; i++) L.vals[i].buffer = -1;
@@ -96,7 +92,7 @@ tq_status_t tqc_compile(const tqc_module_t *module, const tqc_compile_options_t 
   c->source_text = tq_arena_strndup(&c->arena, module->text ? module->text : "", module->text_len);
   c->source_len = module->text_len;
   if (!m->magic || !m->producer || !m->source_name || !hw->spec || !fn->name || !c->source_text) {
-    st = oom();
+    st = TQC_OOM("compiling");
     goto fail;
   }
   L.module = m;

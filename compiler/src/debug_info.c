@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "lower_internal.h"
+#include "print_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/base/sha256.h"
@@ -35,19 +36,7 @@ const struct Torq__Module *tqc_compiled_module(const tqc_compiled_t *compiled) {
 /* An MLIR string literal (also valid JSON for the printable ASCII we produce, except that JSON
  * needs \uXXXX for control bytes: json_string handles JSON). */
 static tq_status_t mlir_string(tq_buf_t *out, const char *s) {
-  static const char hex[] = "0123456789ABCDEF";
-  TQ_TRY(tq_buf_putc(out, '"'));
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    if (*p == '\\') {
-      TQ_TRY(tq_buf_append_cstr(out, "\\\\"));
-    } else if (*p < 0x20 || *p >= 0x7F || *p == '"') {
-      char e[3] = {'\\', hex[*p >> 4], hex[*p & 15]};
-      TQ_TRY(tq_buf_append(out, e, 3));
-    } else {
-      TQ_TRY(tq_buf_putc(out, (char)*p));
-    }
-  }
-  return tq_buf_putc(out, '"');
+  return tqc__print_string(tq_sv_cstr(s ? s : ""), out);
 }
 
 static tq_status_t json_string(tq_buf_t *out, const char *s) {

@@ -184,13 +184,8 @@ static uint64_t load_bits(const uint8_t *p, size_t size) {
   return v;
 }
 
-static const uint8_t *dense_element(const tqc_attr_t *dense, size_t index) {
-  return dense->dense.data + (dense->dense.splat ? 0 : index * dense->dense.elem_size);
-}
-
-int64_t tqc_dense_get_int(const tqc_attr_t *dense, size_t index) {
-  const tqc_type_t *et = dense->dense.type->tensor.element;
-  uint64_t bits = load_bits(dense_element(dense, index), dense->dense.elem_size);
+/* The integer value of an element of type `et` stored as `bits` (see tqc_dense_get_int). */
+static int64_t int_from_bits(const tqc_type_t *et, uint64_t bits) {
   if (et->kind == TQC_TYPE_FLOAT) return (int64_t)tqc_float_decode(et->flt.fkind, bits);
   uint32_t w = tqc_type_bit_width(et);
   if (w >= 64) return (int64_t)bits;
@@ -202,17 +197,34 @@ int64_t tqc_dense_get_int(const tqc_attr_t *dense, size_t index) {
   return (int64_t)((bits ^ s) - s);
 }
 
+uint64_t tqc_dense_get_bits(const tqc_attr_t *dense, size_t index) {
+  size_t es = dense->dense.elem_size;
+  return load_bits(dense->dense.data + (dense->dense.splat ? 0 : index * es), es);
+}
+
+int64_t tqc_dense_get_int(const tqc_attr_t *dense, size_t index) {
+  return int_from_bits(dense->dense.type->tensor.element, tqc_dense_get_bits(dense, index));
+}
+
 double tqc_dense_get_float(const tqc_attr_t *dense, size_t index) {
   const tqc_type_t *et = dense->dense.type->tensor.element;
   if (et->kind == TQC_TYPE_FLOAT) {
-    return tqc_float_decode(et->flt.fkind,
-                            load_bits(dense_element(dense, index), dense->dense.elem_size));
+    return tqc_float_decode(et->flt.fkind, tqc_dense_get_bits(dense, index));
   }
   int64_t v = tqc_dense_get_int(dense, index);
   if (et->kind == TQC_TYPE_INTEGER && et->integer.signedness == TQC_UNSIGNED) {
     return (double)(uint64_t)v;
   }
   return (double)v;
+}
+
+uint64_t tqc_dense_array_get_bits(const tqc_attr_t *array, size_t index) {
+  size_t es = tqc_type_storage_size(array->dense_array.element);
+  return load_bits(array->dense_array.data + index * es, es);
+}
+
+int64_t tqc_dense_array_get_int(const tqc_attr_t *array, size_t index) {
+  return int_from_bits(array->dense_array.element, tqc_dense_array_get_bits(array, index));
 }
 
 tq_sv_t tqc_attr_dialect_body(const tqc_attr_t *attr, const char *name) {
@@ -231,6 +243,19 @@ int tqc_op_is(const tqc_op_t *op, const char *name) { return tq_sv_eq_cstr(op->n
 const tqc_attr_t *tqc_op_attr(const tqc_op_t *op, const char *name) {
   const tqc_attr_t *a = tqc_dict_get(&op->properties, name);
   return a ? a : tqc_dict_get(&op->attributes, name);
+}
+
+const char *tqc_op_const_attr_name(const tqc_op_t *op) {
+  if (tqc_op_is(op, "tosa.const") || tqc_op_is(op, "tosa.const_shape")) return "values";
+  if (tqc_op_is(op, "arith.constant")) return "value";
+  return NULL;
+}
+
+const tqc_attr_t *tqc_value_const_dense(const tqc_value_t *value) {
+  const tqc_op_t *def = value ? value->def : NULL;
+  const char *name = def ? tqc_op_const_attr_name(def) : NULL;
+  const tqc_attr_t *a = name ? tqc_op_attr(def, name) : NULL;
+  return a && a->kind == TQC_ATTR_DENSE ? a : NULL;
 }
 
 tq_sv_t tqc_op_sym_name(const tqc_op_t *op) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lower_internal.h"
+#include "print_internal.h"
 #include "parser_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/checked.h"
@@ -131,37 +132,20 @@ Torq__Region *tqc__lram_region(tqc_lower_t *L, uint64_t addr, uint64_t size) {
   return r;
 }
 
-/* Appends an MLIR string literal (as llvm::printEscapedString). */
-static void put_escaped(char *dst, size_t *len, const char *s, size_t n) {
-  static const char hex[] = "0123456789ABCDEF";
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (c == '\\') {
-      dst[(*len)++] = '\\';
-      dst[(*len)++] = '\\';
-    } else if (c < 0x20 || c >= 0x7F || c == '"') {
-      dst[(*len)++] = '\\';
-      dst[(*len)++] = hex[c >> 4];
-      dst[(*len)++] = hex[c & 15];
-    } else {
-      dst[(*len)++] = (char)c;
-    }
-  }
-}
-
 const char *tqc__op_location(tqc_lower_t *L, const tqc_op_t *op) {
   const tqc_loc_t *f = tqc_loc_first_file(op->loc);
   const char *file = f ? f->file.file.data : L->src->path;
   size_t flen = f ? f->file.file.len : strlen(L->src->path ? L->src->path : "");
   uint32_t line = f ? f->file.line : op->pos.line, col = f ? f->file.col : op->pos.col;
-  char *s = tq_arena_alloc(L->arena, flen * 3 + 64);
-  if (!s) return "";
-  size_t n = 0;
-  memcpy(s, "loc(\"", 6); /* with its NUL */
-  n = 5;
-  put_escaped(s, &n, file ? file : "", flen);
-  snprintf(s + n, 48, "\":%" PRIu32 ":%" PRIu32 ")", line, col);
-  return s;
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  tq_status_t st = tq_buf_append_cstr(&b, "loc(");
+  if (!st) st = tqc__print_string(tq_sv(file ? file : "", flen), &b);
+  if (!st) st = tq_buf_printf(&b, ":%" PRIu32 ":%" PRIu32 ")", line, col);
+  char *s = st ? NULL : tq_arena_strndup(L->arena, b.data, b.len);
+  tq_status_free(st);
+  tq_buf_deinit(&b);
+  return s ? s : "";
 }
 
 tq_status_t tqc__op_error(tqc_lower_t *L, const tqc_op_t *op, const char *fmt, ...) {
@@ -181,20 +165,8 @@ tq_status_t tqc__lram_too_small(tqc_lower_t *L, const tqc_op_t *op, uint64_t nee
                        L->hw->lram_bytes, (int)op->name.len, op->name.data, need);
 }
 
-const tqc_attr_t *tqc__const_dense(const tqc_value_t *value) {
-  const tqc_op_t *def = value ? value->def : NULL;
-  if (!def) return NULL;
-  const tqc_attr_t *a = NULL;
-  if (tqc_op_is(def, "tosa.const") || tqc_op_is(def, "tosa.const_shape")) {
-    a = tqc_op_attr(def, "values");
-  } else if (tqc_op_is(def, "arith.constant")) {
-    a = tqc_op_attr(def, "value");
-  }
-  return a && a->kind == TQC_ATTR_DENSE ? a : NULL;
-}
-
 int tqc__const_int(const tqc_value_t *value, int64_t *out) {
-  const tqc_attr_t *d = tqc__const_dense(value);
+  const tqc_attr_t *d = tqc_value_const_dense(value);
   const tqc_type_t *e = d ? tqc__elem(d->dense.type) : NULL;
   if (!d || d->dense.count < 1 || !e || e->kind != TQC_TYPE_INTEGER) return 1;
   *out = tqc_dense_get_int(d, 0);
@@ -218,17 +190,13 @@ char **tqc__op_names(tqc_lower_t *L, const tqc_op_t *const *ops, size_t n) {
 
 /* ---- Buffers -------------------------------------------------------------------------------- */
 
-static tq_status_t oom(void) {
-  return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory while lowering");
-}
-
 static tq_status_t touch(tqc_lower_t *L, uint32_t id) {
   for (size_t i = 0; i < L->n_touched; i++)
     if (L->touched[i] == id) return NULL;
   if (L->n_touched == L->cap_touched) {
     size_t cap = L->cap_touched ? L->cap_touched * 2 : 16;
     uint32_t *t = tq_realloc(L->touched, cap * sizeof(*t));
-    if (!t) return oom();
+    if (!t) return TQC_OOM("while lowering");
     L->touched = t;
     L->cap_touched = cap;
   }
@@ -259,7 +227,7 @@ static tq_status_t tensor_type_of(tqc_lower_t *L, const tqc_op_t *where, const t
   if (et == TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED)
     return tqc__op_error(L, where, "element type not supported by the Torq module");
   *out = tensor_type(L, et, type->tensor.dims, type->tensor.rank);
-  return *out ? NULL : oom();
+  return *out ? NULL : TQC_OOM("while lowering");
 }
 
 /* Appends a buffer and its bookkeeping; NULL when memory runs out. */
@@ -288,7 +256,7 @@ static tq_status_t add_constant(tqc_lower_t *L, Torq__TensorType *type, const vo
                                 size_t size, int expand_from, size_t elem, uint32_t *out_cid) {
   Torq__Constant *c = tq_arena_alloc(L->arena, sizeof(*c));
   uint8_t *bytes = tq_arena_alloc(L->arena, size ? size : 1);
-  if (!c || !bytes) return oom();
+  if (!c || !bytes) return TQC_OOM("while lowering");
   Torq__Constant init = TORQ__CONSTANT__INIT;
   *c = init;
   if (expand_from && elem) {
@@ -300,7 +268,7 @@ static tq_status_t add_constant(tqc_lower_t *L, Torq__TensorType *type, const vo
   c->type = type;
   c->data.data = bytes;
   c->data.len = size;
-  if (!tqc__ptrvec_push(L->arena, &L->constants, c)) return oom();
+  if (!tqc__ptrvec_push(L->arena, &L->constants, c)) return TQC_OOM("while lowering");
   *out_cid = c->id;
   return NULL;
 }
@@ -308,11 +276,11 @@ static tq_status_t add_constant(tqc_lower_t *L, Torq__TensorType *type, const vo
 tq_status_t tqc__new_constant(tqc_lower_t *L, Torq__ElementType et, const int64_t *dims,
                               size_t rank, const void *data, size_t size, uint32_t *out_id) {
   Torq__TensorType *t = tensor_type(L, et, dims, rank);
-  if (!t) return oom();
+  if (!t) return TQC_OOM("while lowering");
   uint32_t cid = 0, bid = 0;
   Torq__Buffer *b = NULL;
   TQ_TRY(add_constant(L, t, data, size, 0, 0, &cid));
-  if (!(b = add_buffer(L, size, t))) return oom();
+  if (!(b = add_buffer(L, size, t))) return TQC_OOM("while lowering");
   bid = b->id;
   b->contents_case = TORQ__BUFFER__CONTENTS_CONSTANT_ID;
   b->constant_id = cid;
@@ -340,27 +308,27 @@ tq_status_t tqc__value_buffer(tqc_lower_t *L, const tqc_value_t *value, uint32_t
     Torq__TensorType *t = NULL;
     TQ_TRY(tensor_type_of(L, where, value->type, &t));
     Torq__View *v = tq_arena_alloc(L->arena, sizeof(*v));
-    if (!v) return oom();
+    if (!v) return TQC_OOM("while lowering");
     Torq__View vinit = TORQ__VIEW__INIT;
     *v = vinit;
     v->buffer_id = root_id;
     v->offset = 0;
     size_t size = 0;
     if (!tqc_type_byte_size(value->type, &size)) size = 0;
-    if (!(b = add_buffer(L, size, t))) return oom();
+    if (!(b = add_buffer(L, size, t))) return TQC_OOM("while lowering");
     id = b->id;
     b->contents_case = TORQ__BUFFER__CONTENTS_VIEW;
     b->view = v;
     L->bufs[id].is_view = 1;
   } else {
-    const tqc_attr_t *dense = tqc__const_dense(value);
+    const tqc_attr_t *dense = tqc_value_const_dense(value);
     const tqc_type_t *type = dense ? dense->dense.type : value->type;
     Torq__TensorType *t = NULL;
     TQ_TRY(tensor_type_of(L, where, type, &t));
     size_t size = 0;
     if (!tqc_type_byte_size(type, &size))
       return tqc__op_error(L, where, "tensor too large for a buffer");
-    if (!(b = add_buffer(L, size, t))) return oom();
+    if (!(b = add_buffer(L, size, t))) return TQC_OOM("while lowering");
     id = b->id;
     if (dense) {
       uint32_t cid = 0;
@@ -383,7 +351,7 @@ tq_status_t tqc__value_buffer(tqc_lower_t *L, const tqc_value_t *value, uint32_t
 tq_status_t tqc__emit_action(tqc_lower_t *L, Torq__ActionKind kind, uint32_t arg,
                              const char *location) {
   Torq__Action *a = tq_arena_alloc(L->arena, sizeof(*a));
-  if (!a) return oom();
+  if (!a) return TQC_OOM("while lowering");
   Torq__Action init = TORQ__ACTION__INIT;
   *a = init;
   a->action_id = (uint32_t)L->actions.count;
@@ -402,7 +370,7 @@ tq_status_t tqc__emit_action(tqc_lower_t *L, Torq__ActionKind kind, uint32_t arg
       break;
   }
   a->location = (char *)location;
-  return tqc__ptrvec_push(L->arena, &L->actions, a) ? NULL : oom();
+  return tqc__ptrvec_push(L->arena, &L->actions, a) ? NULL : TQC_OOM("while lowering");
 }
 
 tq_status_t tqc__emit_allocs(tqc_lower_t *L, const char *location) {
@@ -435,11 +403,6 @@ static int is_view_op(const tqc_op_t *op) {
   size_t a, b;
   return op->operands[0]->type && tqc_type_byte_size(op->operands[0]->type, &a) &&
          tqc_type_byte_size(op->results[0]->type, &b) && a == b;
-}
-
-static int is_const_op(const tqc_op_t *op) {
-  return tqc_op_is(op, "tosa.const") || tqc_op_is(op, "tosa.const_shape") ||
-         tqc_op_is(op, "arith.constant");
 }
 
 static int is_accumulating(const tqc_op_t *op) {
@@ -475,7 +438,7 @@ tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) {
   tqc_group_t *groups = tq_calloc(n ? n : 1, sizeof(*groups));
   tq_status_t st = NULL;
   if (!ops || !emit || !groups) {
-    st = oom();
+    st = TQC_OOM("while lowering");
     goto done;
   }
   size_t i = 0;
@@ -509,13 +472,11 @@ tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) {
         !tqc__rescale_foldable(rs))
       continue;
     groups[i].rescale = rs;
-    acc->fused = 1;
     tqc_lval_t *q = &L->vals[rs->results[0]->id];
     const tqc_op_t *cl = q->user;
     if (q->uses == 1 && tqc_op_is(cl, "tosa.clamp") && cl->operands[0] == rs->results[0] &&
         tqc__clamp_foldable(cl)) {
       groups[i].clamp = cl;
-      q->fused = 1;
     }
     for (size_t j = i + 1; j < n; j++)
       if (ops[j] == groups[i].rescale || ops[j] == groups[i].clamp) emit[j] = i;
@@ -541,7 +502,7 @@ tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) {
   fn->n_inputs = block->num_args;
   fn->inputs = tq_arena_calloc(L->arena, block->num_args + 1, sizeof(Torq__TensorType *));
   if (!fn->input_buffers || !fn->inputs) {
-    st = oom();
+    st = TQC_OOM("while lowering");
     goto done;
   }
   for (size_t a = 0; a < block->num_args; a++) {
@@ -553,13 +514,13 @@ tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) {
   for (i = 0; i < n; i++) {
     const tqc_op_t *op = ops[i];
     L->op_index = i;
-    if (emit[i] != i || is_const_op(op) || is_view_op(op)) continue;
+    if (emit[i] != i || tqc_op_const_attr_name(op) || is_view_op(op)) continue;
     if (tqc_op_is(op, "func.return")) {
       fn->n_output_buffers = fn->n_outputs = op->num_operands;
       fn->output_buffers = tq_arena_calloc(L->arena, op->num_operands + 1, sizeof(uint32_t));
       fn->outputs = tq_arena_calloc(L->arena, op->num_operands + 1, sizeof(Torq__TensorType *));
       if (!fn->output_buffers || !fn->outputs) {
-        st = oom();
+        st = TQC_OOM("while lowering");
         goto done;
       }
       for (size_t o = 0; o < op->num_operands; o++) {
@@ -598,12 +559,7 @@ int tqc__attr_i64s(const tqc_op_t *op, const char *name, int64_t *out, size_t n)
     size_t es = tqc_type_storage_size(e);
     if (a->dense_array.count != n || !e || e->kind != TQC_TYPE_INTEGER || es == 0 || es > 8)
       return 1;
-    for (size_t i = 0; i < n; i++) {
-      uint64_t v = 0;
-      memcpy(&v, a->dense_array.data + i * es, es);
-      if (es < 8 && (v >> (es * 8 - 1)) & 1) v |= ~UINT64_C(0) << (es * 8);
-      out[i] = (int64_t)v;
-    }
+    for (size_t i = 0; i < n; i++) out[i] = tqc_dense_array_get_int(a, i);
     return 0;
   }
   if (a->kind == TQC_ATTR_ARRAY) {

@@ -89,8 +89,8 @@ static int band_describe(const tqc_op_t *op, band_t *b) {
     b->w_esz = tqc__esz(wt);
     b->w_bits = tqc__bits(wt);
     b->b_esz = tqc__esz(bt);
-    b->wdense = tqc__const_dense(op->operands[1]);
-    b->bdense = tqc__const_dense(op->operands[2]);
+    b->wdense = tqc_value_const_dense(op->operands[1]);
+    b->bdense = tqc_value_const_dense(op->operands[2]);
     b->bias_count = bd[0];
     if (b->bias_count != b->OC && !(b->bias_count == 1 && b->bdense)) return 0;
   } else {
@@ -168,7 +168,7 @@ static tq_status_t group_weights(tqc_lower_t *L, const tqc_op_t *op, const band_
   uint64_t wb = w_only_bytes(b, gn), bb = w_bytes(b, gn) - wb;
   int64_t oc0 = b->kind == BAND_CONV ? c0 : c0 * b->M, ocn = out_ch(b, gn);
   uint8_t *pack = tq_malloc(wb + bb);
-  if (!pack) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory packing weights");
+  if (!pack) return TQC_OOM("packing weights");
   size_t packed = 0;
   tq_status_t st = NULL;
   if (b->wdense) {
@@ -280,7 +280,7 @@ tq_status_t tqc__lower_band(tqc_lower_t *L, const tqc_group_t *g) {
         size_t k = tiles.count;
         tqc_tile_t *t = tqc__tiles_add(&tiles);
         if (!t) {
-          st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory tiling");
+          st = TQC_OOM("tiling");
           goto done;
         }
         if (b.kind <= BAND_DW && n == 0 && oy0 == 0 &&
@@ -330,7 +330,7 @@ tq_status_t tqc__lower_band(tqc_lower_t *L, const tqc_group_t *g) {
           w->regions = tq_arena_calloc(L->arena, nr, sizeof(Torq__Region *));
           w->params = tqc__params_new(L);
           if (!w->regions || !w->params) {
-            st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory tiling");
+            st = TQC_OOM("tiling");
             goto done;
           }
           w->regions[w->n_regions++] = tqc__lram_region(
@@ -344,7 +344,7 @@ tq_status_t tqc__lower_band(tqc_lower_t *L, const tqc_group_t *g) {
                                (uint64_t)(sr * b.OW * och) * b.out_esz);
           for (size_t r = 0; r < w->n_regions; r++)
             if (!w->regions[r]) {
-              st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory tiling");
+              st = TQC_OOM("tiling");
               goto done;
             }
           Torq__KernelParams *p = w->params;
@@ -389,7 +389,7 @@ tq_status_t tqc__lower_band(tqc_lower_t *L, const tqc_group_t *g) {
             w->cycles = tqs_cost_slice_elementwise(hw, w->macs, b.in_bits);
           }
           if (!p->input_shape || !p->output_shape || !p->stride || !p->dilation || !p->pad) {
-            st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory tiling");
+            st = TQC_OOM("tiling");
             goto done;
           }
           a = e;

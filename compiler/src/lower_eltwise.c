@@ -40,8 +40,8 @@ static size_t count_of(const tqc_type_t *t) {
  * shapes do not match per_channel. */
 static int rescale_params_ok(const tqc_op_t *op) {
   if (op->num_operands != 5 || op->num_results != 1) return 0;
-  const tqc_attr_t *m = tqc__const_dense(op->operands[1]);
-  const tqc_attr_t *s = tqc__const_dense(op->operands[2]);
+  const tqc_attr_t *m = tqc_value_const_dense(op->operands[1]);
+  const tqc_attr_t *s = tqc_value_const_dense(op->operands[2]);
   int64_t izp, ozp;
   if (!m || !s || tqc__const_int(op->operands[3], &izp) || tqc__const_int(op->operands[4], &ozp))
     return 0;
@@ -83,29 +83,39 @@ int tqc__clamp_foldable(const tqc_op_t *op) {
          tqc__is_int_tensor(op->operands[0]->type, ELT_W) && clamp_bounds(op, &lo, &hi);
 }
 
+/* Elements [first, first + n) of a rescale's multiplier and shift, its output zero point and its
+ * double rounding, into `p`. Returns 0 when memory runs out (the scale arrays then stay empty). */
+static int rescale_params(tqc_lower_t *L, const tqc_op_t *rs, size_t first, size_t n,
+                          Torq__KernelParams *p) {
+  const tqc_attr_t *m = tqc_value_const_dense(rs->operands[1]);
+  const tqc_attr_t *s = tqc_value_const_dense(rs->operands[2]);
+  p->multiplier = tq_arena_calloc(L->arena, n, sizeof(int32_t));
+  p->shift = tq_arena_calloc(L->arena, n, sizeof(int32_t));
+  int ok = p->multiplier && p->shift;
+  if (ok) {
+    p->n_multiplier = p->n_shift = n;
+    for (size_t i = 0; i < n; i++) {
+      p->multiplier[i] = (int32_t)tqc_dense_get_int(m, first + i);
+      p->shift[i] = (int32_t)tqc_dense_get_int(s, first + i);
+    }
+  }
+  int64_t ozp = 0;
+  (void)tqc__const_int(rs->operands[4], &ozp);
+  p->output_zp = ozp;
+  p->double_round = attr_bool(rs, "scale32") && rounding(rs) == 2;
+  return ok;
+}
+
 void tqc__output_stage(tqc_lower_t *L, const tqc_group_t *g, Torq__KernelParams *p, size_t oc0,
                        size_t ocn) {
   const tqc_type_t *out_t = tqc__elem(tqc__group_result(g)->type);
   p->output_type = tqc__element_type(out_t);
   if (g->rescale) {
     const tqc_op_t *rs = g->rescale;
-    const tqc_attr_t *m = tqc__const_dense(rs->operands[1]);
-    const tqc_attr_t *s = tqc__const_dense(rs->operands[2]);
-    int per = m->dense.count > 1 || attr_bool(rs, "per_channel");
-    size_t n = per ? ocn : 1, first = per ? oc0 : 0;
-    p->multiplier = tq_arena_calloc(L->arena, n, sizeof(int32_t));
-    p->shift = tq_arena_calloc(L->arena, n, sizeof(int32_t));
-    if (p->multiplier && p->shift) {
-      p->n_multiplier = p->n_shift = n;
-      for (size_t i = 0; i < n; i++) {
-        p->multiplier[i] = (int32_t)tqc_dense_get_int(m, first + i);
-        p->shift[i] = (int32_t)tqc_dense_get_int(s, first + i);
-      }
-    }
-    int64_t ozp = 0;
-    (void)tqc__const_int(rs->operands[4], &ozp);
-    p->output_zp = ozp;
-    p->double_round = attr_bool(rs, "scale32") && rounding(rs) == 2;
+    int per =
+        tqc_value_const_dense(rs->operands[1])->dense.count > 1 || attr_bool(rs, "per_channel");
+    /* tqc__output_stage returns no status: out of memory leaves the scale arrays empty. */
+    (void)rescale_params(L, rs, per ? oc0 : 0, per ? ocn : 1, p);
   }
   tqc__int_range(out_t, &p->clamp_min, &p->clamp_max);
   if (g->clamp) clamp_bounds(g->clamp, &p->clamp_min, &p->clamp_max);
@@ -140,10 +150,6 @@ int tqc__eltwise_supports(const tqc_op_t *op) {
 }
 
 /* ---- Lowering ------------------------------------------------------------------------------- */
-
-static tq_status_t oom(void) {
-  return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory tiling");
-}
 
 tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
   const tqs_hw_t *hw = L->hw;
@@ -215,23 +221,11 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
   tqc__int_range(tqc__elem(ot), &base.clamp_min, &base.clamp_max);
   int64_t extra[2] = {0, 0};
   if (tqc_op_is(op, "tosa.rescale")) {
-    const tqc_attr_t *m = tqc__const_dense(op->operands[1]);
-    const tqc_attr_t *s = tqc__const_dense(op->operands[2]);
-    size_t n = m->dense.count;
-    base.multiplier = tq_arena_calloc(L->arena, n, sizeof(int32_t));
-    base.shift = tq_arena_calloc(L->arena, n, sizeof(int32_t));
-    if (!base.multiplier || !base.shift) {
-      st = oom();
+    if (!rescale_params(L, op, 0, tqc_value_const_dense(op->operands[1])->dense.count, &base)) {
+      st = TQC_OOM("tiling");
       goto done;
     }
-    base.n_multiplier = base.n_shift = n;
-    for (size_t i = 0; i < n; i++) {
-      base.multiplier[i] = (int32_t)tqc_dense_get_int(m, i);
-      base.shift[i] = (int32_t)tqc_dense_get_int(s, i);
-    }
     (void)tqc__const_int(op->operands[3], &base.input_zp);
-    (void)tqc__const_int(op->operands[4], &base.output_zp);
-    base.double_round = attr_bool(op, "scale32") && rounding(op) == 2;
     extra[0] = attr_bool(op, "input_unsigned");
     extra[1] = attr_bool(op, "output_unsigned");
     /* Zero points of an unsigned side are unsigned too (written as signless constants). */
@@ -251,7 +245,7 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
     (void)tqc__const_int(op->operands[2], &sh);
     base.shift = tq_arena_calloc(L->arena, 1, sizeof(int32_t));
     if (!base.shift) {
-      st = oom();
+      st = TQC_OOM("tiling");
       goto done;
     }
     base.shift[0] = (int32_t)sh;
@@ -263,7 +257,7 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
     size_t k = tiles.count;
     tqc_tile_t *t = tqc__tiles_add(&tiles);
     if (!t) {
-      st = oom();
+      st = TQC_OOM("tiling");
       goto done;
     }
     uint64_t in_lram = lay.in[k % 2], out_lram = lay.out[k % 2];
@@ -297,7 +291,7 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
       w->regions = tq_arena_calloc(L->arena, nops + 1, sizeof(Torq__Region *));
       w->params = tqc__params_new(L);
       if (!w->regions || !w->params) {
-        st = oom();
+        st = TQC_OOM("tiling");
         goto done;
       }
       for (size_t j = 0; j < nops; j++)
@@ -308,7 +302,7 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
       w->n_regions = nops + 1;
       for (size_t r = 0; r < w->n_regions; r++)
         if (!w->regions[r]) {
-          st = oom();
+          st = TQC_OOM("tiling");
           goto done;
         }
       Torq__KernelParams *p = w->params;
@@ -325,7 +319,7 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
       p->input_shape = tqc__i64s(L, rank, shape);
       p->output_shape = tqc__i64s(L, rank, shape);
       if (!p->input_shape || !p->output_shape) {
-        st = oom();
+        st = TQC_OOM("tiling");
         goto done;
       }
       p->n_input_shape = p->n_output_shape = rank;

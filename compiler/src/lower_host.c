@@ -7,10 +7,6 @@
 #include "print_internal.h"
 #include "torq/base/alloc.h"
 
-static tq_status_t oom(void) {
-  return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory while lowering");
-}
-
 static char *arena_sv(tqc_lower_t *L, tq_sv_t s) {
   return tq_arena_strndup(L->arena, s.data ? s.data : "", s.data ? s.len : 0);
 }
@@ -126,28 +122,18 @@ tq_status_t tqc__attr_to_ref(tq_arena_t *arena, const tqc_named_attr_t *na, tqs_
     }
     case TQC_ATTR_DENSE_ARRAY: {
       const tqc_type_t *e = a->dense_array.element;
-      size_t n = a->dense_array.count, es = tqc_type_storage_size(e);
+      size_t n = a->dense_array.count;
       if (e && e->kind == TQC_TYPE_FLOAT) {
         double *d = tq_arena_calloc(arena, n ? n : 1, sizeof(*d));
         if (!(ok = d != NULL)) break;
-        for (size_t i = 0; i < n; i++) {
-          uint64_t bits = 0;
-          memcpy(&bits, a->dense_array.data + i * es, es);
-          d[i] = tqc_float_decode(e->flt.fkind, bits);
-        }
+        for (size_t i = 0; i < n; i++)
+          d[i] = tqc_float_decode(e->flt.fkind, tqc_dense_array_get_bits(a, i));
         out_attr->kind = TQS_ATTR_FLOATS;
         out_attr->floats = d;
       } else {
         int64_t *v = tq_arena_calloc(arena, n ? n : 1, sizeof(*v));
         if (!(ok = v != NULL)) break;
-        for (size_t i = 0; i < n; i++) {
-          uint64_t bits = 0;
-          memcpy(&bits, a->dense_array.data + i * es, es);
-          if (es < 8 && es > 0 && e && e->kind == TQC_TYPE_INTEGER &&
-              e->integer.signedness != TQC_UNSIGNED && ((bits >> (es * 8 - 1)) & 1))
-            bits |= ~UINT64_C(0) << (es * 8);
-          v[i] = (int64_t)bits;
-        }
+        for (size_t i = 0; i < n; i++) v[i] = tqc_dense_array_get_int(a, i);
         out_attr->kind = TQS_ATTR_INTS;
         out_attr->ints = v;
       }
@@ -160,7 +146,7 @@ tq_status_t tqc__attr_to_ref(tq_arena_t *arena, const tqc_named_attr_t *na, tqs_
     case TQC_ATTR_DENSE:
       break;
   }
-  if (!ok) return oom();
+  if (!ok) return TQC_OOM("while lowering");
   *out_converted = 1;
   return NULL;
 }
@@ -169,18 +155,18 @@ tq_status_t tqc__attr_to_ref(tq_arena_t *arena, const tqc_named_attr_t *na, tqs_
  * string, and dense elements attributes as raw bytes. */
 static tq_status_t convert_attr(tqc_lower_t *L, const tqc_named_attr_t *na, Torq__Attribute **out) {
   Torq__Attribute *at = tq_arena_alloc(L->arena, sizeof(*at));
-  if (!at) return oom();
+  if (!at) return TQC_OOM("while lowering");
   Torq__Attribute init = TORQ__ATTRIBUTE__INIT;
   *at = init;
   at->key = arena_sv(L, na->name);
-  if (!at->key) return oom();
+  if (!at->key) return TQC_OOM("while lowering");
   const tqc_attr_t *a = na->value;
   if (a->kind == TQC_ATTR_DENSE) {
     size_t size = 0;
     uint8_t *d;
     if (!tqc_type_byte_size(a->dense.type, &size)) size = a->dense.size;
     d = tq_arena_alloc(L->arena, size ? size : 1);
-    if (!d) return oom();
+    if (!d) return TQC_OOM("while lowering");
     tqc__dense_copy(a, 0, size / (a->dense.elem_size ? a->dense.elem_size : 1), d);
     at->value_case = TORQ__ATTRIBUTE__VALUE_RAW;
     at->raw.data = d;
@@ -194,12 +180,12 @@ static tq_status_t convert_attr(tqc_lower_t *L, const tqc_named_attr_t *na, Torq
   switch (ref.kind) {
     case TQS_ATTR_INTS: {
       Torq__Ints *v = tq_arena_alloc(L->arena, sizeof(*v));
-      if (!v) return oom();
+      if (!v) return TQC_OOM("while lowering");
       Torq__Ints vinit = TORQ__INTS__INIT;
       *v = vinit;
       v->values = tqc__i64s(L, ref.count, ref.ints);
       v->n_values = ref.count;
-      if (!v->values) return oom();
+      if (!v->values) return TQC_OOM("while lowering");
       at->value_case = TORQ__ATTRIBUTE__VALUE_INTS;
       at->ints = v;
       break;
@@ -207,7 +193,7 @@ static tq_status_t convert_attr(tqc_lower_t *L, const tqc_named_attr_t *na, Torq
     case TQS_ATTR_FLOATS: {
       Torq__Floats *v = tq_arena_alloc(L->arena, sizeof(*v));
       double *d = tq_arena_calloc(L->arena, ref.count ? ref.count : 1, sizeof(*d));
-      if (!v || !d) return oom();
+      if (!v || !d) return TQC_OOM("while lowering");
       Torq__Floats vinit = TORQ__FLOATS__INIT;
       *v = vinit;
       if (ref.count) memcpy(d, ref.floats, ref.count * sizeof(*d));
@@ -220,7 +206,7 @@ static tq_status_t convert_attr(tqc_lower_t *L, const tqc_named_attr_t *na, Torq
     case TQS_ATTR_STRING:
       at->value_case = TORQ__ATTRIBUTE__VALUE_STR;
       at->str = arena_sv(L, tq_sv_cstr(ref.string));
-      if (!at->str) return oom();
+      if (!at->str) return TQC_OOM("while lowering");
       break;
   }
   *out = at;
@@ -229,7 +215,7 @@ static tq_status_t convert_attr(tqc_lower_t *L, const tqc_named_attr_t *na, Torq
 
 tq_status_t tqc__lower_host(tqc_lower_t *L, const tqc_op_t *op) {
   Torq__HostProgram *hp = tq_arena_alloc(L->arena, sizeof(*hp));
-  if (!hp) return oom();
+  if (!hp) return TQC_OOM("while lowering");
   Torq__HostProgram init = TORQ__HOST_PROGRAM__INIT;
   *hp = init;
   hp->id = (uint32_t)L->hosts.count;
@@ -239,10 +225,11 @@ tq_status_t tqc__lower_host(tqc_lower_t *L, const tqc_op_t *op) {
   hp->result_buffers = tq_arena_calloc(L->arena, op->num_results + 1, sizeof(uint32_t));
   size_t na = op->properties.count + op->attributes.count;
   hp->attributes = tq_arena_calloc(L->arena, na + 1, sizeof(Torq__Attribute *));
-  if (!hp->op || !hp->operand_buffers || !hp->result_buffers || !hp->attributes) return oom();
+  if (!hp->op || !hp->operand_buffers || !hp->result_buffers || !hp->attributes)
+    return TQC_OOM("while lowering");
   for (size_t i = 0; i < op->num_operands; i++) {
     const tqc_value_t *v = op->operands[i];
-    if (v->type && v->type->kind == TQC_TYPE_SHAPE && !tqc__const_dense(v))
+    if (v->type && v->type->kind == TQC_TYPE_SHAPE && !tqc_value_const_dense(v))
       return tqc__op_error(L, op, "shape operand %zu is not a tosa.const_shape", i);
     TQ_TRY(tqc__value_buffer(L, v, &hp->operand_buffers[i]));
   }
@@ -257,7 +244,7 @@ tq_status_t tqc__lower_host(tqc_lower_t *L, const tqc_op_t *op) {
   char **names = tqc__op_names(L, &op, 1);
   if (!names || !tqc__ptrvec_push(L->arena, &L->hosts, hp) ||
       !tqc__ptrvec_push(L->arena, &L->host_ops, names))
-    return oom();
+    return TQC_OOM("while lowering");
   TQ_TRY(tqc__emit_allocs(L, hp->location));
   TQ_TRY(tqc__emit_action(L, TORQ__ACTION_KIND__HOST_START, hp->id, hp->location));
   TQ_TRY(tqc__emit_action(L, TORQ__ACTION_KIND__HOST_WAIT, hp->id, hp->location));

@@ -113,6 +113,10 @@
 #include "torq/compiler/ir.h"
 #include "torq/compiler/trace_csv.h"
 
+/* Out of memory in compiling; `doing` is a string literal saying in what ("tiling"). A macro so
+ * that the status records the file and line where the allocation failed. */
+#define TQC_OOM(doing) TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory " doing)
+
 /* The result of tqc_compile (compile.h). Everything lives in `arena`. */
 struct tqc_compiled_s {
   tq_arena_t arena;
@@ -145,7 +149,6 @@ typedef struct tqc_lval_s {
   int is_input;            /* a function argument */
   const tqc_op_t *user;    /* the only user when uses == 1 */
   size_t uses;
-  int fused; /* computed inside a fused NSS program: no buffer */
 } tqc_lval_t;
 
 /* Per buffer: allocation state for the action list. */
@@ -199,10 +202,6 @@ tq_status_t tqc__value_buffer(tqc_lower_t *L, const tqc_value_t *value,
 tq_status_t tqc__new_constant(tqc_lower_t *L, Torq__ElementType et, const int64_t *dims,
                               size_t rank, const void *data, size_t size,
                               uint32_t *out_id) TQ_MUST_USE;
-
-/* The dense attribute of a constant value (tosa.const, arith.constant, tosa.const_shape), or
- * NULL when it is not one. */
-const tqc_attr_t *tqc__const_dense(const tqc_value_t *value);
 
 /* Element type mapping; ELEMENT_TYPE_UNSPECIFIED for a type the module cannot hold. */
 Torq__ElementType tqc__element_type(const tqc_type_t *scalar);

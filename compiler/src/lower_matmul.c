@@ -53,10 +53,6 @@ static int mm_fits(const tqs_hw_t *hw, const mm_t *m, int64_t R, int64_t gn, int
                      (uint64_t)(R * m->K) * m->a_esz, (uint64_t)(R * gn) * m->o_esz, out);
 }
 
-static tq_status_t oom(void) {
-  return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory tiling");
-}
-
 tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) {
   const tqc_op_t *op = g->main;
   const tqs_hw_t *hw = L->hw;
@@ -106,7 +102,7 @@ tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) {
         size_t k = tiles.count;
         tqc_tile_t *t = tqc__tiles_add(&tiles);
         if (!t) {
-          st = oom();
+          st = TQC_OOM("tiling");
           goto done;
         }
         if (r0 == 0) {
@@ -148,7 +144,7 @@ tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) {
           w->regions = tq_arena_calloc(L->arena, 3, sizeof(Torq__Region *));
           w->params = tqc__params_new(L);
           if (!w->regions || !w->params) {
-            st = oom();
+            st = TQC_OOM("tiling");
             goto done;
           }
           w->regions[0] = tqc__lram_region(L, in_lram + (uint64_t)(a * m.K) * m.a_esz,
@@ -172,7 +168,7 @@ tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) {
           tqc__output_stage(L, g, p, (size_t)w0, (size_t)wn);
           if (!w->regions[0] || !w->regions[1] || !w->regions[2] || !p->input_shape ||
               !p->weight_shape || !p->output_shape) {
-            st = oom();
+            st = TQC_OOM("tiling");
             goto done;
           }
           w->macs = (uint64_t)sr * (uint64_t)wn * (uint64_t)m.K;

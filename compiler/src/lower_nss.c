@@ -66,10 +66,6 @@ void tqc__tiles_deinit(tqc_tiles_t *tiles) {
   memset(tiles, 0, sizeof(*tiles));
 }
 
-static tq_status_t oom(void) {
-  return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory while lowering");
-}
-
 static uint64_t xfer_bytes(const tqc_xfer_t *x) {
   return x->count ? x->size * x->count : x->size;
 }
@@ -137,7 +133,7 @@ static tq_status_t set_trace_id(tqc_lower_t *L, Torq__UnitWork *u, tqs_unit_t un
   char id[TQC_TRACE_ID_MAX];
   tqc_trace_ids_next(&L->ids, unit, id);
   u->trace_id = tq_arena_strndup(L->arena, id, strlen(id));
-  return u->trace_id ? NULL : oom();
+  return u->trace_id ? NULL : TQC_OOM("while lowering");
 }
 
 tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const char *kernel,
@@ -151,7 +147,7 @@ tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const char *kernel
   Torq__UnitWork *(*units)[TQS_UNIT_COUNT] = tq_calloc(ntasks, sizeof(*units));
   tq_status_t st = NULL;
   if (!timing || !prog || !tasks || !units) {
-    st = oom();
+    st = TQC_OOM("while lowering");
     goto done;
   }
   Torq__NssProgram pinit = TORQ__NSS_PROGRAM__INIT;
@@ -167,7 +163,7 @@ tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const char *kernel
         units[k][TQS_UNIT_DMA_IN] =
             dma_unit(L, 1, xs, nx, location, &timing[k].cycles[TQS_UNIT_DMA_IN]);
         if (!units[k][TQS_UNIT_DMA_IN]) {
-          st = oom();
+          st = TQC_OOM("while lowering");
           goto done;
         }
       }
@@ -177,7 +173,7 @@ tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const char *kernel
       units[k][TQS_UNIT_DMA_OUT] =
           dma_unit(L, 0, xs, 1, location, &timing[k].cycles[TQS_UNIT_DMA_OUT]);
       if (!units[k][TQS_UNIT_DMA_OUT]) {
-        st = oom();
+        st = TQC_OOM("while lowering");
         goto done;
       }
     }
@@ -189,7 +185,7 @@ tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const char *kernel
         tqs_unit_t unit = s == 0 ? TQS_UNIT_SLICE0 : TQS_UNIT_SLICE1;
         Torq__UnitWork *u = unit_new(L, s == 0 ? TORQ__UNIT__SLICE0 : TORQ__UNIT__SLICE1, location);
         if (!u) {
-          st = oom();
+          st = TQC_OOM("while lowering");
           goto done;
         }
         u->kernel = (char *)kernel;
@@ -207,7 +203,7 @@ tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const char *kernel
     Torq__NssTask *task = tq_arena_alloc(L->arena, sizeof(*task));
     Torq__UnitWork **work = tq_arena_calloc(L->arena, TQS_UNIT_COUNT, sizeof(Torq__UnitWork *));
     if (!task || !work) {
-      st = oom();
+      st = TQC_OOM("while lowering");
       goto done;
     }
     Torq__NssTask tinit = TORQ__NSS_TASK__INIT;
@@ -231,7 +227,7 @@ tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const char *kernel
   char **names = tqc__op_names(L, ops, n_ops);
   if (!names || !tqc__ptrvec_push(L->arena, &L->programs, prog) ||
       !tqc__ptrvec_push(L->arena, &L->program_ops, names)) {
-    st = oom();
+    st = TQC_OOM("while lowering");
     goto done;
   }
   if ((st = tqc__emit_allocs(L, location))) goto done;

@@ -8,4 +8,8 @@
 /* Appends a type as MLIR writes it. */
 tq_status_t tqc__print_type(const tqc_type_t *type, tq_buf_t *out) TQ_MUST_USE;
 
+/* Appends `s` as an MLIR string literal, quotes included, escaped as llvm::printEscapedString:
+ * backslash doubled, printable ASCII other than '"' kept, every other byte as \XX. */
+tq_status_t tqc__print_string(tq_sv_t s, tq_buf_t *out) TQ_MUST_USE;
+
 #endif

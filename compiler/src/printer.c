@@ -46,25 +46,8 @@ static void indent(printer_t *pr, size_t n) {
   }
 }
 
-/* As llvm::printEscapedString: backslash doubled, printable bytes kept, the rest as \XX. */
 static void put_string(printer_t *pr, tq_sv_t s) {
-  static const char hex[] = "0123456789ABCDEF";
-  puts_(pr, "\"");
-  size_t run = 0;
-  for (size_t i = 0; i < s.len; i++) {
-    unsigned char c = (unsigned char)s.data[i];
-    if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') continue;
-    put(pr, s.data + run, i - run);
-    run = i + 1;
-    if (c == '\\') {
-      puts_(pr, "\\\\");
-    } else {
-      char e[3] = {'\\', hex[c >> 4], hex[c & 15]};
-      put(pr, e, 3);
-    }
-  }
-  put(pr, s.data + run, s.len - run);
-  puts_(pr, "\"");
+  if (!pr->st) pr->st = tqc__print_string(s, pr->out);
 }
 
 static int is_bare_id(tq_sv_t s) {
@@ -145,12 +128,6 @@ static void print_type(printer_t *pr, const tqc_type_t *t) {
 }
 
 /* ---- Numbers -------------------------------------------------------------------------------- */
-
-static uint64_t load_bits(const uint8_t *p, size_t size) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < size; i++) v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
 
 /* MLIR's float forms (its printFloatValue over APFloat::toString): six digits in exponent form
  * when that reads back to the same bits, else the type's natural precision in plain or "E"
@@ -269,12 +246,11 @@ static void print_dict_body(printer_t *pr, const tqc_dict_t *d) {
 static void print_dense(printer_t *pr, const tqc_attr_t *a) {
   const tqc_type_t *type = a->dense.type;
   const tqc_type_t *et = type->tensor.element;
-  size_t es = a->dense.elem_size;
   size_t count = a->dense.count;
   int is_i1 = et->kind == TQC_TYPE_INTEGER && et->integer.width == 1;
   puts_(pr, "dense<");
   if (a->dense.splat) {
-    print_scalar(pr, et, load_bits(a->dense.data, es));
+    print_scalar(pr, et, tqc_dense_get_bits(a, 0));
   } else if (count > HEX_THRESHOLD) {
     static const char hex[] = "0123456789ABCDEF";
     puts_(pr, "\"0x");
@@ -313,7 +289,7 @@ static void print_dense(printer_t *pr, const tqc_attr_t *a) {
         puts_(pr, ", ");
         for (size_t k = 0; k < closes; k++) puts_(pr, "[");
       }
-      print_scalar(pr, et, load_bits(a->dense.data + i * es, es));
+      print_scalar(pr, et, tqc_dense_get_bits(a, i));
     }
     for (size_t k = 0; k < r; k++) puts_(pr, "]");
   }
@@ -360,12 +336,11 @@ static void print_attr(printer_t *pr, const tqc_attr_t *a) {
   case TQC_ATTR_DENSE: print_dense(pr, a); break;
   case TQC_ATTR_DENSE_ARRAY: {
     const tqc_type_t *et = a->dense_array.element;
-    size_t es = tqc_type_storage_size(et);
     puts_(pr, "array<");
     print_type(pr, et);
     for (size_t i = 0; i < a->dense_array.count; i++) {
       puts_(pr, i ? ", " : ": ");
-      print_scalar(pr, et, load_bits(a->dense_array.data + i * es, es));
+      print_scalar(pr, et, tqc_dense_array_get_bits(a, i));
     }
     puts_(pr, ">");
     break;
@@ -595,6 +570,26 @@ static void print_op(printer_t *pr, const tqc_op_t *op, size_t ind) {
   puts_(pr, " ");
   print_loc(pr, op->loc);
   puts_(pr, "\n");
+}
+
+tq_status_t tqc__print_string(tq_sv_t s, tq_buf_t *out) {
+  static const char hex[] = "0123456789ABCDEF";
+  TQ_TRY(tq_buf_putc(out, '"'));
+  size_t run = 0;
+  for (size_t i = 0; i < s.len; i++) {
+    unsigned char c = (unsigned char)s.data[i];
+    if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') continue;
+    TQ_TRY(tq_buf_append(out, s.data + run, i - run));
+    run = i + 1;
+    if (c == '\\') {
+      TQ_TRY(tq_buf_append_cstr(out, "\\\\"));
+    } else {
+      char e[3] = {'\\', hex[c >> 4], hex[c & 15]};
+      TQ_TRY(tq_buf_append(out, e, 3));
+    }
+  }
+  TQ_TRY(tq_buf_append(out, s.data + run, s.len - run));
+  return tq_buf_putc(out, '"');
 }
 
 tq_status_t tqc__print_type(const tqc_type_t *type, tq_buf_t *out) {

@@ -21,10 +21,6 @@ typedef struct ref_run_s {
   size_t *uses;
 } ref_run_t;
 
-static tq_status_t oom(void) {
-  return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory in the reference evaluator");
-}
-
 /* The reference interpreter's element type of an IR scalar type; 0 when it has none. */
 static int ref_elem(const tqc_type_t *e, tqs_type_t *out) {
   if (!e) return 0;
@@ -135,7 +131,7 @@ static tq_status_t new_tensor(const ref_spec_t *s, tqs_tensor_t **out) {
 /* The tensor of a constant op (tosa.const, arith.constant, tosa.const_shape). */
 static tq_status_t eval_const(ref_run_t *r, const tqc_op_t *op) {
   const tqc_value_t *v = op->num_results == 1 ? op->results[0] : NULL;
-  const tqc_attr_t *d = v ? tqc__const_dense(v) : NULL;
+  const tqc_attr_t *d = v ? tqc_value_const_dense(v) : NULL;
   ref_spec_t s;
   if (!d) return TQ_STATUS(TQ_UNIMPLEMENTED, "a constant needs one result and a dense attribute");
   if (!ref_spec(d->dense.type, &s)) return unsupported_type(op, "result", 0);
@@ -163,7 +159,7 @@ static tq_status_t eval_op(ref_run_t *r, const tqc_op_t *op) {
   const tqs_tensor_t **ins = tq_arena_calloc(&r->arena, n_in + 1, sizeof(*ins));
   tqs_tensor_t **outs = tq_arena_calloc(&r->arena, n_out + 1, sizeof(*outs));
   tqs_attr_t *attrs = tq_arena_calloc(&r->arena, n_attrs + 1, sizeof(*attrs));
-  if (!ins || !outs || !attrs) return oom();
+  if (!ins || !outs || !attrs) return TQC_OOM("in the reference evaluator");
   for (size_t i = 0; i < n_in; i++) {
     ins[i] = r->vals[op->operands[i]->id];
     if (!ins[i])
@@ -249,11 +245,6 @@ static tq_status_t take_outputs(ref_run_t *r, const tqc_op_t *ret, tqs_tensor_t 
   return NULL;
 }
 
-static int is_const(const tqc_op_t *op) {
-  return tqc_op_is(op, "tosa.const") || tqc_op_is(op, "tosa.const_shape") ||
-         tqc_op_is(op, "arith.constant");
-}
-
 static tq_status_t run_block(ref_run_t *r, const tqc_block_t *block, const char *fname,
                              const tqs_tensor_t *const *inputs, tqs_tensor_t **out_outputs,
                              size_t num_outputs) {
@@ -263,7 +254,7 @@ static tq_status_t run_block(ref_run_t *r, const tqc_block_t *block, const char 
   for (const tqc_op_t *op = block->first; op; op = op->next) {
     if (tqc_op_is(op, "func.return"))
       return at_op(r, op, take_outputs(r, op, out_outputs, num_outputs));
-    TQ_TRY(at_op(r, op, is_const(op) ? eval_const(r, op) : eval_op(r, op)));
+    TQ_TRY(at_op(r, op, tqc_op_const_attr_name(op) ? eval_const(r, op) : eval_op(r, op)));
     release_operands(r, op);
   }
   return TQ_STATUS(TQ_INVALID_INPUT, "function %s does not end with func.return", fname);
@@ -297,7 +288,7 @@ tq_status_t tqc_reference_run(const tqc_module_t *module, const char *function,
   r.uses = tq_calloc(nv, sizeof(*r.uses));
   tq_status_t st = r.vals && r.own && r.uses
                        ? run_block(&r, block, fname, inputs, out_outputs, num_outputs)
-                       : oom();
+                       : TQC_OOM("in the reference evaluator");
   if (r.own)
     for (size_t i = 0; i < nv; i++) tqs_tensor_destroy(r.own[i]);
   tq_free(r.vals);

@@ -198,15 +198,6 @@ static const tqc_attr_t *require_attr(const tqc_tosa_ctx_t *c, const char *name,
   return a;
 }
 
-static int64_t load_int(const uint8_t *p, size_t size, uint32_t width) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < size; i++) v |= (uint64_t)p[i] << (8 * i);
-  if (width >= 64) return (int64_t)v;
-  v &= ((uint64_t)1 << width) - 1;
-  uint64_t s = (uint64_t)1 << (width - 1);
-  return (int64_t)((v ^ s) - s);
-}
-
 tq_status_t tqc__tosa_attr_ints(const tqc_tosa_ctx_t *c, const char *name, uint32_t width,
                                 size_t count, int64_t *out_values) {
   tq_status_t st;
@@ -221,10 +212,7 @@ tq_status_t tqc__tosa_attr_ints(const tqc_tosa_ctx_t *c, const char *name, uint3
     return tqc__tosa_fail(c, "attribute '%s' has %zu values, expected %zu", name,
                           a->dense_array.count, count);
   }
-  size_t es = tqc_type_storage_size(e);
-  for (size_t i = 0; i < count; i++) {
-    out_values[i] = load_int(a->dense_array.data + i * es, es, width);
-  }
+  for (size_t i = 0; i < count; i++) out_values[i] = tqc_dense_array_get_int(a, i);
   return NULL;
 }
 
@@ -291,13 +279,11 @@ tq_status_t tqc__tosa_check_nan_mode(const tqc_tosa_ctx_t *c) {
 
 const tqc_attr_t *tqc__tosa_const_value(const tqc_tosa_ctx_t *c, size_t operand) {
   const tqc_op_t *def = c->op->operands[operand]->def;
-  if (!def) return NULL;
-  const tqc_attr_t *a = NULL;
-  if (tqc_op_is(def, "tosa.const")) {
-    a = tqc_dict_get(&def->properties, "values");
-  } else if (tqc_op_is(def, "arith.constant")) {
-    a = tqc_dict_get(&def->properties, "value");
-  }
+  /* A tosa.const_shape is a shape, not a tensor operand (the message of tqc__tosa_require_const
+   * names the two accepted ops); the checker reads the property, which the verifier requires. */
+  if (!def || tqc_op_is(def, "tosa.const_shape")) return NULL;
+  const char *name = tqc_op_const_attr_name(def);
+  const tqc_attr_t *a = name ? tqc_dict_get(&def->properties, name) : NULL;
   return a && a->kind == TQC_ATTR_DENSE ? a : NULL;
 }
 

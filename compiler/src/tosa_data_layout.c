@@ -42,15 +42,6 @@ static tq_status_t axis_attr(const tqc_tosa_ctx_t *c, size_t rank, size_t *out_a
   return NULL;
 }
 
-static int element_count(const int64_t *dims, size_t rank, int64_t *out) {
-  int64_t n = 1;
-  for (size_t i = 0; i < rank; i++) {
-    if (!tq_i64_mul(n, dims[i], &n)) return 0;
-  }
-  *out = n;
-  return 1;
-}
-
 /* reshape: the shape operand gives the result shape (one -1 may stand for the dimension that
  * keeps the element count, as MLIR allows); the element count is unchanged. */
 tq_status_t tqc__tosa_check_reshape(const tqc_tosa_ctx_t *c, uint32_t types) {
@@ -58,9 +49,10 @@ tq_status_t tqc__tosa_check_reshape(const tqc_tosa_ctx_t *c, uint32_t types) {
   TQ_TRY(same_elem(c, types));
   tqc_tosa_shape_t s = {out->tensor.rank, {0}};
   TQ_TRY(tqc__tosa_shape_operand(c, 1, "shape", s.rank, s.dims));
-  int64_t n_in, n_out;
-  if (!element_count(in->tensor.dims, in->tensor.rank, &n_in) ||
-      !element_count(out->tensor.dims, out->tensor.rank, &n_out)) {
+  /* The counts are printed as long long, so a count past INT64_MAX overflows too. */
+  size_t n_in, n_out;
+  if (!tqc_type_element_count(in, &n_in) || !tqc_type_element_count(out, &n_out) ||
+      n_in > INT64_MAX || n_out > INT64_MAX) {
     return tqc__tosa_fail(c, "element count overflows");
   }
   if (n_in != n_out) {

@@ -78,9 +78,6 @@ tqc_tosa_text_t tqc__tosa_type_text(const tqc_type_t *type);
 const tqc_type_t *tqc__tosa_operand(const tqc_tosa_ctx_t *c, size_t i);
 const tqc_type_t *tqc__tosa_result(const tqc_tosa_ctx_t *c, size_t i);
 
-static inline size_t tqc__tosa_rank(const tqc_type_t *t) {
-  return t->tensor.rank;
-}
 static inline int64_t tqc__tosa_dim(const tqc_type_t *t, size_t i) {
   return t->tensor.dims[i];
 }

@@ -142,10 +142,7 @@ static tq_status_t verify_specific(verifier_t *v, const tqc_op_t *op) {
     }
     return NULL;
   }
-  const char *value_name = tqc_op_is(op, "arith.constant")       ? "value"
-                           : tqc_op_is(op, "tosa.const")         ? "values"
-                           : tqc_op_is(op, "tosa.const_shape")   ? "values"
-                                                                 : NULL;
+  const char *value_name = tqc_op_const_attr_name(op);
   if (!value_name) return NULL;
   const tqc_attr_t *a = tqc_dict_get(&op->properties, value_name);
   if (!a) {

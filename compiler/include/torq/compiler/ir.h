@@ -193,6 +193,15 @@ const tqc_attr_t *tqc_dict_get(const tqc_dict_t *dict, const char *name);
 int64_t tqc_dense_get_int(const tqc_attr_t *dense, size_t index);
 double tqc_dense_get_float(const tqc_attr_t *dense, size_t index);
 
+/* The raw bits of element `index` of a dense attribute (splats repeat their one element), as
+ * stored: little-endian, the low tqc_type_storage_size bytes. `index` must be < count. */
+uint64_t tqc_dense_get_bits(const tqc_attr_t *dense, size_t index);
+
+/* The element `index` of a dense array attribute (`array<i64: 1, 2>`): its raw bits as
+ * tqc_dense_get_bits, or read as an integer as tqc_dense_get_int does. `index` must be < count. */
+uint64_t tqc_dense_array_get_bits(const tqc_attr_t *array, size_t index);
+int64_t tqc_dense_array_get_int(const tqc_attr_t *array, size_t index);
+
 /* The body of a dialect attribute named `name` (e.g. "tosa.rounding_mode"), or an empty view with
  * NULL data when `attr` is NULL or something else. */
 tq_sv_t tqc_attr_dialect_body(const tqc_attr_t *attr, const char *name);
@@ -312,6 +321,16 @@ int tqc_op_is(const tqc_op_t *op, const char *name);
 
 /* An attribute of `op` by name, from its properties or else its discardable attributes. */
 const tqc_attr_t *tqc_op_attr(const tqc_op_t *op, const char *name);
+
+/* The name of the property that holds a constant op's value: "values" for tosa.const and
+ * tosa.const_shape, "value" for arith.constant; NULL for any other op. The one place that says
+ * which ops are constants. */
+const char *tqc_op_const_attr_name(const tqc_op_t *op);
+
+/* The dense value of `value` when a constant op (see tqc_op_const_attr_name) defines it, looked up
+ * with tqc_op_attr; NULL when `value` is NULL, has no defining op, is defined by another op, or
+ * the constant's value is not a dense attribute. Borrowed from the module. */
+const tqc_attr_t *tqc_value_const_dense(const tqc_value_t *value);
 
 /* A func.func directly inside the module by symbol name; NULL when absent. */
 const tqc_op_t *tqc_module_lookup_func(const tqc_module_t *module, const char *name);
