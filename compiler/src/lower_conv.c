@@ -376,7 +376,7 @@ tq_status_t tqc__lower_band(tqc_lower_t *L, const tqc_group_t *g) {
             p->weight_type = tqc__element_type(w_t);
             p->weight_shape = tqc__i64s(L, 4, wshape);
             p->n_weight_shape = 4;
-            tqc__output_stage(L, g, p, (size_t)oc0, (size_t)och);
+            if ((st = tqc__output_stage(L, g, p, (size_t)oc0, (size_t)och))) goto done;
             w->macs = taps * (uint64_t)och * (uint64_t)(b.kind == BAND_CONV ? b.C : 1);
             w->cycles = tqs_cost_slice_macs(hw, w->macs, bits);
           } else {

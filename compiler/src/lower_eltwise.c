@@ -106,19 +106,19 @@ static int rescale_params(tqc_lower_t *L, const tqc_op_t *rs, size_t first, size
   return ok;
 }
 
-void tqc__output_stage(tqc_lower_t *L, const tqc_group_t *g, Torq__KernelParams *p, size_t oc0,
-                       size_t ocn) {
+tq_status_t tqc__output_stage(tqc_lower_t *L, const tqc_group_t *g, Torq__KernelParams *p,
+                              size_t oc0, size_t ocn) {
   const tqc_type_t *out_t = tqc__elem(tqc__group_result(g)->type);
   p->output_type = tqc__element_type(out_t);
   if (g->rescale) {
     const tqc_op_t *rs = g->rescale;
     int per =
         tqc_value_const_dense(rs->operands[1])->dense.count > 1 || attr_bool(rs, "per_channel");
-    /* tqc__output_stage returns no status: out of memory leaves the scale arrays empty. */
-    (void)rescale_params(L, rs, per ? oc0 : 0, per ? ocn : 1, p);
+    if (!rescale_params(L, rs, per ? oc0 : 0, per ? ocn : 1, p)) return TQC_OOM("in the output stage");
   }
   tqc__int_range(out_t, &p->clamp_min, &p->clamp_max);
   if (g->clamp) clamp_bounds(g->clamp, &p->clamp_min, &p->clamp_max);
+  return NULL;
 }
 
 /* ---- Support -------------------------------------------------------------------------------- */

@@ -300,8 +300,8 @@ typedef struct tqc_group_s {
 
 /* The output stage of a group into `p` (multiplier/shift/zp/double_round/clamp, output_type);
  * `oc0`, `ocn` select the per-channel multipliers of an output-channel group. */
-void tqc__output_stage(tqc_lower_t *L, const tqc_group_t *g, Torq__KernelParams *p, size_t oc0,
-                       size_t ocn);
+tq_status_t tqc__output_stage(tqc_lower_t *L, const tqc_group_t *g, Torq__KernelParams *p,
+                              size_t oc0, size_t ocn) TQ_MUST_USE;
 /* The final result value of a group and its type. */
 const tqc_value_t *tqc__group_result(const tqc_group_t *g);
 

@@ -165,7 +165,7 @@ tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) {
           p->n_output_shape = 2;
           p->input_zp = m.azp;
           p->weight_zp = m.bzp;
-          tqc__output_stage(L, g, p, (size_t)w0, (size_t)wn);
+          if ((st = tqc__output_stage(L, g, p, (size_t)w0, (size_t)wn))) goto done;
           if (!w->regions[0] || !w->regions[1] || !w->regions[2] || !p->input_shape ||
               !p->weight_shape || !p->output_shape) {
             st = TQC_OOM("tiling");
