@@ -45,6 +45,14 @@ const tqh__json_t *tqh__json_get(const tqh__json_t *object, const char *key);
 /* Writes `len` bytes to `path` atomically (tq_file_write_atomic), naming the path on error. */
 tq_status_t tqh__write_file(const char *path, const void *data, size_t len) TQ_MUST_USE;
 
+/* Writes `len` bytes to `path` (create or truncate), without fsync (cache.c). */
+tq_status_t tqh__write_plain(const char *path, const void *data, size_t len) TQ_MUST_USE;
+
+/* Writes to a temporary name beside `path` and renames it into place: never torn by a killed
+ * process (no fsync: not durable across a power loss). On error the temporary is removed and
+ * `path` is as it was (cache.c). */
+tq_status_t tqh__write_quick_atomic(const char *path, const void *data, size_t len) TQ_MUST_USE;
+
 
 /* ---- Streaming atomic file output ------------------------------------------------------------ */
 

@@ -63,18 +63,7 @@ tq_status_t tqh__journal_append(tqh__journal_t *journal, const char *line, size_
   if (!buf) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory appending to %s", journal->path);
   memcpy(buf, line, len);
   buf[len] = '\n';
-  size_t done = 0;
-  tq_status_t s = NULL;
-  while (done < len + 1) {
-    ssize_t n = write(journal->fd, buf + done, len + 1 - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      s = TQ_STATUS(TQ_IO, "%s: cannot append: %s", journal->path,
-                    n < 0 ? strerror(errno) : "no progress");
-      break;
-    }
-    done += (size_t)n;
-  }
+  tq_status_t s = tq_fd_write_all(journal->fd, journal->path, buf, len + 1);
   tq_free(buf);
   if (s || !journal->sync) return s;
   journal->unsynced++;

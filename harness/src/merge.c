@@ -37,15 +37,7 @@ static tq_status_t copy_file(const char *from, const char *to, mode_t mode) {
       break;
     }
     if (n == 0) break;
-    for (ssize_t done = 0; done < n;) {
-      ssize_t w = write(out, buf + done, (size_t)(n - done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) {
-        s = io_error("cannot write", to);
-        break;
-      }
-      done += w;
-    }
+    s = tq_fd_write_all(out, to, buf, (size_t)n);
     if (s) break;
   }
   close(in);

@@ -176,48 +176,13 @@ static uint32_t random_u32(void) {
   return r;
 }
 
-/* Writes `path` atomically: a temporary name in the same folder, then rename, so that readers
- * and a crash see the old file or the new one, never a torn one. With `fsync_files`, through
- * tq_file_write_atomic (fsync of the file and the folder: survives power loss). */
+/* Writes `path` atomically, so that readers and a crash see the old file or the new one, never a
+ * torn one. With `fsync_files`, through tq_file_write_atomic (fsync of the file and the folder:
+ * survives power loss). */
 static tq_status_t put_file(const tqh_results_t *r, const char *path, const void *data,
                             size_t len) {
   if (r->fsync_files) return tq_file_write_atomic(path, data, len);
-  static unsigned long counter;
-  unsigned long n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
-  const char *slash = strrchr(path, '/');
-  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-  tq_buf_t tmp;
-  tq_buf_init(&tmp, 0);
-  tq_status_t s = tq_buf_append(&tmp, path, dir_len);
-  if (!s) s = tq_buf_printf(&tmp, ".%s.tmp.%ld.%lu", path + dir_len, (long)getpid(), n);
-  if (s) {
-    tq_buf_deinit(&tmp);
-    return s;
-  }
-  /* O_EXCL with 0666: the mode a new file gets from the umask, and no clash with a stale file. */
-  int fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    s = TQ_STATUS(TQ_IO, "%s: cannot create a temporary file: %s", path, strerror(errno));
-    tq_buf_deinit(&tmp);
-    return s;
-  }
-  const char *p = data;
-  size_t left = len;
-  while (!s && left > 0) {
-    ssize_t w = write(fd, p, left);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0)
-      s = TQ_STATUS(TQ_IO, "%s: write failed: %s", tmp.data,
-                    w < 0 ? strerror(errno) : "no progress");
-    else
-      p += w, left -= (size_t)w;
-  }
-  if (close(fd) != 0 && !s) s = TQ_STATUS(TQ_IO, "%s: close failed: %s", tmp.data, strerror(errno));
-  if (!s && rename(tmp.data, path) != 0)
-    s = TQ_STATUS(TQ_IO, "%s: cannot replace: %s", path, strerror(errno));
-  if (s) unlink(tmp.data);
-  tq_buf_deinit(&tmp);
-  return s;
+  return tqh__write_quick_atomic(path, data, len);
 }
 
 static tq_status_t write_iso_time(tqh__jw_t *w, double unix_seconds) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "harness_internal.h"
 #include "torq/base/sha256.h"
 #include "torq/base/status.h"
 #include "torq/base/str.h"
@@ -17,13 +18,6 @@
 #include "torq/harness/runner.h"
 
 /* ---- Files (cache.c) ----------------------------------------------------------------------- */
-
-/* Writes `len` bytes to `path` (create or truncate), without fsync. */
-tq_status_t tqh__write_plain(const char *path, const void *data, size_t len) TQ_MUST_USE;
-
-/* Writes to a temporary name beside `path` and renames it into place: never torn by a killed
- * process (no fsync: not durable across a power loss). */
-tq_status_t tqh__write_quick_atomic(const char *path, const void *data, size_t len) TQ_MUST_USE;
 
 /* Mirrors `from` (a file or a folder tree) at `to` with hard links, copying where linking fails
  * (another file system). Existing files at `to` are replaced. */

@@ -28,6 +28,7 @@
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/checked.h"
+#include "torq/base/file.h"
 
 uint64_t tqh__now_ns(void) {
   struct timespec ts;
@@ -312,15 +313,7 @@ tq_status_t tqh__result_decode(const void *data, size_t len, tqh__result_t *r) {
 /* ---- Messages ------------------------------------------------------------------------------- */
 
 static tq_status_t write_all(int fd, const void *data, size_t len) {
-  const char *p = data;
-  while (len) {
-    ssize_t n = write(fd, p, len);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return TQ_STATUS(TQ_IO, "cannot write to the runner: %s", strerror(errno));
-    p += n;
-    len -= (size_t)n;
-  }
-  return NULL;
+  return tq_fd_write_all(fd, "the pipe to the runner", data, len);
 }
 
 tq_status_t tqh__msg_send(int fd, uint32_t type, const void *data, size_t len) {
