@@ -12,6 +12,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,11 +128,30 @@ tq_status_t tqh__write_quick_atomic(const char *path, const void *data, size_t l
   return st;
 }
 
-static tq_status_t copy_file(const char *from, const char *to) {
-  tq_buf_t data;
-  tq_status_t st = tq_file_read(from, 0, &data);
-  if (!st) st = tqh__write_plain(to, data.data ? data.data : "", data.len);
-  tq_buf_deinit(&data);
+/* Copies the regular file `from` to `to`, keeping its permission bits. An existing `to` is
+ * removed first, never written through: it may be a hard link to another tree's file. */
+static tq_status_t copy_file(const char *from, const char *to, mode_t mode) {
+  int in = open(from, O_RDONLY | O_CLOEXEC);
+  if (in < 0) return errno_status(errno, from, "cannot open");
+  int out = -1;
+  if (unlink(to) == 0 || errno == ENOENT)
+    out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
+  if (out < 0) {
+    tq_status_t st = errno_status(errno, to, "cannot create");
+    close(in);
+    return st;
+  }
+  char buf[65536];
+  tq_status_t st = NULL;
+  while (!st) {
+    ssize_t n = read(in, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) st = errno_status(errno, from, "read failed");
+    if (n <= 0) break;
+    st = tq_fd_write_all(out, to, buf, (size_t)n);
+  }
+  close(in);
+  if (close(out) != 0 && !st) st = errno_status(errno, to, "close failed");
   return st;
 }
 
@@ -160,10 +180,19 @@ tq_status_t tqh__link_tree(const char *from, const char *to) {
     tq_buf_deinit(&b);
     return st;
   }
-  if (!S_ISREG(sb.st_mode)) return NULL;
+  if (S_ISLNK(sb.st_mode)) {
+    char target[PATH_MAX];
+    ssize_t n = readlink(from, target, sizeof(target) - 1);
+    if (n < 0) return errno_status(errno, from, "cannot read link");
+    target[n] = 0;
+    if (symlink(target, to) == 0) return NULL;
+    if (errno == EEXIST && unlink(to) == 0 && symlink(target, to) == 0) return NULL;
+    return errno_status(errno, to, "cannot create link");
+  }
+  if (!S_ISREG(sb.st_mode)) return NULL; /* sockets, FIFOs: not results */
   if (link(from, to) == 0) return NULL;
   if (errno == EEXIST && unlink(to) == 0 && link(from, to) == 0) return NULL;
-  return copy_file(from, to);
+  return copy_file(from, to, sb.st_mode);
 }
 
 tq_status_t tqh__remove_tree(const char *path) {

@@ -53,6 +53,14 @@ tq_status_t tqh__write_plain(const char *path, const void *data, size_t len) TQ_
  * `path` is as it was (cache.c). */
 tq_status_t tqh__write_quick_atomic(const char *path, const void *data, size_t len) TQ_MUST_USE;
 
+/* Mirrors `from` (a file or a folder tree) at `to` with hard links, copying where linking fails
+ * (another file system; the copy keeps the file's permission bits). Symbolic links are recreated;
+ * other special files are left out. Existing files and links at `to` are replaced (cache.c). */
+tq_status_t tqh__link_tree(const char *from, const char *to) TQ_MUST_USE;
+
+/* rm -rf `path`; a missing path is fine (cache.c). */
+tq_status_t tqh__remove_tree(const char *path) TQ_MUST_USE;
+
 
 /* ---- Streaming atomic file output ------------------------------------------------------------ */
 

@@ -17,15 +17,6 @@
 #include "torq/harness/results.h"
 #include "torq/harness/runner.h"
 
-/* ---- Files (cache.c) ----------------------------------------------------------------------- */
-
-/* Mirrors `from` (a file or a folder tree) at `to` with hard links, copying where linking fails
- * (another file system). Existing files at `to` are replaced. */
-tq_status_t tqh__link_tree(const char *from, const char *to) TQ_MUST_USE;
-
-/* rm -rf `path`; a missing path is fine. */
-tq_status_t tqh__remove_tree(const char *path) TQ_MUST_USE;
-
 /* ---- The compile cache (cache.c) ------------------------------------------------------------ */
 
 /* "torq-compiler 0.1.0 module-format 1 build <GNU build id of this program>": the compiler is
