@@ -40,6 +40,14 @@ tq_status_t tqh__json_parse(tq_arena_t *arena, const char *path, const char *tex
 /* A member of an object by key, or NULL (also when `object` is not an object). */
 const tqh__json_t *tqh__json_get(const tqh__json_t *object, const char *key);
 
+/* ---- Clocks (worker.c) ----------------------------------------------------------------------- */
+
+/* CLOCK_MONOTONIC in nanoseconds: for durations and deadlines. */
+uint64_t tqh__now_ns(void);
+
+/* CLOCK_REALTIME in seconds since the Unix epoch: for the times written into results. */
+double tqh__now_unix(void);
+
 /* ---- Shared by the writers ------------------------------------------------------------------ */
 
 /* Writes `len` bytes to `path` atomically (tq_file_write_atomic), naming the path on error. */

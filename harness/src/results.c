@@ -124,18 +124,6 @@ struct tqh_results_s {
   tq_buf_t line, render;
 };
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static double now_unix(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static tq_status_t oom(void) {
   return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory (results)");
 }
@@ -172,7 +160,7 @@ static char *host_name(void) {
 static uint32_t random_u32(void) {
   uint32_t r = 0;
   if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
-    r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)now_ns();
+    r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)tqh__now_ns();
   return r;
 }
 
@@ -235,7 +223,7 @@ static tq_status_t write_run_json(tqh_results_t *r, int finished) {
   }
   if (finished) {
     tqh__jw_key(&w, "finished_at");
-    (void)write_iso_time(&w, now_unix());
+    (void)write_iso_time(&w, tqh__now_unix());
     tqh__jw_key(&w, "tests");
     tqh__jw_uint(&w, r->records.count);
     tqh__jw_key(&w, "outcomes");
@@ -332,7 +320,7 @@ tq_status_t tqh_results_create(const tqh_results_options_t *options, const tqh_r
   r->fsync_files = o.fsync_files;
   tqh__pieces_init(&r->junit_pieces);
   tqh__pieces_init(&r->summary_pieces);
-  r->started_at = now_unix();
+  r->started_at = tqh__now_unix();
 
   int ok = 1;
   if (info) {
@@ -461,7 +449,7 @@ tq_status_t tqh_results_write_file(tqh_results_t *results, const char *test_id, 
 
 /* Renders and writes junit.xml, summary.txt (and the JUnit copy). Called with the lock held. */
 static tq_status_t regenerate(tqh_results_t *r) {
-  uint64_t start = now_ns();
+  uint64_t start = tqh__now_ns();
   tqh_junit_options_t jo;
   tqh_junit_options_initialize(&jo);
   jo.run_dir = r->abs_run_dir;
@@ -481,14 +469,14 @@ static tq_status_t regenerate(tqh_results_t *r) {
   s = put_file(r, path, r->render.data ? r->render.data : "", r->render.len);
   tq_free(path);
   TQ_TRY(s);
-  r->last_regen_ns = now_ns();
+  r->last_regen_ns = tqh__now_ns();
   r->regen_cost_ns = r->last_regen_ns - start;
   return NULL;
 }
 
 /* The throttle of tqh_results_options_t. */
 static int regeneration_due(const tqh_results_t *r) {
-  uint64_t since = now_ns() - r->last_regen_ns;
+  uint64_t since = tqh__now_ns() - r->last_regen_ns;
   if (r->records.count > r->throttle_after && since < (uint64_t)r->throttle_ms * 1000000u) return 0;
   return since * r->regen_share_pct >= r->regen_cost_ns * (100u - r->regen_share_pct);
 }

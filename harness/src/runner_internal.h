@@ -186,9 +186,6 @@ void tqh__worker_kill(tqh__worker_t *w);
  * buffers but not w->result. */
 int tqh__worker_reap(tqh__worker_t *w);
 
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t tqh__now_ns(void);
-
 /* "SIGSEGV" for 11; "signal N" for unknown ones (static or in `buf`). */
 const char *tqh__signal_name(int sig, char buf[32]);
 

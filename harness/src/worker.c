@@ -36,6 +36,12 @@ uint64_t tqh__now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+double tqh__now_unix(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 const char *tqh__signal_name(int sig, char buf[32]) {
   switch (sig) {
     case SIGSEGV:
