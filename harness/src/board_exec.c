@@ -24,6 +24,7 @@
 #include "board_internal.h"
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/harness/stats.h"
 #include "torq/runtime/npy.h"
 #include "torq/runtime/tensor.h"
 
@@ -244,11 +245,6 @@ static double device_wall_us(const char *err) {
   return (double)v;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* The runtime's own output goes into the test's stdout.txt and stderr.txt (this worker's). */
 static void keep_output(const tqh_exec_result_t *res, uint32_t run, uint32_t runs) {
   if (runs > 1) {
@@ -462,10 +458,8 @@ static int invoke_all(job_t *j) {
   }
   tqh_exec_result_deinit(&res);
   if (num_device) {
-    qsort(device, num_device, sizeof(double), cmp_double);
     r->has_device_wall = 1;
-    r->device_wall_s = num_device % 2 ? device[num_device / 2]
-                                      : (device[num_device / 2 - 1] + device[num_device / 2]) / 2;
+    r->device_wall_s = tqh_stats_median_inplace(device, num_device);
   }
   tq_free(device);
   return ok;
