@@ -61,11 +61,7 @@ static const char k_run_script[] =
 
 static void send_phase(tqh__board_worker_t *bw, const char *name, double limit_s) {
   if (bw->log_fd < 0) return;
-  char msg[sizeof(double) + 16];
-  memset(msg, 0, sizeof(msg));
-  memcpy(msg, &limit_s, sizeof(double));
-  snprintf(msg + sizeof(double), 16, "%s", name);
-  tq_status_free(tqh__msg_send(bw->log_fd, TQH__MSG_PHASE, msg, sizeof(msg)));
+  tq_status_free(tqh__msg_send_phase(bw->log_fd, name, limit_s));
 }
 
 static void open_log_file(tqh__board_worker_t *bw) {

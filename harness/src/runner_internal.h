@@ -117,6 +117,9 @@ enum { TQH__MSG_LOG = 1, TQH__MSG_PHASE = 2, TQH__MSG_RESULT = 3, TQH__MSG_NOTE 
 /* Writes one message (blocking, retried on EINTR). */
 tq_status_t tqh__msg_send(int fd, uint32_t type, const void *data, size_t len) TQ_MUST_USE;
 
+/* Sends PHASE: `limit_s` and `name` (at most 15 bytes kept, NUL-padded to 16). */
+tq_status_t tqh__msg_send_phase(int fd, const char *name, double limit_s) TQ_MUST_USE;
+
 /* A worker process of the pool, seen from the parent. */
 typedef struct tqh__worker_s {
   pid_t pid;  /* 0: the slot is free */

@@ -336,6 +336,14 @@ tq_status_t tqh__msg_send(int fd, uint32_t type, const void *data, size_t len) {
   return write_all(fd, data, len);
 }
 
+tq_status_t tqh__msg_send_phase(int fd, const char *name, double limit_s) {
+  char msg[sizeof(double) + 16];
+  memset(msg, 0, sizeof(msg));
+  memcpy(msg, &limit_s, sizeof(double));
+  snprintf(msg + sizeof(double), 16, "%s", name);
+  return tqh__msg_send(fd, TQH__MSG_PHASE, msg, sizeof(msg));
+}
+
 /* ---- Workers -------------------------------------------------------------------------------- */
 
 /* Reads one command (a test index) from the parent; 0 at end of file (the parent retires us).
