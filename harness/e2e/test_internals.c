@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -207,6 +208,68 @@ START_TEST(link_tree_mirrors_files_and_folders) {
   free(to);
   free(bx);
   free(by);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
+START_TEST(link_tree_recreates_symlinks_and_replaces_existing_targets) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *x = e2e_path("%s/a/x.txt", s.dir), *lnk = e2e_path("%s/a/l", s.dir);
+  e2e_write(x, "new");
+  ck_assert_int_eq(symlink("x.txt", lnk), 0);
+  char *bx = e2e_path("%s/b/x.txt", s.dir), *bl = e2e_path("%s/b/l", s.dir);
+  e2e_write(bx, "old");
+  ck_assert_int_eq(symlink("elsewhere", bl), 0);
+  char *from = e2e_path("%s/a", s.dir), *to = e2e_path("%s/b", s.dir);
+  ck_assert_ptr_null(tqh__link_tree(from, to));
+  char *text = e2e_read(bx);
+  ck_assert_str_eq(text, "new");
+  char target[64];
+  ssize_t n = readlink(bl, target, sizeof(target) - 1);
+  ck_assert_int_eq(n, 5);
+  target[n] = 0;
+  ck_assert_str_eq(target, "x.txt");
+  free(text);
+  free(x);
+  free(lnk);
+  free(bx);
+  free(bl);
+  free(from);
+  free(to);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
+/* A file size limit of one byte makes the write of the temporary fail (EFBIG, with SIGXFSZ
+ * ignored) after the temporary exists. */
+START_TEST(quick_atomic_write_that_fails_leaves_no_temporary) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *path = e2e_path("%s/w/out.txt", s.dir), *dir = e2e_path("%s/w", s.dir);
+  e2e_write(path, "old");
+  struct rlimit saved, lim;
+  ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  lim = saved;
+  lim.rlim_cur = 1;
+  void (*saved_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+  ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  tq_status_t st = tqh__write_quick_atomic(path, "new content", 11);
+  ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &saved), 0);
+  signal(SIGXFSZ, saved_handler);
+  ck_assert_ptr_nonnull(st);
+  tq_status_free(st);
+  char **names;
+  size_t count;
+  ck_assert_ptr_null(tq_dir_list(dir, NULL, &names, &count));
+  ck_assert_uint_eq(count, 1);
+  ck_assert_str_eq(names[0], "out.txt");
+  tq_dir_list_free(names, count);
+  char *text = e2e_read(path);
+  ck_assert_str_eq(text, "old");
+  free(text);
+  free(path);
+  free(dir);
   e2e_scratch_free(&s);
 }
 END_TEST
@@ -471,6 +534,8 @@ Suite *e2e_suite_internals(void) {
   tcase_add_test(tc, cache_fills_once_then_hits_and_recompute_replaces);
   tcase_add_test(tc, cache_concurrent_fills_of_one_key_all_succeed);
   tcase_add_test(tc, link_tree_mirrors_files_and_folders);
+  tcase_add_test(tc, link_tree_recreates_symlinks_and_replaces_existing_targets);
+  tcase_add_test(tc, quick_atomic_write_that_fails_leaves_no_temporary);
   suite_add_tcase(s, tc);
   tc = tcase_create("worker");
   tcase_add_test(tc, result_roundtrips_through_encoding);

@@ -24,6 +24,7 @@
 #include "board_internal.h"
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/harness/stats.h"
 #include "torq/runtime/npy.h"
 #include "torq/runtime/tensor.h"
 
@@ -60,11 +61,7 @@ static const char k_run_script[] =
 
 static void send_phase(tqh__board_worker_t *bw, const char *name, double limit_s) {
   if (bw->log_fd < 0) return;
-  char msg[sizeof(double) + 16];
-  memset(msg, 0, sizeof(msg));
-  memcpy(msg, &limit_s, sizeof(double));
-  snprintf(msg + sizeof(double), 16, "%s", name);
-  tq_status_free(tqh__msg_send(bw->log_fd, TQH__MSG_PHASE, msg, sizeof(msg)));
+  tq_status_free(tqh__msg_send_phase(bw->log_fd, name, limit_s));
 }
 
 static void open_log_file(tqh__board_worker_t *bw) {
@@ -242,11 +239,6 @@ static double device_wall_us(const char *err) {
   unsigned long long v = strtoull(last + sizeof(key) - 1, &end, 10);
   if (end == last + sizeof(key) - 1) return -1;
   return (double)v;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
 }
 
 /* The runtime's own output goes into the test's stdout.txt and stderr.txt (this worker's). */
@@ -462,10 +454,8 @@ static int invoke_all(job_t *j) {
   }
   tqh_exec_result_deinit(&res);
   if (num_device) {
-    qsort(device, num_device, sizeof(double), cmp_double);
     r->has_device_wall = 1;
-    r->device_wall_s = num_device % 2 ? device[num_device / 2]
-                                      : (device[num_device / 2 - 1] + device[num_device / 2]) / 2;
+    r->device_wall_s = tqh_stats_median_inplace(device, num_device);
   }
   tq_free(device);
   return ok;

@@ -12,6 +12,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,43 +93,65 @@ tq_status_t tqh__compiler_identity(char *out, size_t size) {
 tq_status_t tqh__write_plain(const char *path, const void *data, size_t len) {
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) return errno_status(errno, path, "cannot create");
-  const char *p = data;
-  while (len) {
-    ssize_t n = write(fd, p, len);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = errno;
-      close(fd);
-      return errno_status(n < 0 ? err : EIO, path, "write failed");
-    }
-    p += n;
-    len -= (size_t)n;
-  }
-  if (close(fd) != 0) return errno_status(errno, path, "close failed");
-  return NULL;
+  tq_status_t st = tq_fd_write_all(fd, path, data, len);
+  if (close(fd) != 0 && !st) st = errno_status(errno, path, "close failed");
+  return st;
 }
 
 tq_status_t tqh__write_quick_atomic(const char *path, const void *data, size_t len) {
-  char tmp[4096];
+  /* The pid and a counter keep the temporary name apart from other processes and threads. */
+  static unsigned long counter;
+  unsigned long n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
   const char *slash = strrchr(path, '/');
-  int n = slash ? snprintf(tmp, sizeof(tmp), "%.*s/.%s.tmp%ld", (int)(slash - path), path,
-                           slash + 1, (long)getpid())
-                : snprintf(tmp, sizeof(tmp), ".%s.tmp%ld", path, (long)getpid());
-  if (n < 0 || (size_t)n >= sizeof(tmp)) return TQ_STATUS(TQ_LIMIT, "%s: path too long", path);
-  TQ_TRY(tqh__write_plain(tmp, data, len));
-  if (rename(tmp, path) != 0) {
-    int err = errno;
-    unlink(tmp);
-    return errno_status(err, path, "cannot rename into place");
+  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+  tq_buf_t tmp;
+  tq_buf_init(&tmp, 0);
+  tq_status_t st = tq_buf_append(&tmp, path, dir_len);
+  if (!st) st = tq_buf_printf(&tmp, ".%s.tmp.%ld.%lu", path + dir_len, (long)getpid(), n);
+  if (st) {
+    tq_buf_deinit(&tmp);
+    return st;
   }
-  return NULL;
+  /* O_EXCL with 0666: the mode a new file gets from the umask, and no clash with a stale file. */
+  int fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    st = errno_status(errno, path, "cannot create a temporary file");
+    tq_buf_deinit(&tmp);
+    return st;
+  }
+  st = tq_fd_write_all(fd, tmp.data, data, len);
+  if (close(fd) != 0 && !st) st = errno_status(errno, tmp.data, "close failed");
+  if (!st && rename(tmp.data, path) != 0) st = errno_status(errno, path, "cannot rename into place");
+  /* Whatever failed, the temporary goes: a failed write must not leave litter beside `path`. */
+  if (st) unlink(tmp.data);
+  tq_buf_deinit(&tmp);
+  return st;
 }
 
-static tq_status_t copy_file(const char *from, const char *to) {
-  tq_buf_t data;
-  tq_status_t st = tq_file_read(from, 0, &data);
-  if (!st) st = tqh__write_plain(to, data.data ? data.data : "", data.len);
-  tq_buf_deinit(&data);
+/* Copies the regular file `from` to `to`, keeping its permission bits. An existing `to` is
+ * removed first, never written through: it may be a hard link to another tree's file. */
+static tq_status_t copy_file(const char *from, const char *to, mode_t mode) {
+  int in = open(from, O_RDONLY | O_CLOEXEC);
+  if (in < 0) return errno_status(errno, from, "cannot open");
+  int out = -1;
+  if (unlink(to) == 0 || errno == ENOENT)
+    out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
+  if (out < 0) {
+    tq_status_t st = errno_status(errno, to, "cannot create");
+    close(in);
+    return st;
+  }
+  char buf[65536];
+  tq_status_t st = NULL;
+  while (!st) {
+    ssize_t n = read(in, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) st = errno_status(errno, from, "read failed");
+    if (n <= 0) break;
+    st = tq_fd_write_all(out, to, buf, (size_t)n);
+  }
+  close(in);
+  if (close(out) != 0 && !st) st = errno_status(errno, to, "close failed");
   return st;
 }
 
@@ -157,10 +180,19 @@ tq_status_t tqh__link_tree(const char *from, const char *to) {
     tq_buf_deinit(&b);
     return st;
   }
-  if (!S_ISREG(sb.st_mode)) return NULL;
+  if (S_ISLNK(sb.st_mode)) {
+    char target[PATH_MAX];
+    ssize_t n = readlink(from, target, sizeof(target) - 1);
+    if (n < 0) return errno_status(errno, from, "cannot read link");
+    target[n] = 0;
+    if (symlink(target, to) == 0) return NULL;
+    if (errno == EEXIST && unlink(to) == 0 && symlink(target, to) == 0) return NULL;
+    return errno_status(errno, to, "cannot create link");
+  }
+  if (!S_ISREG(sb.st_mode)) return NULL; /* sockets, FIFOs: not results */
   if (link(from, to) == 0) return NULL;
   if (errno == EEXIST && unlink(to) == 0 && link(from, to) == 0) return NULL;
-  return copy_file(from, to);
+  return copy_file(from, to, sb.st_mode);
 }
 
 tq_status_t tqh__remove_tree(const char *path) {

@@ -1,11 +1,11 @@
 /* Configuration: built-in defaults, configs/NAME.yaml, TORQ_* variables and command-line values,
  * each remembered with its layer (config.h). */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "suite_internal.h"
 #include "torq/base/alloc.h"
@@ -308,10 +308,6 @@ tq_status_t tqh_config_load_file(tqh_config_t *config, const char *path, tqh_err
   return st;
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int is_yaml_name(const char *n) {
   size_t l = strlen(n);
   return n[0] != '.' &&
@@ -319,42 +315,28 @@ static int is_yaml_name(const char *n) {
 }
 
 tq_status_t tqh_config_load_dir(tqh_config_t *config, const char *dir, tqh_errors_t *errors) {
-  DIR *d = opendir(dir);
-  if (!d) {
-    if (errno == ENOENT) return NULL;
+  /* stat first: a missing folder is no configuration, and tq_dir_list's errors do not tell it
+   * apart from a path that is not a folder. */
+  struct stat sb;
+  int err = stat(dir, &sb) != 0 ? errno : S_ISDIR(sb.st_mode) ? 0 : ENOTDIR;
+  if (err == ENOENT) return NULL;
+  if (err)
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "cannot open the configuration folder %s: %s", dir,
-                     strerror(errno));
-  }
-  char **names = NULL;
-  size_t n = 0, cap = 0;
-  tq_status_t st = NULL;
-  struct dirent *e;
-  while (!st && (e = readdir(d))) {
-    if (!is_yaml_name(e->d_name)) continue;
-    if (n == cap) {
-      cap = cap ? cap * 2 : 8;
-      char **grown = tq_realloc(names, cap * sizeof(*names));
-      if (!grown) {
-        st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory listing %s", dir);
-        break;
-      }
-      names = grown;
-    }
-    tq_buf_t p;
-    tq_buf_init(&p, 0);
-    st = tq_buf_printf(&p, "%s/%s", dir, e->d_name);
-    char *name = st ? NULL : tq_buf_detach(&p);
-    tq_buf_deinit(&p);
-    if (!st && !name) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory listing %s", dir);
-    if (name) names[n++] = name;
-  }
-  closedir(d);
-  if (!st && n > 1) qsort(names, n, sizeof(*names), cmp_str);
+                     strerror(err));
+  char **names;
+  size_t n;
+  TQ_TRY(tq_dir_list(dir, NULL, &names, &n));
   /* Every file is read, so that all their errors show at once. */
-  tq_buf_t msgs;
+  tq_status_t st = NULL;
+  tq_buf_t msgs, path;
   tq_buf_init(&msgs, 0);
+  tq_buf_init(&path, 0);
   for (size_t i = 0; !st && i < n; i++) {
-    tq_status_t fst = tqh_config_load_file(config, names[i], errors);
+    if (!is_yaml_name(names[i])) continue;
+    tq_buf_clear(&path);
+    st = tq_buf_printf(&path, "%s/%s", dir, names[i]);
+    if (st) break;
+    tq_status_t fst = tqh_config_load_file(config, path.data, errors);
     if (!fst) continue;
     if (tq_status_code(fst) != TQ_INVALID_ARGUMENT) {
       st = fst;
@@ -366,8 +348,8 @@ tq_status_t tqh_config_load_dir(tqh_config_t *config, const char *dir, tqh_error
   }
   if (!st && msgs.len) st = TQ_STATUS(TQ_INVALID_ARGUMENT, "%s", msgs.data);
   tq_buf_deinit(&msgs);
-  for (size_t i = 0; i < n; i++) tq_free(names[i]);
-  tq_free(names);
+  tq_buf_deinit(&path);
+  tq_dir_list_free(names, n);
   return st;
 }
 

@@ -82,11 +82,7 @@ static void logf_(exec_t *e, const char *fmt, ...) {
 
 static void phase(exec_t *e, const char *name, double limit_s) {
   if (e->log_fd < 0) return;
-  char msg[sizeof(double) + 16];
-  memset(msg, 0, sizeof(msg));
-  memcpy(msg, &limit_s, sizeof(double));
-  snprintf(msg + sizeof(double), 16, "%s", name);
-  tq_status_free(tqh__msg_send(e->log_fd, TQH__MSG_PHASE, msg, sizeof(msg)));
+  tq_status_free(tqh__msg_send_phase(e->log_fd, name, limit_s));
 }
 
 static double seconds_since(uint64_t t0) {

@@ -40,10 +40,34 @@ tq_status_t tqh__json_parse(tq_arena_t *arena, const char *path, const char *tex
 /* A member of an object by key, or NULL (also when `object` is not an object). */
 const tqh__json_t *tqh__json_get(const tqh__json_t *object, const char *key);
 
+/* ---- Clocks (worker.c) ----------------------------------------------------------------------- */
+
+/* CLOCK_MONOTONIC in nanoseconds: for durations and deadlines. */
+uint64_t tqh__now_ns(void);
+
+/* CLOCK_REALTIME in seconds since the Unix epoch: for the times written into results. */
+double tqh__now_unix(void);
+
 /* ---- Shared by the writers ------------------------------------------------------------------ */
 
 /* Writes `len` bytes to `path` atomically (tq_file_write_atomic), naming the path on error. */
 tq_status_t tqh__write_file(const char *path, const void *data, size_t len) TQ_MUST_USE;
+
+/* Writes `len` bytes to `path` (create or truncate), without fsync (cache.c). */
+tq_status_t tqh__write_plain(const char *path, const void *data, size_t len) TQ_MUST_USE;
+
+/* Writes to a temporary name beside `path` and renames it into place: never torn by a killed
+ * process (no fsync: not durable across a power loss). On error the temporary is removed and
+ * `path` is as it was (cache.c). */
+tq_status_t tqh__write_quick_atomic(const char *path, const void *data, size_t len) TQ_MUST_USE;
+
+/* Mirrors `from` (a file or a folder tree) at `to` with hard links, copying where linking fails
+ * (another file system; the copy keeps the file's permission bits). Symbolic links are recreated;
+ * other special files are left out. Existing files and links at `to` are replaced (cache.c). */
+tq_status_t tqh__link_tree(const char *from, const char *to) TQ_MUST_USE;
+
+/* rm -rf `path`; a missing path is fine (cache.c). */
+tq_status_t tqh__remove_tree(const char *path) TQ_MUST_USE;
 
 
 /* ---- Streaming atomic file output ------------------------------------------------------------ */

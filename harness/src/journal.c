@@ -1,8 +1,8 @@
 /* The journal: journal.jsonl, one JSON line per finished test, the run's source of truth.
  *
- * Appends go through one write() of the whole line and its newline on an O_APPEND descriptor, so
+ * Appends go through one writev() of the whole line and its newline on an O_APPEND descriptor, so
  * that lines of parallel workers never interleave and a crash can tear at most the last line.
- * A line that write() accepted is in the kernel's page cache: it survives the runner being
+ * A line that writev() accepted is in the kernel's page cache: it survives the runner being
  * killed, even with SIGKILL. fsync only matters for a power cut or a kernel crash, and costs
  * about a millisecond on a disk, so it runs at most once per interval (default 1 s: a power cut
  * loses at most the last second of finished tests, all of which are rebuilt by a rerun) and when
@@ -14,25 +14,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "harness_internal.h"
 #include "results_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
-
-static uint64_t monotonic_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 tq_status_t tqh__journal_open(tqh__journal_t *journal, const char *path, int sync,
                               unsigned sync_interval_ms) {
   journal->fd = -1;
   journal->sync = sync;
   journal->sync_interval_ms = sync_interval_ms;
-  journal->last_sync_ns = monotonic_ns();
+  journal->last_sync_ns = tqh__now_ns();
   journal->unsynced = 0;
   journal->path = tq_strndup(path, strlen(path));
   if (!journal->path) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory opening %s", path);
@@ -59,26 +55,21 @@ tq_status_t tqh__journal_append(tqh__journal_t *journal, const char *line, size_
   if (memchr(line, '\n', len))
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "%s: a journal line may not hold a newline",
                      journal->path);
-  char *buf = tq_malloc(len + 1);
-  if (!buf) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory appending to %s", journal->path);
-  memcpy(buf, line, len);
-  buf[len] = '\n';
-  size_t done = 0;
+  /* The line and its newline in one system call, without copying the line to add the newline.
+   * After a short write (a full disk) the rest follows with tq_fd_write_all. */
+  struct iovec iov[2] = {{(void *)line, len}, {(void *)"\n", 1}};
+  ssize_t n;
+  do {
+    n = writev(journal->fd, iov, 2);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return TQ_STATUS(TQ_IO, "%s: write failed: %s", journal->path, strerror(errno));
+  size_t done = (size_t)n;
   tq_status_t s = NULL;
-  while (done < len + 1) {
-    ssize_t n = write(journal->fd, buf + done, len + 1 - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      s = TQ_STATUS(TQ_IO, "%s: cannot append: %s", journal->path,
-                    n < 0 ? strerror(errno) : "no progress");
-      break;
-    }
-    done += (size_t)n;
-  }
-  tq_free(buf);
+  if (done < len) s = tq_fd_write_all(journal->fd, journal->path, line + done, len - done);
+  if (!s && done <= len) s = tq_fd_write_all(journal->fd, journal->path, "\n", 1);
   if (s || !journal->sync) return s;
   journal->unsynced++;
-  uint64_t now = monotonic_ns();
+  uint64_t now = tqh__now_ns();
   if (now - journal->last_sync_ns < (uint64_t)journal->sync_interval_ms * 1000000u) return NULL;
   if (fdatasync(journal->fd) != 0)
     return TQ_STATUS(TQ_IO, "%s: fsync failed: %s", journal->path, strerror(errno));

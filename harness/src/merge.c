@@ -1,95 +1,15 @@
 /* Merging finished runs into one (shard.h: tqh_merge_runs, for `torq-test merge`). */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness_internal.h"
 #include "results_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/harness/shard.h"
 
 static tq_status_t oom(void) { return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory"); }
-
-static tq_status_t io_error(const char *what, const char *path) {
-  return TQ_STATUS(TQ_IO, "%s %s: %s", what, path, strerror(errno));
-}
-
-static tq_status_t copy_file(const char *from, const char *to, mode_t mode) {
-  int in = open(from, O_RDONLY | O_CLOEXEC);
-  if (in < 0) return io_error("cannot open", from);
-  int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
-  if (out < 0) {
-    tq_status_t s = io_error("cannot create", to);
-    close(in);
-    return s;
-  }
-  char buf[65536];
-  tq_status_t s = NULL;
-  for (;;) {
-    ssize_t n = read(in, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      s = io_error("cannot read", from);
-      break;
-    }
-    if (n == 0) break;
-    for (ssize_t done = 0; done < n;) {
-      ssize_t w = write(out, buf + done, (size_t)(n - done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) {
-        s = io_error("cannot write", to);
-        break;
-      }
-      done += w;
-    }
-    if (s) break;
-  }
-  close(in);
-  if (close(out) != 0 && !s) s = io_error("cannot write", to);
-  return s;
-}
-
-/* Links (else copies) the tree `from` to the new path `to`. */
-static tq_status_t link_tree(const char *from, const char *to) {
-  struct stat st;
-  if (lstat(from, &st) != 0) return io_error("cannot stat", from);
-  if (S_ISLNK(st.st_mode)) {
-    char target[PATH_MAX];
-    ssize_t n = readlink(from, target, sizeof(target) - 1);
-    if (n < 0) return io_error("cannot read link", from);
-    target[n] = 0;
-    if (symlink(target, to) != 0) return io_error("cannot create link", to);
-    return NULL;
-  }
-  if (S_ISREG(st.st_mode)) {
-    if (link(from, to) == 0) return NULL;
-    return copy_file(from, to, st.st_mode);
-  }
-  if (!S_ISDIR(st.st_mode)) return NULL; /* sockets, fifos: not results */
-  if (mkdir(to, 0777) != 0 && errno != EEXIST) return io_error("cannot create", to);
-  DIR *d = opendir(from);
-  if (!d) return io_error("cannot open", from);
-  tq_status_t s = NULL;
-  tq_buf_t a, b;
-  tq_buf_init(&a, 0);
-  tq_buf_init(&b, 0);
-  for (struct dirent *e; !s && (e = readdir(d));) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    tq_buf_clear(&a);
-    tq_buf_clear(&b);
-    s = tq_buf_printf(&a, "%s/%s", from, e->d_name);
-    if (!s) s = tq_buf_printf(&b, "%s/%s", to, e->d_name);
-    if (!s) s = link_tree(a.data, b.data);
-  }
-  closedir(d);
-  tq_buf_deinit(&a);
-  tq_buf_deinit(&b);
-  return s;
-}
 
 typedef struct shard_run_s {
   tq_buf_t text; /* journal.jsonl */
@@ -172,7 +92,7 @@ tq_status_t tqh_merge_runs(const char *const *run_dirs, size_t num_runs,
       if (!s) s = tq_buf_printf(&to, "%s/%s", run_dir, rec->id);
       struct stat st;
       if (!s && tqh_results_id_is_safe(rec->id) && lstat(from.data, &st) == 0)
-        s = link_tree(from.data, to.data);
+        s = tqh__link_tree(from.data, to.data);
       tq_buf_deinit(&from);
       tq_buf_deinit(&to);
     }

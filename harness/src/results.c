@@ -124,18 +124,6 @@ struct tqh_results_s {
   tq_buf_t line, render;
 };
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static double now_unix(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static tq_status_t oom(void) {
   return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory (results)");
 }
@@ -172,52 +160,17 @@ static char *host_name(void) {
 static uint32_t random_u32(void) {
   uint32_t r = 0;
   if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
-    r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)now_ns();
+    r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)tqh__now_ns();
   return r;
 }
 
-/* Writes `path` atomically: a temporary name in the same folder, then rename, so that readers
- * and a crash see the old file or the new one, never a torn one. With `fsync_files`, through
- * tq_file_write_atomic (fsync of the file and the folder: survives power loss). */
+/* Writes `path` atomically, so that readers and a crash see the old file or the new one, never a
+ * torn one. With `fsync_files`, through tq_file_write_atomic (fsync of the file and the folder:
+ * survives power loss). */
 static tq_status_t put_file(const tqh_results_t *r, const char *path, const void *data,
                             size_t len) {
   if (r->fsync_files) return tq_file_write_atomic(path, data, len);
-  static unsigned long counter;
-  unsigned long n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
-  const char *slash = strrchr(path, '/');
-  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-  tq_buf_t tmp;
-  tq_buf_init(&tmp, 0);
-  tq_status_t s = tq_buf_append(&tmp, path, dir_len);
-  if (!s) s = tq_buf_printf(&tmp, ".%s.tmp.%ld.%lu", path + dir_len, (long)getpid(), n);
-  if (s) {
-    tq_buf_deinit(&tmp);
-    return s;
-  }
-  /* O_EXCL with 0666: the mode a new file gets from the umask, and no clash with a stale file. */
-  int fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    s = TQ_STATUS(TQ_IO, "%s: cannot create a temporary file: %s", path, strerror(errno));
-    tq_buf_deinit(&tmp);
-    return s;
-  }
-  const char *p = data;
-  size_t left = len;
-  while (!s && left > 0) {
-    ssize_t w = write(fd, p, left);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0)
-      s = TQ_STATUS(TQ_IO, "%s: write failed: %s", tmp.data,
-                    w < 0 ? strerror(errno) : "no progress");
-    else
-      p += w, left -= (size_t)w;
-  }
-  if (close(fd) != 0 && !s) s = TQ_STATUS(TQ_IO, "%s: close failed: %s", tmp.data, strerror(errno));
-  if (!s && rename(tmp.data, path) != 0)
-    s = TQ_STATUS(TQ_IO, "%s: cannot replace: %s", path, strerror(errno));
-  if (s) unlink(tmp.data);
-  tq_buf_deinit(&tmp);
-  return s;
+  return tqh__write_quick_atomic(path, data, len);
 }
 
 static tq_status_t write_iso_time(tqh__jw_t *w, double unix_seconds) {
@@ -270,7 +223,7 @@ static tq_status_t write_run_json(tqh_results_t *r, int finished) {
   }
   if (finished) {
     tqh__jw_key(&w, "finished_at");
-    (void)write_iso_time(&w, now_unix());
+    (void)write_iso_time(&w, tqh__now_unix());
     tqh__jw_key(&w, "tests");
     tqh__jw_uint(&w, r->records.count);
     tqh__jw_key(&w, "outcomes");
@@ -367,7 +320,7 @@ tq_status_t tqh_results_create(const tqh_results_options_t *options, const tqh_r
   r->fsync_files = o.fsync_files;
   tqh__pieces_init(&r->junit_pieces);
   tqh__pieces_init(&r->summary_pieces);
-  r->started_at = now_unix();
+  r->started_at = tqh__now_unix();
 
   int ok = 1;
   if (info) {
@@ -496,7 +449,7 @@ tq_status_t tqh_results_write_file(tqh_results_t *results, const char *test_id, 
 
 /* Renders and writes junit.xml, summary.txt (and the JUnit copy). Called with the lock held. */
 static tq_status_t regenerate(tqh_results_t *r) {
-  uint64_t start = now_ns();
+  uint64_t start = tqh__now_ns();
   tqh_junit_options_t jo;
   tqh_junit_options_initialize(&jo);
   jo.run_dir = r->abs_run_dir;
@@ -516,14 +469,14 @@ static tq_status_t regenerate(tqh_results_t *r) {
   s = put_file(r, path, r->render.data ? r->render.data : "", r->render.len);
   tq_free(path);
   TQ_TRY(s);
-  r->last_regen_ns = now_ns();
+  r->last_regen_ns = tqh__now_ns();
   r->regen_cost_ns = r->last_regen_ns - start;
   return NULL;
 }
 
 /* The throttle of tqh_results_options_t. */
 static int regeneration_due(const tqh_results_t *r) {
-  uint64_t since = now_ns() - r->last_regen_ns;
+  uint64_t since = tqh__now_ns() - r->last_regen_ns;
   if (r->records.count > r->throttle_after && since < (uint64_t)r->throttle_ms * 1000000u) return 0;
   return since * r->regen_share_pct >= r->regen_cost_ns * (100u - r->regen_share_pct);
 }

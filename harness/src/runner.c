@@ -127,12 +127,6 @@ static int any_board_alive(const run_t *run) {
   return 0;
 }
 
-static double realtime_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* "conv2d[board1]" from the id "smoke/conv2d[board1]": the JUnit name within its suite. */
 static const char *case_name(const tqh_test_t *t) {
   size_t n = strlen(t->suite->name);
@@ -212,7 +206,7 @@ static void apply_xfail(const run_t *run, const tqh_test_t *t, tqh__result_t *r)
 }
 
 /* Records a finished (or never run) test: the results, the progress, the summary. */
-static tq_status_t record(run_t *run, size_t i, tqh__result_t *r, const char *dir) {
+static tq_status_t record(run_t *run, size_t i, tqh__result_t *r) {
   const tqh_test_t *t = run->tests[i];
   char model[256];
   model_title(t, model, sizeof(model));
@@ -256,7 +250,7 @@ static tq_status_t record(run_t *run, size_t i, tqh__result_t *r, const char *di
   if (t->tag_count && tags.data) props[np++] = (tqh_property_t){"tags", tags.data};
   if (t->model.kind == TQH_MODEL_PATH) props[np++] = (tqh_property_t){"model_path", t->model.path};
 
-  double now = realtime_now();
+  double now = tqh__now_unix();
   tqh_test_record_t rec;
   memset(&rec, 0, sizeof(rec));
   rec.id = t->fs_id;
@@ -306,7 +300,6 @@ static tq_status_t record(run_t *run, size_t i, tqh__result_t *r, const char *di
   if (r->infrastructure) s->infrastructure_errors++;
   s->compile_s += r->compile_s;
   s->run_s += r->run_s;
-  (void)dir;
   tqh__progress_test(&run->progress, t->id, r->outcome, rec.has_wall_time ? stats.median : -1,
                      r->outcome == TQH_OUTCOME_PASSED ? NULL : rec.message);
   if (bv.log && run->options->verbosity >= 0) tqh__progress_print(&run->progress, bv.log);
@@ -322,7 +315,7 @@ static tq_status_t record_simple(run_t *run, size_t i, tqh_outcome_t outcome, co
   r.infrastructure = type && !strncmp(type, "infra_", 6);
   r.failure_type = type ? tq_strndup(type, strlen(type)) : NULL;
   r.message = message ? tq_strndup(message, strlen(message)) : NULL;
-  tq_status_t st = record(run, i, &r, NULL);
+  tq_status_t st = record(run, i, &r);
   tqh__result_deinit(&r);
   return st;
 }
@@ -449,14 +442,14 @@ static tq_status_t fail_orphans(run_t *run) {
     while (!st && queue_pop(run, cls, &i)) {
       char msg[512];
       snprintf(msg, sizeof(msg), "not run: board %s is down", run->boards->boards[b].name);
-      run->started_at[i] = realtime_now();
+      run->started_at[i] = tqh__now_unix();
       st = record_simple(run, i, TQH_OUTCOME_ERROR, "infra_board_down", msg);
     }
   }
   if (!alive && run->num_boards) {
     size_t i;
     while (!st && queue_pop(run, run->pool_class, &i)) {
-      run->started_at[i] = realtime_now();
+      run->started_at[i] = tqh__now_unix();
       st = record_simple(run, i, TQH_OUTCOME_ERROR, "infra_board_down",
                          "not run: every board of the pool is down");
     }
@@ -469,7 +462,7 @@ static tq_status_t record_pending(run_t *run) {
   tq_status_t st = NULL;
   for (size_t k = 0; k < run->num_pending; k++) {
     pending_t *p = &run->pending[k];
-    if (!st) st = record(run, p->test, &p->result, run->exec.test_dirs[p->test]);
+    if (!st) st = record(run, p->test, &p->result);
     tqh__result_deinit(&p->result);
   }
   run->num_pending = 0;
@@ -538,7 +531,7 @@ static tq_status_t start_test(run_t *run, size_t i, size_t k) {
   const tqh_test_t *t = run->tests[i];
   tqh__worker_t *w = &run->workers[k];
   if (w->pid == 0) TQ_TRY(spawn(run, w));
-  run->started_at[i] = realtime_now();
+  run->started_at[i] = tqh__now_unix();
   run->started_ns[i] = tqh__now_ns();
   run->attempts[i]++;
   /* Until the worker says which phase it is in, it has the compile phase's time. */
@@ -581,7 +574,7 @@ static tq_status_t start_tests(run_t *run) {
     while (!st && slot_free(run, k) && next_for_slot(run, k, &i)) {
       const tqh_test_t *t = run->tests[i];
       if (t->skip) {
-        run->started_at[i] = realtime_now();
+        run->started_at[i] = tqh__now_unix();
         st = record_simple(run, i, TQH_OUTCOME_SKIPPED, "skip", t->skip);
         continue;
       }

@@ -9,28 +9,13 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "harness_internal.h"
 #include "torq/base/sha256.h"
 #include "torq/base/status.h"
 #include "torq/base/str.h"
 #include "torq/harness/board.h"
 #include "torq/harness/results.h"
 #include "torq/harness/runner.h"
-
-/* ---- Files (cache.c) ----------------------------------------------------------------------- */
-
-/* Writes `len` bytes to `path` (create or truncate), without fsync. */
-tq_status_t tqh__write_plain(const char *path, const void *data, size_t len) TQ_MUST_USE;
-
-/* Writes to a temporary name beside `path` and renames it into place: never torn by a killed
- * process (no fsync: not durable across a power loss). */
-tq_status_t tqh__write_quick_atomic(const char *path, const void *data, size_t len) TQ_MUST_USE;
-
-/* Mirrors `from` (a file or a folder tree) at `to` with hard links, copying where linking fails
- * (another file system). Existing files at `to` are replaced. */
-tq_status_t tqh__link_tree(const char *from, const char *to) TQ_MUST_USE;
-
-/* rm -rf `path`; a missing path is fine. */
-tq_status_t tqh__remove_tree(const char *path) TQ_MUST_USE;
 
 /* ---- The compile cache (cache.c) ------------------------------------------------------------ */
 
@@ -132,6 +117,9 @@ enum { TQH__MSG_LOG = 1, TQH__MSG_PHASE = 2, TQH__MSG_RESULT = 3, TQH__MSG_NOTE 
 /* Writes one message (blocking, retried on EINTR). */
 tq_status_t tqh__msg_send(int fd, uint32_t type, const void *data, size_t len) TQ_MUST_USE;
 
+/* Sends PHASE: `limit_s` and `name` (at most 15 bytes kept, NUL-padded to 16). */
+tq_status_t tqh__msg_send_phase(int fd, const char *name, double limit_s) TQ_MUST_USE;
+
 /* A worker process of the pool, seen from the parent. */
 typedef struct tqh__worker_s {
   pid_t pid;  /* 0: the slot is free */
@@ -200,9 +188,6 @@ void tqh__worker_kill(tqh__worker_t *w);
 /* Closes its pipes, waits for the worker to exit and returns its wait status; frees the slot's
  * buffers but not w->result. */
 int tqh__worker_reap(tqh__worker_t *w);
-
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t tqh__now_ns(void);
 
 /* "SIGSEGV" for 11; "signal N" for unknown ones (static or in `buf`). */
 const char *tqh__signal_name(int sig, char buf[32]);

@@ -7,6 +7,7 @@
 #include <libssh2_sftp.h>
 #include <stdint.h>
 
+#include "harness_internal.h"
 #include "torq/base/status.h"
 #include "torq/harness/ssh.h"
 
@@ -24,9 +25,6 @@ struct tqh_ssh_session_s {
   int connected;
   uint64_t next_keepalive_ns; /* CLOCK_MONOTONIC */
 };
-
-/* CLOCK_MONOTONIC in ns. */
-uint64_t tqh__ssh_now_ns(void);
 
 /* The deadline `ms` from now (0 = none: UINT64_MAX). */
 uint64_t tqh__ssh_deadline(uint32_t ms);

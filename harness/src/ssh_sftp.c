@@ -12,6 +12,7 @@
 
 #include "ssh_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/base/file.h"
 
 #define CHUNK ((size_t)1 << 20)
 
@@ -225,14 +226,7 @@ typedef struct file_sink_s {
 
 static tq_status_t to_file(void *ctx, const char *data, size_t n) {
   file_sink_t *f = ctx;
-  while (n) {
-    ssize_t w = write(f->fd, data, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) return TQ_STATUS(TQ_IO, "writing %s: %s", f->path, strerror(errno));
-    data += w;
-    n -= (size_t)w;
-  }
-  return NULL;
+  return tq_fd_write_all(f->fd, f->path, data, n);
 }
 
 static tq_status_t to_buf(void *ctx, const char *data, size_t n) {

@@ -28,11 +28,18 @@
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/checked.h"
+#include "torq/base/file.h"
 
 uint64_t tqh__now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double tqh__now_unix(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 const char *tqh__signal_name(int sig, char buf[32]) {
@@ -312,15 +319,7 @@ tq_status_t tqh__result_decode(const void *data, size_t len, tqh__result_t *r) {
 /* ---- Messages ------------------------------------------------------------------------------- */
 
 static tq_status_t write_all(int fd, const void *data, size_t len) {
-  const char *p = data;
-  while (len) {
-    ssize_t n = write(fd, p, len);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return TQ_STATUS(TQ_IO, "cannot write to the runner: %s", strerror(errno));
-    p += n;
-    len -= (size_t)n;
-  }
-  return NULL;
+  return tq_fd_write_all(fd, "the pipe to the runner", data, len);
 }
 
 tq_status_t tqh__msg_send(int fd, uint32_t type, const void *data, size_t len) {
@@ -335,6 +334,14 @@ tq_status_t tqh__msg_send(int fd, uint32_t type, const void *data, size_t len) {
   }
   TQ_TRY(write_all(fd, head, sizeof(head)));
   return write_all(fd, data, len);
+}
+
+tq_status_t tqh__msg_send_phase(int fd, const char *name, double limit_s) {
+  char msg[sizeof(double) + 16];
+  memset(msg, 0, sizeof(msg));
+  memcpy(msg, &limit_s, sizeof(double));
+  snprintf(msg + sizeof(double), 16, "%s", name);
+  return tqh__msg_send(fd, TQH__MSG_PHASE, msg, sizeof(msg));
 }
 
 /* ---- Workers -------------------------------------------------------------------------------- */

@@ -330,6 +330,18 @@ START_TEST(config_dir_reads_files_in_name_order) {
 }
 END_TEST
 
+START_TEST(config_dir_that_is_a_file_is_refused) {
+  st_write(dir, "configs", "repeat: 2\n");
+  tqh_config_t *cfg = new_config();
+  tq_status_t st = tqh_config_load_dir(cfg, st_path(dir, "configs"), NULL);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_int_eq(tq_status_code(st), TQ_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(strstr(tq_status_message(st), "cannot open the configuration folder"));
+  tq_status_free(st);
+  tqh_config_destroy(cfg);
+}
+END_TEST
+
 START_TEST(config_dir_reports_errors_of_every_file) {
   st_write(dir, "configs/a.yaml", "repeat: x\nboards: [{name: b1, host: h1}]\n");
   st_write(dir, "configs/b.yaml", "jobs: 0\n");
@@ -534,6 +546,7 @@ Suite *config_suite(void) {
   tcase_add_test(tc, config_bad_file_leaves_config_unchanged);
   tcase_add_test(tc, config_dir_reads_files_in_name_order);
   tcase_add_test(tc, config_dir_reports_errors_of_every_file);
+  tcase_add_test(tc, config_dir_that_is_a_file_is_refused);
   tcase_add_test(tc, config_missing_file_is_an_error);
   tcase_add_test(tc, config_survives_allocation_failure);
   suite_add_tcase(s, tc);

@@ -7,7 +7,6 @@
  * annotated. Exit status: 0 success (warnings allowed), 1 invalid input (an error diagnostic, or
  * an output that could not be written), 2 bad usage. */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "torq/base/alloc.h"
 #include "torq/base/sha256.h"
 #include "torq/base/status.h"
+#include "torq/base/usage.h"
 #include "torq/harness/annotate.h"
 #include "torq/harness/overview.h"
 #include "torq/harness/perfetto.h"
@@ -60,16 +60,7 @@ static void usage(FILE *f) {
         f);
 }
 
-static int usage_error(const char *fmt, ...) TQ_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, TOOL ": ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n(see " TOOL " --help)\n");
-  va_end(ap);
-  return EXIT_USAGE;
-}
+#define usage_error(...) tq_usage_error(TOOL, __VA_ARGS__)
 
 /* Value of --name=V or --name V; NULL when `arg` is not this option. */
 static const char *opt_value(const char *arg, const char *name, int argc, char **argv, int *i,

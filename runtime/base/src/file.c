@@ -132,7 +132,7 @@ static mode_t tq__file_default_mode(void) {
   return 0666 & ~mask;
 }
 
-static tq_status_t tq__file_write_all(int fd, const char *path, const void *data, size_t len) {
+tq_status_t tq_fd_write_all(int fd, const char *path, const void *data, size_t len) {
   const char *p = data;
   while (len > 0) {
     size_t chunk = len > SSIZE_MAX ? SSIZE_MAX : len;
@@ -184,7 +184,7 @@ tq_status_t tq_file_write_atomic(const char *path, const void *data, size_t len)
     s = TQ__ERRNO_STATUS(errno, path, "cannot create a temporary file");
     goto out;
   }
-  s = tq__file_write_all(fd, tmp.data, data, len);
+  s = tq_fd_write_all(fd, tmp.data, data, len);
   if (!s && fchmod(fd, mode) != 0) s = TQ__ERRNO_STATUS(errno, tmp.data, "cannot set mode");
   if (!s && fsync(fd) != 0) s = TQ__ERRNO_STATUS(errno, tmp.data, "fsync failed");
   /* close() reports deferred write errors on some file systems (NFS), so it is checked. */

@@ -18,6 +18,11 @@ tq_status_t tq_file_read(const char *path, size_t limit, tq_buf_t *out_buf) TQ_M
  * temporary is removed. */
 tq_status_t tq_file_write_atomic(const char *path, const void *data, size_t len) TQ_MUST_USE;
 
+/* Writes all `len` bytes to the descriptor `fd`, completing short writes and retrying on EINTR.
+ * `path` names what `fd` writes to, in messages only. Errors: TQ_IO "PATH: write failed: ..."
+ * (then an unknown part of the data was written). */
+tq_status_t tq_fd_write_all(int fd, const char *path, const void *data, size_t len) TQ_MUST_USE;
+
 /* Creates a folder and its parents (mkdir -p), mode 0777 before umask. */
 tq_status_t tq_file_mkdirs(const char *path) TQ_MUST_USE;
 
