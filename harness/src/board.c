@@ -13,12 +13,6 @@
 #include "board_internal.h"
 #include "torq/base/alloc.h"
 
-uint64_t tqh__board_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- Addresses ------------------------------------------------------------------------------ */
 
 static tq_status_t copy_part(const char *what, const char *text, const char *p, size_t n, char *out,
@@ -233,7 +227,7 @@ tq_status_t tqh_board_connect(const tqh_board_spec_t *spec, const tqh_board_opti
     conn_free(c);
     return st;
   }
-  uint64_t t0 = tqh__board_now_ns();
+  uint64_t t0 = tqh__now_ns();
   tq_status_t st = tqh_ssh_connect(&c->ssh_options, &c->ssh);
   if (st) {
     st = explain_connect(c, st);
@@ -241,7 +235,7 @@ tq_status_t tqh_board_connect(const tqh_board_spec_t *spec, const tqh_board_opti
     return st;
   }
   tqh_board_log(c, 0, "connected to %s in %.3fs", tqh_ssh_session_target(c->ssh),
-                (double)(tqh__board_now_ns() - t0) / 1e9);
+                (double)(tqh__now_ns() - t0) / 1e9);
   st = tqh_ssh_mkdir_p(c->ssh, c->cache_dir);
   if (st) {
     st = tq_status_annotate(st, "board %s: cannot make the cache folder %s", c->name, c->cache_dir);
@@ -260,10 +254,10 @@ void tqh_board_disconnect(tqh_board_conn_t *conn) {
 
 tq_status_t tqh_board_reconnect(tqh_board_conn_t *conn) {
   tqh_board_log(conn, 1, "reconnecting");
-  uint64_t t0 = tqh__board_now_ns();
+  uint64_t t0 = tqh__now_ns();
   tq_status_t st = tqh_ssh_reconnect(conn->ssh);
   if (st) return explain_connect(conn, st);
-  tqh_board_log(conn, 1, "reconnected in %.3fs", (double)(tqh__board_now_ns() - t0) / 1e9);
+  tqh_board_log(conn, 1, "reconnected in %.3fs", (double)(tqh__now_ns() - t0) / 1e9);
   return NULL;
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "harness_internal.h"
 #include "torq/base/sha256.h"
 #include "torq/harness/board.h"
 
@@ -32,8 +33,6 @@ struct tqh_board_conn_s {
   size_t num_known, cap_known;
 };
 
-/* CLOCK_MONOTONIC in ns. */
-uint64_t tqh__board_now_ns(void);
 
 /* Runs argv with `timeout_ms` (0: the session's default), output kept in `out` (initialized by
  * the caller). */

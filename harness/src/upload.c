@@ -409,8 +409,6 @@ static verdict_t post(CURL *curl, const tqh_upload_options_t *o, const request_t
   return REJECTED;
 }
 
-static uint64_t now_ns(void) { return tqh__now_ns(); }
-
 static void sleep_s(tqh__upload_ctl_t *ctl, double seconds) {
   (void)ctl;
   if (seconds <= 0) return;
@@ -454,7 +452,7 @@ static verdict_t send_request(pass_t *p, const request_t *rq, const char *what) 
   for (unsigned a = 1;; a++) {
     double timeout = o->timeout_s > 0 ? o->timeout_s : 30;
     if (p->ctl->deadline_ns) {
-      uint64_t now = now_ns();
+      uint64_t now = tqh__now_ns();
       if (now >= p->ctl->deadline_ns) {
         snprintf(p->report->last_error, sizeof(p->report->last_error),
                  "%s: no time left to send it", what);
