@@ -56,17 +56,6 @@ static int split(const char *s, size_t n, char *buf, char **fields, int max) {
   return nf;
 }
 
-static int parse_u64(const char *s, uint64_t *out) {
-  if (!*s) return 0;
-  uint64_t v = 0;
-  for (; *s; s++) {
-    if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10) return 0;
-    v = v * 10 + (uint64_t)(*s - '0');
-  }
-  *out = v;
-  return 1;
-}
-
 static int id_kind(const char *id) {
   size_t p = 0;
   while (id[p] >= 'A' && id[p] <= 'Z') p++;
@@ -118,7 +107,7 @@ static tq_status_t parse(const char *path, const char *data, size_t len, tqh_dia
                     "skipped", f[0]);
       continue;
     }
-    if (!parse_u64(f[1], &r.start) || !parse_u64(f[2], &r.end) || r.end < r.start) {
+    if (!tq_parse_u64(f[1], 10, &r.start) || !tq_parse_u64(f[2], 10, &r.end) || r.end < r.start) {
       tqh_diags_add(diags, TQH_ERROR, path, line,
                     "Start '%.24s' and End '%.24s' must be cycles with End >= Start; row skipped",
                     f[1], f[2]);

@@ -623,8 +623,8 @@ int tqh__ynum(tqh__report_t *rep, const tqh__ynode_t *node, const char *key, dou
 /* ---- Text values ----------------------------------------------------------------------------- */
 
 int tqh__parse_u64(const char *s, uint64_t *out) {
-  if (!s || !*s) return 0;
-  int base = 10;
+  if (!s) return 0;
+  unsigned base = 10;
   if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
     base = 16;
     s += 2;
@@ -632,24 +632,7 @@ int tqh__parse_u64(const char *s, uint64_t *out) {
     base = 8;
     s += 2;
   }
-  if (!*s) return 0;
-  uint64_t v = 0;
-  for (; *s; s++) {
-    int d;
-    if (*s >= '0' && *s <= '9')
-      d = *s - '0';
-    else if (*s >= 'a' && *s <= 'f')
-      d = *s - 'a' + 10;
-    else if (*s >= 'A' && *s <= 'F')
-      d = *s - 'A' + 10;
-    else
-      return 0;
-    if (d >= base) return 0;
-    if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) return 0;
-    v = v * (uint64_t)base + (uint64_t)d;
-  }
-  *out = v;
-  return 1;
+  return tq_parse_u64(s, base, out);
 }
 
 int tqh__parse_i64(const char *s, int64_t *out) {

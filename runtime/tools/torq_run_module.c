@@ -90,17 +90,6 @@ static int report(tq_status_t st, int code) {
   return code;
 }
 
-static int parse_u64(const char *s, uint64_t *out) {
-  if (!*s) return 0;
-  uint64_t v = 0;
-  for (; *s; s++) {
-    if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10) return 0;
-    v = v * 10 + (uint64_t)(*s - '0');
-  }
-  *out = v;
-  return 1;
-}
-
 /* Matches "--name=value" or "--name value"; returns 1 and sets *value, 0 if `arg` is another
  * option, -1 when the value is missing. */
 static int option(int argc, char **argv, int *i, const char *name, const char **value) {
@@ -166,16 +155,16 @@ static int parse_args(int argc, char **argv, config_t *cfg) {
         cfg->profile = v;
         break;
       case 5:
-        if (!parse_u64(v, &cfg->seed))
+        if (!tq_parse_u64(v, 10, &cfg->seed))
           return bad_usage("--seed needs a non-negative integer, not '%s'", v);
         break;
       case 6:
-        if (!parse_u64(v, &cfg->repeat) || cfg->repeat == 0 || cfg->repeat > UINT32_MAX)
+        if (!tq_parse_u64(v, 10, &cfg->repeat) || cfg->repeat == 0 || cfg->repeat > UINT32_MAX)
           return bad_usage("--repeat needs an integer from 1 to %" PRIu32 ", not '%s'", UINT32_MAX,
                            v);
         break;
       case 7:
-        if (!parse_u64(v, &cfg->print_max))
+        if (!tq_parse_u64(v, 10, &cfg->print_max))
           return bad_usage("--print_max_element_count needs a non-negative integer, not '%s'", v);
         break;
       case 8:

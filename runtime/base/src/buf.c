@@ -97,3 +97,23 @@ char *tq_buf_detach(tq_buf_t *buf) {
   buf->cap = 0;
   return data;
 }
+
+int tq_parse_u64(const char *s, unsigned base, uint64_t *out) {
+  if (!s || !*s || base < 2 || base > 16) return 0;
+  uint64_t v = 0;
+  for (; *s; s++) {
+    unsigned d;
+    if (*s >= '0' && *s <= '9')
+      d = (unsigned)(*s - '0');
+    else if (*s >= 'a' && *s <= 'f')
+      d = (unsigned)(*s - 'a') + 10;
+    else if (*s >= 'A' && *s <= 'F')
+      d = (unsigned)(*s - 'A') + 10;
+    else
+      return 0;
+    if (d >= base || v > (UINT64_MAX - d) / base) return 0;
+    v = v * base + d;
+  }
+  *out = v;
+  return 1;
+}

@@ -249,6 +249,29 @@ START_TEST(buf_detach_of_nothing_returns_an_empty_heap_string) {
 }
 END_TEST
 
+START_TEST(parse_u64_takes_whole_strings_of_digits_in_a_base) {
+  uint64_t v = 0;
+  ck_assert_int_eq(tq_parse_u64("0", 10, &v), 1);
+  ck_assert_uint_eq(v, 0);
+  ck_assert_int_eq(tq_parse_u64("18446744073709551615", 10, &v), 1);
+  ck_assert_uint_eq(v, UINT64_MAX);
+  ck_assert_int_eq(tq_parse_u64("ff", 16, &v), 1);
+  ck_assert_uint_eq(v, 255);
+  ck_assert_int_eq(tq_parse_u64("FFFFFFFFFFFFFFFF", 16, &v), 1);
+  ck_assert_uint_eq(v, UINT64_MAX);
+  ck_assert_int_eq(tq_parse_u64("17", 8, &v), 1);
+  ck_assert_uint_eq(v, 15);
+  v = 7;
+  const char *bad[] = {"", "18446744073709551616", "12a", "-1", "+1", " 1", "1 "};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+    ck_assert_msg(!tq_parse_u64(bad[i], 10, &v), "'%s' was taken", bad[i]);
+  ck_assert_int_eq(tq_parse_u64("8", 8, &v), 0);
+  ck_assert_int_eq(tq_parse_u64("10000000000000000", 16, &v), 0);
+  ck_assert_int_eq(tq_parse_u64("1", 1, &v), 0);
+  ck_assert_uint_eq(v, 7); /* untouched on failure */
+}
+END_TEST
+
 Suite *str_suite(void) {
   Suite *s = suite_create("str");
   TCase *tc = tcase_create("sv");
@@ -275,6 +298,7 @@ Suite *str_suite(void) {
   tcase_add_test(tc, buf_reserve_past_limit_or_size_max_fails_with_limit);
   tcase_add_test(tc, buf_capacity_never_exceeds_limit_plus_nul);
   tcase_add_test(tc, buf_append_under_oom_returns_out_of_memory_and_keeps_content);
+  tcase_add_test(tc, parse_u64_takes_whole_strings_of_digits_in_a_base);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "torq/base/status.h"
@@ -48,6 +49,10 @@ tq_status_t tq_buf_append_cstr(tq_buf_t *buf, const char *s) TQ_MUST_USE;
 tq_status_t tq_buf_putc(tq_buf_t *buf, char c) TQ_MUST_USE;
 tq_status_t tq_buf_printf(tq_buf_t *buf, const char *fmt, ...) TQ_PRINTF(2, 3) TQ_MUST_USE;
 tq_status_t tq_buf_vprintf(tq_buf_t *buf, const char *fmt, va_list ap) TQ_MUST_USE;
+
+/* Parses the whole of `s`, digits of `base` (2..16, either case) and nothing else, into *out.
+ * Returns 0 for an empty string, another byte, or a value beyond UINT64_MAX. */
+int tq_parse_u64(const char *s, unsigned base, uint64_t *out);
 
 /* Hands the data to the caller (free() with tq_free) and empties the buffer. Returns an empty
  * heap string when nothing was appended; NULL only when memory runs out. */
