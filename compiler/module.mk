@@ -17,10 +17,10 @@ TOOLS += $(BIN)/torq-compile
 
 # Tests may include private headers (compiler/src) to test internals.
 COMPILER_TEST_SRCS := $(wildcard compiler/tests/*.c)
-$(BUILD)/tests/compiler-tests: $(call objs,$(COMPILER_TEST_SRCS)) $(LIB_COMPILER) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
+$(BUILD)/tests/compiler-tests: $(call objs,$(COMPILER_TEST_SRCS)) $(TEST_SUPPORT_OBJ) $(LIB_COMPILER) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(COMPILER_LDLIBS) $(call pkg_libs,check)
-$(call objs,$(COMPILER_TEST_SRCS)): CPPFLAGS += $(COMPILER_CPPFLAGS) -Icompiler/src $(call pkg_cflags,check)
+$(call objs,$(COMPILER_TEST_SRCS)): CPPFLAGS += $(COMPILER_CPPFLAGS) -Icompiler/src $(TEST_SUPPORT_CPPFLAGS)
 TEST_BINS += $(BUILD)/tests/compiler-tests
 
 # libFuzzer target for the parser (clang only; built apart from the flavour's objects).

@@ -34,10 +34,10 @@ TOOLS += $(BIN)/torq-annotate
 
 # Tests may include private headers (harness/src) to test internals.
 HARNESS_TEST_SRCS := $(wildcard harness/tests/*.c)
-$(BUILD)/tests/harness-tests: $(call objs,$(HARNESS_TEST_SRCS)) $(HARNESS_LIBS)
+$(BUILD)/tests/harness-tests: $(call objs,$(HARNESS_TEST_SRCS)) $(TEST_SUPPORT_OBJ) $(HARNESS_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(HARNESS_LDLIBS) $(call pkg_libs,check)
-$(call objs,$(HARNESS_TEST_SRCS)): CPPFLAGS += $(call pkg_cflags,check)
+$(call objs,$(HARNESS_TEST_SRCS)): CPPFLAGS += $(TEST_SUPPORT_CPPFLAGS)
 TEST_BINS += $(BUILD)/tests/harness-tests
 
 # libFuzzer target for the runtime profile CSV reader (clang only; built apart from the flavour's

@@ -13,10 +13,10 @@ TOOLS += $(BIN)/torq-test
 # (internals) tests the runner's private parts (cache, worker protocol, progress) directly, so the
 # binary links the harness library and may include harness/src.
 E2E_SRCS := $(wildcard harness/e2e/*.c)
-$(BUILD)/tests/torq-test-e2e: $(call objs,$(E2E_SRCS)) $(HARNESS_LIBS)
+$(BUILD)/tests/torq-test-e2e: $(call objs,$(E2E_SRCS)) $(TEST_SUPPORT_OBJ) $(HARNESS_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(TORQ_TEST_LDLIBS) $(call pkg_libs,check)
-$(call objs,$(E2E_SRCS)): CPPFLAGS += $(HARNESS_CPPFLAGS) -Iharness/src $(call pkg_cflags,check)
+$(call objs,$(E2E_SRCS)): CPPFLAGS += $(HARNESS_CPPFLAGS) -Iharness/src $(TEST_SUPPORT_CPPFLAGS)
 $(call objs,$(E2E_SRCS)): | $(FORMATS_GEN_H) $(HARNESS_GEN_H)
 # The tests run the binary, so it is built with them.
 $(BUILD)/tests/torq-test-e2e: | $(BIN)/torq-test

@@ -29,11 +29,11 @@ TOOLS += $(BIN)/torq-run-module
 # models, so the test binary (only it: the library does not depend on the compiler) links the
 # compiler library, which needs what RUNTIME_LIBS brings after it (sim, formats, base).
 RUNTIME_TEST_SRCS := $(wildcard runtime/tests/*.c)
-$(BUILD)/tests/runtime-tests: $(call objs,$(RUNTIME_TEST_SRCS)) $(LIB_COMPILER) $(RUNTIME_LIBS)
+$(BUILD)/tests/runtime-tests: $(call objs,$(RUNTIME_TEST_SRCS)) $(TEST_SUPPORT_OBJ) $(LIB_COMPILER) $(RUNTIME_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(RUNTIME_LDLIBS) $(call pkg_libs,check)
 $(call objs,$(RUNTIME_TEST_SRCS)): CPPFLAGS += $(RUNTIME_CPPFLAGS) -Iruntime/src -Icompiler/include \
-  $(call pkg_cflags,check)
+  $(TEST_SUPPORT_CPPFLAGS)
 TEST_BINS += $(BUILD)/tests/runtime-tests
 
 # libFuzzer target for the module loader (clang only; built apart from the flavour's objects).

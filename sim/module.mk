@@ -10,8 +10,8 @@ $(call objs,$(SIM_SRCS) $(wildcard sim/tests/*.c)): | $(FORMATS_GEN_H)
 LIBS += $(LIB_SIM)
 
 SIM_TEST_SRCS := $(wildcard sim/tests/*.c)
-$(BUILD)/tests/sim-tests: $(call objs,$(SIM_TEST_SRCS)) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
+$(BUILD)/tests/sim-tests: $(call objs,$(SIM_TEST_SRCS)) $(TEST_SUPPORT_OBJ) $(LIB_SIM) $(LIB_FORMATS) $(LIB_BASE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(SIM_LDLIBS) $(call pkg_libs,check)
-$(call objs,$(SIM_TEST_SRCS)): CPPFLAGS += $(SIM_CPPFLAGS) $(call pkg_cflags,check)
+$(call objs,$(SIM_TEST_SRCS)): CPPFLAGS += $(SIM_CPPFLAGS) $(TEST_SUPPORT_CPPFLAGS)
 TEST_BINS += $(BUILD)/tests/sim-tests

@@ -7,6 +7,7 @@
 #include "suites.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "tq_test.h"
 
 tqc_module_t *tt_parse(const char *text) {
   tqc_module_t *m = NULL;
@@ -75,8 +76,5 @@ int main(void) {
   if (name##_suite) srunner_add_suite(sr, name##_suite());
   TT_SUITES(TT_ADD_SUITE)
 #undef TT_ADD_SUITE
-  srunner_run_all(sr, CK_NORMAL);
-  int failures = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failures ? 1 : 0;
+  return tq_test_run(sr); /* runs, then prints the skips */
 }

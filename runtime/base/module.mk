@@ -8,9 +8,16 @@ $(LIB_BASE): $(call objs,$(BASE_SRCS))
 $(call objs,$(BASE_SRCS)): CPPFLAGS += $(BASE_CPPFLAGS) -Iruntime/base/src $(call pkg_cflags,libcrypto)
 LIBS += $(LIB_BASE)
 
+# Test support linked into every test binary, never into a library: the one way a test skips
+# (runtime/base/testing/tq_test.h). Each test binary lists $(TEST_SUPPORT_OBJ) among its objects
+# and compiles its tests with $(TEST_SUPPORT_CPPFLAGS).
+TEST_SUPPORT_OBJ := $(call objs,runtime/base/testing/tq_test.c)
+TEST_SUPPORT_CPPFLAGS := -Iruntime/base/testing $(call pkg_cflags,check)
+$(TEST_SUPPORT_OBJ): CPPFLAGS += $(TEST_SUPPORT_CPPFLAGS)
+
 BASE_TEST_SRCS := $(wildcard runtime/base/tests/*.c)
-$(BUILD)/tests/base-tests: $(call objs,$(BASE_TEST_SRCS)) $(LIB_BASE)
+$(BUILD)/tests/base-tests: $(call objs,$(BASE_TEST_SRCS)) $(TEST_SUPPORT_OBJ) $(LIB_BASE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(BASE_LDLIBS) $(call pkg_libs,check)
-$(call objs,$(BASE_TEST_SRCS)): CPPFLAGS += $(BASE_CPPFLAGS) $(call pkg_cflags,check)
+$(call objs,$(BASE_TEST_SRCS)): CPPFLAGS += $(BASE_CPPFLAGS) $(TEST_SUPPORT_CPPFLAGS)
 TEST_BINS += $(BUILD)/tests/base-tests

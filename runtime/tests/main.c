@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "suites.h"
+#include "tq_test.h"
 
 int main(void) {
   SRunner *sr = srunner_create(input_suite());
@@ -13,8 +14,5 @@ int main(void) {
   srunner_add_suite(sr, profile_suite());
   srunner_add_suite(sr, tool_suite());
   srunner_add_suite(sr, corpus_e2e_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return tq_test_run(sr); /* runs, then prints the skips */
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "helpers.h"
+#include "tq_test.h"
 
 int main(void) {
   SRunner *sr = srunner_create(tensor_suite());
@@ -16,8 +17,5 @@ int main(void) {
   srunner_add_suite(sr, errors_suite());
   srunner_add_suite(sr, cost_model_suite());
   srunner_add_suite(sr, npu_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failures = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+  return tq_test_run(sr); /* runs, then prints the skips */
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "helpers.h"
+#include "tq_test.h"
 
 int main(void) {
   SRunner *sr = srunner_create(status_suite());
@@ -13,8 +14,5 @@ int main(void) {
   srunner_add_suite(sr, file_suite());
   srunner_add_suite(sr, sha256_suite());
   srunner_add_suite(sr, diag_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failures = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failures ? 1 : 0;
+  return tq_test_run(sr); /* runs, then prints the skips */
 }
