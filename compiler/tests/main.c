@@ -46,16 +46,18 @@ char *tt_print(const tqc_module_t *module) {
 int tt_corpus_paths(char *dir, char ***out_paths, size_t *out_count) {
   *out_paths = NULL;
   *out_count = 0;
+  const char *corpus = tq_test_corpus();
+  if (!corpus) return 0;
   char own_dir[TT_PATH_MAX];
   if (!dir) dir = own_dir;
-  const char *root = getenv("TORQ_TESTDATA");
-  snprintf(dir, TT_PATH_MAX, "%s/tosa_ops", root ? root : "");
+  snprintf(dir, TT_PATH_MAX, "%s", corpus);
   char **paths;
   size_t n;
-  tq_status_t st = root ? tq_dir_list(dir, ".mlir", &paths, &n) : NULL;
-  if (!root || st) {
+  tq_status_t st = tq_dir_list(dir, ".mlir", &paths, &n);
+  if (st) {
+    char *text = tq_status_format(st, 0);
     tq_status_free(st);
-    return 0;
+    ck_abort_msg("cannot list the corpus: %s", text ? text : "(oom)");
   }
   for (size_t i = 0; i < n; i++) { /* each name becomes its path */
     size_t size = strlen(dir) + strlen(paths[i]) + 2;

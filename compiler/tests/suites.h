@@ -48,11 +48,11 @@ char *tt_expect_error(const char *text, const char *prefix);
 /* Prints a module; fails the test on error. Heap string, caller frees with tq_free. */
 char *tt_print(const tqc_module_t *module);
 
-/* The corpus: writes "$TORQ_TESTDATA/tosa_ops" into `dir` (TT_PATH_MAX bytes; may be NULL) and
- * stores the paths ("DIR/NAME") of its *.mlir files, sorted by name (tq_dir_list). Returns 0, with
- * no paths, when TORQ_TESTDATA is unset or the folder cannot be listed: the caller skips with a
- * message; 1 otherwise, also for a folder without models. Free the paths with tq_dir_list_free
- * (when the count is 0 the array is NULL). */
+/* The corpus: writes its folder (tq_test_corpus: $TORQ_TESTDATA/tosa_ops) into `dir` (TT_PATH_MAX
+ * bytes; may be NULL) and stores the paths ("DIR/NAME") of its *.mlir files, sorted by name
+ * (tq_dir_list); 1 then, with at least one path. When the corpus is missing, returns 0 with no
+ * paths after tq_test_missing (a failure under CI, a counted skip otherwise): the caller returns.
+ * Free the paths with tq_dir_list_free. */
 #define TT_PATH_MAX 4096
 int tt_corpus_paths(char *dir, char ***out_paths, size_t *out_count);
 

@@ -31,6 +31,7 @@
 #include "torq/base/status.h"
 #include "torq/base/str.h"
 #include "torq/compiler/mlir.h"
+#include "tq_test.h"
 
 /* ---- helpers: environment, time, files ------------------------------------------------------ */
 
@@ -57,29 +58,24 @@ static char *dup_exact(const char *text, size_t len) {
   return copy;
 }
 
-static int corpus_path(const char *name, char out[PATH_MAX]) {
-  const char *dir = getenv("TORQ_TESTDATA");
-  if (!dir || !*dir) return 0;
-  snprintf(out, PATH_MAX, "%s/tosa_ops/%s", dir, name);
-  return access(out, R_OK) == 0;
-}
-
+/* The size of corpus model `name`, 0 when it is not there. Called while the suite is built, before
+ * any test runs, so it only looks. */
 static size_t corpus_size(const char *name) {
   char path[PATH_MAX];
+  snprintf(path, sizeof(path), "%.*s/tosa_ops/%s", PATH_MAX - 128, tq_test_testdata(), name);
   struct stat st;
-  if (!corpus_path(name, path) || stat(path, &st) != 0) return 0;
-  return (size_t)st.st_size;
+  return stat(path, &st) == 0 ? (size_t)st.st_size : 0;
 }
 
-/* Reads corpus model `name` into `out` (initialized here; the caller deinits it). Returns 0, after
- * saying so, when the corpus is not there. */
+/* Reads corpus model `name` into `out` (initialized here; the caller deinits it). Returns 0 when
+ * the corpus is missing (tq_test_corpus: a failure under CI, a counted skip otherwise); a corpus
+ * without that model fails the test. */
 static int corpus_read(const char *name, tq_buf_t *out) {
   char path[PATH_MAX];
   tq_buf_init(out, 0);
-  if (!corpus_path(name, path)) {
-    fprintf(stderr, "bad_input: skipped: %s not found (set TORQ_TESTDATA)\n", name);
-    return 0;
-  }
+  const char *corpus = tq_test_corpus();
+  if (!corpus) return 0;
+  snprintf(path, sizeof(path), "%.*s/%s", PATH_MAX - 128, corpus, name);
   tq_status_t status = tq_file_read(path, 0, out);
   ck_assert_msg(status == NULL, "reading %s: %s", path, status_text(status));
   return 1;
@@ -982,16 +978,9 @@ typedef struct cli_result_s {
   double seconds;
 } cli_result_t;
 
-/* $TORQ_BIN/torq-compile, or NULL (after saying so) when it is not there. */
+/* This build's torq-compile ($TORQ_BIN, else beside the test binary); a failure when missing. */
 static const char *cli_path(void) {
-  static char path[PATH_MAX];
-  const char *bin = getenv("TORQ_BIN");
-  if (bin && *bin) {
-    snprintf(path, sizeof(path), "%s/torq-compile", bin);
-    if (access(path, X_OK) == 0) return path;
-  }
-  fprintf(stderr, "bad_input: skipped: no torq-compile (set TORQ_BIN)\n");
-  return NULL;
+  return tq_test_own_tool("torq-compile");
 }
 
 /* Runs torq-compile with `args` (NULL-terminated), stdout to /dev/null and stderr through a pipe,
@@ -1056,7 +1045,6 @@ static void cli_run(const char *tool, const char *const args[], double timeout, 
  * and no output file. */
 static void cli_expect_rejected(const char *what, const char *text, size_t len, const expect_t *e) {
   const char *tool = cli_path();
-  if (!tool) return;
   char model[PATH_MAX], output[PATH_MAX + 8];
   char name[96];
   snprintf(name, sizeof(name), "%s.mlir", what);
@@ -1130,7 +1118,6 @@ static const usage_case_t usage_cases[] = {
 
 START_TEST(cli_rejects_bad_usage) {
   const char *tool = cli_path();
-  if (!tool) return;
   char model[PATH_MAX];
   tmp_write("usage.mlir", VALID, strlen(VALID), model);
   const char *args[6] = {NULL};
@@ -1150,7 +1137,6 @@ END_TEST
 /* A model path that is missing or a directory: exit 1 or 2, naming the path. */
 static void cli_expect_unreadable(const char *path) {
   const char *tool = cli_path();
-  if (!tool) return;
   const char *args[] = {path, "--compile-to=input", NULL};
   cli_result_t r;
   cli_run(tool, args, 30.0, &r);
@@ -1177,7 +1163,6 @@ END_TEST
 static void cli_expect_accepted(const char *name, const char *text, size_t len, double max_seconds,
                                 size_t min_output) {
   const char *tool = cli_path();
-  if (!tool) return;
   char model[PATH_MAX], output[PATH_MAX + 8];
   tmp_write(name, text, len, model);
   snprintf(output, sizeof(output), "%s.out", model);
@@ -1203,7 +1188,6 @@ END_TEST
  * existing module keeps its bytes (the module is written to a temporary name and renamed). */
 START_TEST(cli_failed_compile_leaves_output_alone) {
   const char *tool = cli_path();
-  if (!tool) return;
   static const char conv[] =
       "func.func @main(%arg0: tensor<1x8x8x64xi8>) -> tensor<1x8x8x64xi32> {\n"
       "  %w = \"tosa.const\"() <{values = dense<3> : tensor<64x3x3x64xi8>}> : () -> "

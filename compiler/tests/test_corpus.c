@@ -1,7 +1,8 @@
 /* The corpus: every model of $TORQ_TESTDATA/tosa_ops parses, verifies, prints, and prints the
- * same text again after a re-parse; and mlir-opt-22, given the printed text, accepts it and
- * prints it back byte for byte (skipped when mlir-opt is missing, or under valgrind with
- * TORQ_VALGRIND set, where it is slow). */
+ * same text again after a re-parse; and mlir-opt-22 ($TORQ_MLIR_OPT, else Debian's), given the
+ * printed text, accepts it and prints it back byte for byte (skipped under valgrind with
+ * TORQ_VALGRIND set, where it is slow). A missing corpus or mlir-opt is a failure under CI and a
+ * counted skip otherwise (tq_test.h). */
 #include <check.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "suites.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "tq_test.h"
 
 #define MLIR_OPT "/usr/lib/llvm-22/bin/mlir-opt"
 #define PARALLEL 8
@@ -26,18 +28,10 @@ static char *parse_print(const char *path, const char *text, size_t len) {
   return s;
 }
 
-/* The corpus paths; none, after a message, when it is absent. */
-static size_t corpus_or_skip(char ***out_paths) {
-  size_t n;
-  tt_corpus_paths(NULL, out_paths, &n);
-  if (n == 0) fprintf(stderr, "corpus: skipped: no $TORQ_TESTDATA/tosa_ops\n");
-  return n;
-}
-
 START_TEST(corpus_parses_verifies_and_round_trips) {
   char **paths;
-  size_t n = corpus_or_skip(&paths);
-  if (n == 0) return;
+  size_t n;
+  if (!tt_corpus_paths(NULL, &paths, &n)) return;
   for (size_t i = 0; i < n; i++) {
     tqc_module_t *m = NULL;
     tq_status_t st = tqc_module_parse_file(paths[i], NULL, &m);
@@ -59,12 +53,12 @@ START_TEST(corpus_parses_verifies_and_round_trips) {
 }
 END_TEST
 
-static pid_t spawn_mlir_opt(const char *in, const char *out) {
+static pid_t spawn_mlir_opt(const char *mlir_opt, const char *in, const char *out) {
   pid_t pid = fork();
   if (pid == 0) {
     int devnull = open("/dev/null", O_WRONLY);
     if (devnull >= 0) dup2(devnull, 2);
-    execl(MLIR_OPT, "mlir-opt", "--mlir-print-op-generic", "--mlir-print-debuginfo",
+    execl(mlir_opt, "mlir-opt", "--mlir-print-op-generic", "--mlir-print-debuginfo",
           "--mlir-print-local-scope", in, "-o", out, (char *)NULL);
     _exit(127);
   }
@@ -73,16 +67,15 @@ static pid_t spawn_mlir_opt(const char *in, const char *out) {
 
 START_TEST(corpus_printed_form_is_accepted_and_kept_by_mlir_opt) {
   if (getenv("TORQ_VALGRIND")) {
-    fprintf(stderr, "corpus: mlir-opt check skipped under valgrind (TORQ_VALGRIND)\n");
+    tq_test_skip("mlir-opt is too slow under valgrind (TORQ_VALGRIND)");
     return;
   }
-  if (access(MLIR_OPT, X_OK) != 0) {
-    fprintf(stderr, "corpus: mlir-opt check skipped: no %s\n", MLIR_OPT);
-    return;
-  }
+  const char *mlir_opt = tq_test_tool("TORQ_MLIR_OPT", MLIR_OPT,
+                                      "apt-get install mlir-22-tools (scripts/install-test-tools)");
+  if (!mlir_opt) return;
   char **paths;
-  size_t n = corpus_or_skip(&paths);
-  if (n == 0) return;
+  size_t n;
+  if (!tt_corpus_paths(NULL, &paths, &n)) return;
   char dir[] = "/tmp/torq-corpus-XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
   char **printed = calloc(n, sizeof(*printed));
@@ -99,7 +92,7 @@ START_TEST(corpus_printed_form_is_accepted_and_kept_by_mlir_opt) {
       snprintf(in[i - start], sizeof(in[0]), "%s/%zu.in.mlir", dir, i);
       snprintf(out[i - start], sizeof(out[0]), "%s/%zu.out.mlir", dir, i);
       TT_ASSERT_OK(tq_file_write_atomic(in[i - start], printed[i], strlen(printed[i])));
-      pids[i - start] = spawn_mlir_opt(in[i - start], out[i - start]);
+      pids[i - start] = spawn_mlir_opt(mlir_opt, in[i - start], out[i - start]);
       ck_assert_int_gt(pids[i - start], 0);
     }
     for (size_t i = start; i < end; i++) {

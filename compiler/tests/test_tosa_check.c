@@ -549,10 +549,7 @@ END_TEST
 START_TEST(tosa_check_accepts_every_corpus_model) {
   char dir[TT_PATH_MAX], **paths;
   size_t n;
-  if (!tt_corpus_paths(dir, &paths, &n)) {
-    fprintf(stderr, "tosa_check: corpus test skipped: no $TORQ_TESTDATA/tosa_ops\n");
-    return;
-  }
+  if (!tt_corpus_paths(dir, &paths, &n)) return;
   for (size_t i = 0; i < n; i++) {
     tqc_module_t *m = NULL;
     tq_status_t st = tqc_module_parse_file(paths[i], NULL, &m);
