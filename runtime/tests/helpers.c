@@ -12,6 +12,7 @@
 
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "tq_test.h"
 
 void ck_status(tq_status_t st, tq_status_code_t code, const char *needle) {
   ck_assert_msg(st != NULL, "expected an error containing \"%s\", got OK", needle);
@@ -537,5 +538,8 @@ void run_and_expect(const tqr_module_t *module, tqr_device_t *device, tqr_profil
 
 void test_module_path(const char *name, char out[4096]) {
   const char *dir = getenv("TORQ_TEST_MODULES");
-  snprintf(out, 4096, "%s/%s.vmfb", dir && *dir ? dir : "build/default/test-modules", name);
+  if (dir && *dir)
+    snprintf(out, 4096, "%s/%s.vmfb", dir, name);
+  else /* build/<flavour>/test-modules, beside the tools' folder */
+    snprintf(out, 4096, "%s/../test-modules/%s.vmfb", tq_test_bin(), name);
 }

@@ -106,7 +106,7 @@ void tmpdir_remove(const char *dir);
 char *slurp(const char *path, size_t *out_len);
 
 /* The path of one of our models (suites/models/NAME.mlir) compiled by make check into
- * $TORQ_TEST_MODULES (default build/default/test-modules): "<dir>/NAME.vmfb". */
+ * $TORQ_TEST_MODULES (default: test-modules beside this build's bin folder): "<dir>/NAME.vmfb". */
 void test_module_path(const char *name, char out[4096]);
 void write_file(const char *path, const void *data, size_t len);
 

@@ -25,6 +25,7 @@
 #include "torq/compiler/ir.h"
 #include "torq/compiler/reference.h"
 #include "torq/sim/tensor.h"
+#include "tq_test.h"
 
 #define E2E_MAX_IO 16
 
@@ -55,15 +56,16 @@ static double e2e_eps(tqs_type_t type) {
 
 /* ---- The corpus ----------------------------------------------------------------------------- */
 
-/* The sorted *.mlir names of $TORQ_TESTDATA/tosa_ops, that folder in `dir` (4096 bytes); no
- * names when the variable is unset or the folder cannot be listed. */
+/* The sorted *.mlir names of the corpus (tq_test_corpus: $TORQ_TESTDATA/tosa_ops), that folder in
+ * `dir` (4096 bytes); no names, after tq_test_missing, when the corpus is missing. */
 static size_t e2e_corpus(char *dir, char ***out_names) {
-  const char *root = getenv("TORQ_TESTDATA");
-  snprintf(dir, 4096, "%s/tosa_ops", root ? root : "");
   size_t n = 0;
   *out_names = NULL;
-  tq_status_t st = root ? tq_dir_list(dir, ".mlir", out_names, &n) : NULL;
-  tq_status_free(st);
+  const char *corpus = tq_test_corpus();
+  if (!corpus) return 0;
+  snprintf(dir, 4096, "%s", corpus);
+  tq_status_t st = tq_dir_list(dir, ".mlir", out_names, &n);
+  ck_assert_msg(st == NULL, "cannot list %s: %s", dir, st ? tq_status_message(st) : "");
   return n;
 }
 
@@ -352,10 +354,7 @@ done:
 START_TEST(corpus_npu_outputs_equal_the_reference_and_cycles_the_estimate) {
   char dir[4096], **names;
   size_t n = e2e_corpus(dir, &names);
-  if (n == 0) {
-    fprintf(stderr, "corpus e2e: skipped: no $TORQ_TESTDATA/tosa_ops\n");
-    return;
-  }
+  if (n == 0) return; /* the corpus is missing: tq_test_missing said so */
   size_t every = getenv("TORQ_VALGRIND") ? 10 : 1;
   e2e_totals_t *t = calloc(1, sizeof(*t));
   ck_assert_ptr_nonnull(t);

@@ -1,6 +1,7 @@
-/* torq-run-module end to end: the real binary ($TORQ_BIN/torq-run-module, set by `make check`)
- * in a child process, on hand-made module files; and the seed flow with the real torq-compile
- * once it writes modules. */
+/* torq-run-module end to end: the real binary (this build's, tq_test_own_tool) in a child process,
+ * on hand-made module files; and DESIGN's seed flow with the real torq-compile on the corpus's
+ * add.mlir (a missing corpus is a failure under CI and a counted skip otherwise; a torq-compile
+ * that fails is a failure). */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,21 +14,16 @@
 #include "helpers.h"
 #include "suites.h"
 #include "torq/base/alloc.h"
+#include "tq_test.h"
 
 typedef struct tool_run_s {
   int status;
   char *out, *err; /* tq_free */
 } tool_run_t;
 
-/* The tool's path in `out`, or 0 when TORQ_BIN is not set (the test then does nothing). */
-static int tool_path(const char *name, char *out) {
-  const char *bin = getenv("TORQ_BIN");
-  if (!bin || !*bin) {
-    fprintf(stderr, "note: TORQ_BIN is not set; skipping the %s end-to-end test\n", name);
-    return 0;
-  }
-  snprintf(out, PATH_MAX, "%s/%s", bin, name);
-  return 1;
+/* This build's tool `name` in `out` (PATH_MAX bytes); a failure when it is missing. */
+static void tool_path(const char *name, char *out) {
+  snprintf(out, PATH_MAX, "%s", tq_test_own_tool(name));
 }
 
 /* Runs argv (argv[0] a path) with stdout and stderr into files of `dir`. */
@@ -79,7 +75,7 @@ static void ck_wall_time_line(const char *err) {
 
 START_TEST(tool_runs_a_module_and_prints_results) {
   char tool[PATH_MAX], dir[PATH_MAX], mod[PATH_MAX + 32], arg[PATH_MAX + 64];
-  if (!tool_path("torq-run-module", tool)) return;
+  tool_path("torq-run-module", tool);
   tmpdir_make(dir);
   snprintf(mod, sizeof(mod), "%s/m.vmfb", dir);
   snprintf(arg, sizeof(arg), "--module=%s", mod);
@@ -103,7 +99,7 @@ START_TEST(tool_writes_the_profile_and_output_files) {
   char tool[PATH_MAX], dir[PATH_MAX], mod[PATH_MAX + 32], a_mod[PATH_MAX + 64];
   char a_prof[PATH_MAX + 64], a_out[PATH_MAX + 64], a_in[PATH_MAX + 64], prof[PATH_MAX + 32];
   char npy_in[PATH_MAX + 32], npy_out[PATH_MAX + 32];
-  if (!tool_path("torq-run-module", tool)) return;
+  tool_path("torq-run-module", tool);
   tmpdir_make(dir);
   snprintf(mod, sizeof(mod), "%s/m.vmfb", dir);
   snprintf(prof, sizeof(prof), "%s/profile.csv", dir);
@@ -156,7 +152,7 @@ START_TEST(tool_reads_and_writes_raw_bin_files) {
   char tool[PATH_MAX], dir[PATH_MAX], mod[PATH_MAX + 32], bin_in[PATH_MAX + 32],
       bin_out[PATH_MAX + 32];
   char a_mod[PATH_MAX + 64], a_in[PATH_MAX + 64], a_out[PATH_MAX + 64];
-  if (!tool_path("torq-run-module", tool)) return;
+  tool_path("torq-run-module", tool);
   tmpdir_make(dir);
   snprintf(mod, sizeof(mod), "%s/m.vmfb", dir);
   snprintf(bin_in, sizeof(bin_in), "%s/in.bin", dir);
@@ -229,7 +225,7 @@ START_TEST(tool_exit_codes_and_messages) {
   const exit_case_t *c = &exit_cases[_i];
   char tool[PATH_MAX], dir[PATH_MAX], mod[PATH_MAX + 32], garbage[PATH_MAX + 32];
   char divmod[PATH_MAX + 32], a_mod[PATH_MAX + 64], a_garbage[PATH_MAX + 64], a_div[PATH_MAX + 64];
-  if (!tool_path("torq-run-module", tool)) return;
+  tool_path("torq-run-module", tool);
   tmpdir_make(dir);
   snprintf(mod, sizeof(mod), "%s/m.vmfb", dir);
   snprintf(garbage, sizeof(garbage), "%s/g.vmfb", dir);
@@ -269,7 +265,7 @@ END_TEST
 START_TEST(tool_profile_is_valid_when_the_run_fails) {
   char tool[PATH_MAX], dir[PATH_MAX], mod[PATH_MAX + 32], prof[PATH_MAX + 32];
   char a_mod[PATH_MAX + 64], a_prof[PATH_MAX + 64];
-  if (!tool_path("torq-run-module", tool)) return;
+  tool_path("torq-run-module", tool);
   tmpdir_make(dir);
   snprintf(mod, sizeof(mod), "%s/d.vmfb", dir);
   snprintf(prof, sizeof(prof), "%s/p.csv", dir);
@@ -302,18 +298,17 @@ START_TEST(tool_profile_is_valid_when_the_run_fails) {
 }
 END_TEST
 
-/* DESIGN's seed commands, once torq-compile writes modules with these flags. */
+/* DESIGN's seed commands: torq-compile writes the module, trace and debug info; torq-run-module
+ * runs it with the profile. */
 START_TEST(tool_seed_flow_compile_then_run) {
   char compile[PATH_MAX], run[PATH_MAX], dir[PATH_MAX];
-  if (!tool_path("torq-compile", compile) || !tool_path("torq-run-module", run)) return;
-  const char *testdata = getenv("TORQ_TESTDATA");
+  tool_path("torq-compile", compile);
+  tool_path("torq-run-module", run);
+  const char *corpus = tq_test_corpus();
+  if (!corpus) return;
   char model[PATH_MAX + 32];
-  snprintf(model, sizeof(model), "%s/tosa_ops/add.mlir",
-           testdata && *testdata ? testdata : "../shared/testdata");
-  if (access(model, R_OK) != 0) {
-    fprintf(stderr, "note: %s not found; skipping the seed flow\n", model);
-    return;
-  }
+  snprintf(model, sizeof(model), "%s/add.mlir", corpus);
+  ck_assert_msg(access(model, R_OK) == 0, "the corpus has no %s", model);
   tmpdir_make(dir);
   char vmfb[PATH_MAX + 32], trace[PATH_MAX + 64], dbg[PATH_MAX + 64], prof[PATH_MAX + 64],
       dispatch[PATH_MAX + 64];
@@ -324,15 +319,8 @@ START_TEST(tool_seed_flow_compile_then_run) {
   char *cargv[] = {compile, model, "-o", vmfb, "--torq-enable-profiling", trace, dbg, NULL};
   tool_run_t r;
   run_tool(dir, cargv, &r);
-  if (r.status != 0) {
-    fprintf(stderr, "note: torq-compile cannot run the seed command yet (exit %d); skipping: %s",
-            r.status, r.err);
-    tool_run_free(&r);
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-    return;
-  }
+  ck_assert_msg(r.status == 0, "torq-compile failed on the seed command (exit %d): %s", r.status,
+                r.err);
   tool_run_free(&r);
   char a_mod[PATH_MAX + 64];
   snprintf(a_mod, sizeof(a_mod), "--module=%s", vmfb);
