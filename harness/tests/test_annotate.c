@@ -7,6 +7,7 @@
 
 #include "suites.h"
 #include "torq/runtime/profile.h"
+#include "tq_test.h"
 
 typedef struct want_s {
   int action;
@@ -131,13 +132,11 @@ START_TEST(annotate_failed_run_keeps_the_failing_action_up_to_the_error) {
 }
 END_TEST
 
-/* Runs torq-annotate (from $TORQ_BIN) with `args`; returns its exit status, stderr in `err`. */
+/* Runs this build's torq-annotate with `args`; returns its exit status, stderr in `err`. */
 static int run_tool(const char *dir, const char *args, char **err) {
-  const char *bin = getenv("TORQ_BIN");
-  if (!bin) return -1;
+  const char *tool = tq_test_own_tool("torq-annotate");
   char cmd[8192], *errf = th_path(dir, "stderr.txt");
-  snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/torq-annotate' %s >stdout.txt 2>'%s'", dir, bin, args,
-           errf);
+  snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s >stdout.txt 2>'%s'", dir, tool, args, errf);
   int rc = system(cmd);
   *err = th_read(errf, NULL);
   free(errf);
@@ -145,10 +144,6 @@ static int run_tool(const char *dir, const char *args, char **err) {
 }
 
 START_TEST(torq_annotate_exit_codes_and_messages) {
-  if (!getenv("TORQ_BIN")) {
-    fprintf(stderr, "torq_annotate: skipped: $TORQ_BIN is not set (make check sets it)\n");
-    return;
-  }
   char *dir = th_tmpdir();
   char *dbg = th_path(dir, "dbg");
   th_fixture_debug_info(dbg);

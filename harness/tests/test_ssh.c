@@ -17,6 +17,7 @@
 #include "torq/base/sha256.h"
 #include "torq/base/str.h"
 #include "torq/harness/ssh.h"
+#include "tq_test.h"
 
 Suite *ssh_suite(void);
 
@@ -35,24 +36,25 @@ typedef struct board_s {
 
 static board_t g_board;
 
+/* $TORQ_TEST_BOARD_SCRIPT, else the repository's scripts/test-board (whatever the working
+ * directory). */
 static int find_script(char *out, size_t size) {
   const char *env = getenv("TORQ_TEST_BOARD_SCRIPT");
-  if (env && *env) {
+  if (env && *env)
     snprintf(out, size, "%s", env);
-    return access(out, X_OK) == 0;
-  }
-  snprintf(out, size, "scripts/test-board");
-  if (access(out, X_OK) == 0) return 1;
-  const char *bin = getenv("TORQ_BIN");
-  if (bin && *bin) {
-    snprintf(out, size, "%s/../../../scripts/test-board", bin);
-    if (access(out, X_OK) == 0) return 1;
-  }
-  return 0;
+  else
+    snprintf(out, size, "%s/scripts/test-board", tq_test_top());
+  return access(out, X_OK) == 0;
 }
 
+/* sshd as scripts/test-board finds it ($TORQ_SSHD first); the tests ask again with tq_test_tool,
+ * which fails under CI or records the skip. */
+#define SSHD_ENV "TORQ_SSHD"
+#define SSHD_PATH "sshd"
+#define SSHD_HOW "apt-get install openssh-server"
+
 static int sshd_installed(void) {
-  return th_shell_ok("command -v sshd >/dev/null 2>&1 || test -x /usr/sbin/sshd");
+  return tq_test_which(SSHD_ENV, SSHD_PATH) != NULL;
 }
 
 /* Runs `test-board VERB DIR` and, for start, reads its variables. */
@@ -89,13 +91,9 @@ static int board_cmd(const char *verb) {
 
 static void board_setup(void) {
   memset(&g_board, 0, sizeof(g_board));
-  if (!sshd_installed()) {
-    fprintf(stderr, "ssh tests skipped: sshd is not installed (apt-get install openssh-server)\n");
-    return;
-  }
+  if (!sshd_installed()) return; /* each test that needs the board says so */
   ck_assert_msg(find_script(g_board.script, sizeof(g_board.script)),
-                "scripts/test-board not found (run from the top folder or set "
-                "TORQ_TEST_BOARD_SCRIPT)");
+                "%s is not an executable (set TORQ_TEST_BOARD_SCRIPT or TORQ_TOP)", g_board.script);
   g_board.tmp = th_tmpdir();
   snprintf(g_board.dir, sizeof(g_board.dir), "%s/board", g_board.tmp);
   ck_assert_msg(board_cmd("start"), "scripts/test-board start failed");
@@ -110,9 +108,15 @@ static void board_teardown(void) {
   memset(&g_board, 0, sizeof(g_board));
 }
 
-#define NEED_BOARD()         \
-  do {                       \
-    if (!g_board.up) return; \
+/* A test that needs the board returns when sshd is missing (a failure under CI, a counted skip
+ * otherwise); a board that did not start although sshd is there is a failure. */
+#define NEED_BOARD()                                                                \
+  do {                                                                              \
+    if (!g_board.up) {                                                              \
+      if (tq_test_tool(SSHD_ENV, SSHD_PATH, SSHD_HOW))                              \
+        ck_abort_msg("the board did not start although sshd is there (see above)"); \
+      return;                                                                       \
+    }                                                                               \
   } while (0)
 
 static void board_options(tqh_ssh_options_t *o) {
