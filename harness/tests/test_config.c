@@ -511,20 +511,47 @@ START_TEST(config_describe_names_each_layer) {
 }
 END_TEST
 
+/* SQLite style: every allocation in turn fails. Each attempt reports TQ_OUT_OF_MEMORY or, once
+ * enough allocations succeed, gives the whole configuration; never a crash or a leak (valgrind
+ * and ASan check the latter). */
 START_TEST(config_survives_allocation_failure) {
   st_write(dir, "c.yaml",
            "repeat: 3\ntargets: [sim, b]\ncompile_options: [--torq-enable-profiling]\n"
            "boards: [{name: b, host: h}, {name: c, host: i}]\n");
-  for (long n = 0; n < 120; n++) {
+  char path[4096];
+  snprintf(path, sizeof(path), "%s", st_path(dir, "c.yaml"));
+  long n = 0, failures = 0;
+  int succeeded = 0;
+  for (; n < 5000 && !succeeded; n++) {
     tqh_config_t *cfg = NULL;
     tq_alloc_fail_after(n);
     tq_status_t st = tqh_config_create(&cfg);
-    if (!st) st = tqh_config_load_file(cfg, st_path(dir, "c.yaml"), NULL);
+    if (!st) st = tqh_config_load_file(cfg, path, NULL);
     if (!st) st = tqh_config_set(cfg, TQH_LAYER_CLI, "targets", "sim,b,c");
     tq_alloc_fail_after(-1);
-    tq_status_free(st);
+    if (st) {
+      ck_assert_msg(tq_status_code(st) == TQ_OUT_OF_MEMORY, "after %ld allocations: %s", n,
+                    tq_status_message(st));
+      tq_status_free(st);
+      failures++;
+    } else {
+      succeeded = 1;
+      ck_assert_uint_eq(cfg->defaults.repeat, 3);
+      ck_assert_uint_eq(cfg->defaults.target_count, 3);
+      ck_assert_str_eq(cfg->defaults.targets[0], "sim");
+      ck_assert_str_eq(cfg->defaults.targets[2], "c");
+      ck_assert_uint_eq(cfg->defaults.compile_option_count, 1);
+      ck_assert_str_eq(cfg->defaults.compile_options[0], "--torq-enable-profiling");
+      ck_assert_uint_eq(cfg->board_count, 2);
+      ck_assert_str_eq(cfg->boards[1].name, "c");
+      ck_assert_str_eq(cfg->boards[1].host, "i");
+    }
     tqh_config_destroy(cfg);
   }
+  ck_assert_msg(succeeded, "no attempt succeeded in %ld", n);
+  /* Each allocation up to the last one failed in turn: the hook did reach every one. */
+  ck_assert_int_eq(failures, n - 1);
+  ck_assert_int_gt(failures, 5);
 }
 END_TEST
 
