@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "tq_test.h"
+
 /* What a finished process gave. Owned strings (free with e2e_proc_free). */
 typedef struct e2e_proc_s {
   int exit_code; /* 128 + signal when killed */
@@ -25,14 +27,14 @@ typedef struct e2e_scratch_s {
 void e2e_scratch_init(e2e_scratch_t *s);
 void e2e_scratch_free(e2e_scratch_t *s);
 
-/* The torq-test binary; the repository's top folder (the working directory of `make check`, or
- * found from this file's location). Static strings. */
+/* The torq-test binary (tq_test_bin: $TORQ_BIN, else this build's bin folder); the repository's
+ * top folder (tq_test_top: $TORQ_TOP, else found from the test binary), whatever the working
+ * directory. Static strings. */
 const char *e2e_bin(void);
 const char *e2e_top(void);
-/* The tosa_ops corpus folder ($TORQ_TESTDATA/tosa_ops). */
-const char *e2e_corpus(void);
 
-/* Whether heavy tests should be skipped (under valgrind). */
+/* Whether heavy tests should be skipped (under valgrind); a test that skips says so with
+ * tq_test_skip. */
 int e2e_light(void);
 
 /* Runs torq-test with `args` (NULL-terminated) in `cwd`, with TORQ_CACHE_DIR and
@@ -67,15 +69,17 @@ size_t e2e_num_runs(const e2e_scratch_t *s);
 /* Lines of the journal that hold "outcome":"<outcome>" (NULL: all lines). */
 size_t e2e_journal_count(const char *run_dir, const char *outcome);
 
-/* Validates junit.xml with Debian's python3-junitparser when it is installed (else a structural
- * check of our own) and returns the counts it finds: test cases, failures, errors, skipped.
- * Fails the test when the file is not valid. `*out_parser` says which check ran. */
+/* Validates junit.xml with Debian's python3-junitparser and returns the counts it finds: test
+ * cases, failures, errors, skipped. Fails the test when the file is not valid. Without
+ * junitparser: a failure under CI; otherwise a counted skip and a structural check of our own.
+ * `*out_parser` says which check ran. */
 void e2e_junit_counts(const char *path, size_t *tests, size_t *failures, size_t *errors,
                       size_t *skipped, const char **out_parser);
 
 /* A server written for the tests: `script` (Python) runs as `python3 SCRIPT DIR ARGS...` and
  * writes the port it listens on (127.0.0.1 only) to DIR/.port, atomically; its stderr goes to
- * SCRATCH/server.log. Returns 0 when /usr/bin/python3 is missing (the caller skips the test). */
+ * SCRATCH/server.log. Python is tq_test_python() ($TORQ_PYTHON3, else /usr/bin/python3); returns 0
+ * when it is missing, after tq_test_missing (a failure under CI): the caller returns. */
 typedef struct e2e_server_s {
   pid_t pid;
   int port;

@@ -19,49 +19,13 @@
 extern char **environ;
 
 const char *e2e_top(void) {
-  static char top[PATH_MAX];
-  if (!top[0]) {
-    /* `make check` runs from the top folder; else walk up from the working directory. */
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof(cwd))) snprintf(cwd, sizeof(cwd), ".");
-    for (;;) {
-      char probe[PATH_MAX + 32];
-      snprintf(probe, sizeof(probe), "%s/harness/runner.mk", cwd);
-      if (access(probe, F_OK) == 0) break;
-      char *slash = strrchr(cwd, '/');
-      if (!slash || slash == cwd) {
-        if (!getcwd(cwd, sizeof(cwd))) snprintf(cwd, sizeof(cwd), ".");
-        break;
-      }
-      *slash = 0;
-    }
-    snprintf(top, sizeof(top), "%s", cwd);
-  }
-  return top;
+  return tq_test_top();
 }
 
 const char *e2e_bin(void) {
   static char bin[PATH_MAX + 64];
-  if (!bin[0]) {
-    const char *dir = getenv("TORQ_BIN");
-    if (dir && *dir)
-      snprintf(bin, sizeof(bin), "%s/torq-test", dir);
-    else
-      snprintf(bin, sizeof(bin), "%s/build/default/bin/torq-test", e2e_top());
-  }
+  if (!bin[0]) snprintf(bin, sizeof(bin), "%s/torq-test", tq_test_bin());
   return bin;
-}
-
-const char *e2e_corpus(void) {
-  static char dir[PATH_MAX + 64];
-  if (!dir[0]) {
-    const char *data = getenv("TORQ_TESTDATA");
-    if (data && *data)
-      snprintf(dir, sizeof(dir), "%s/tosa_ops", data);
-    else
-      snprintf(dir, sizeof(dir), "%s/../shared/testdata/tosa_ops", e2e_top());
-  }
-  return dir;
 }
 
 int e2e_light(void) {
@@ -329,19 +293,15 @@ static const char k_junit_py[] =
     "    t += n\n"
     "print(t, f, e, s)\n";
 
-static int have_junitparser(void) {
-  if (access("/usr/bin/python3", X_OK) != 0) return 0;
-  return system("/usr/bin/python3 -c 'import junitparser' >/dev/null 2>&1") == 0;
-}
-
 void e2e_junit_counts(const char *path, size_t *tests, size_t *failures, size_t *errors,
                       size_t *skipped, const char **out_parser) {
   *tests = *failures = *errors = *skipped = 0;
-  if (have_junitparser()) {
+  const char *python = tq_test_python_module("junitparser", "python3-junitparser");
+  if (python) {
     *out_parser = "python3-junitparser";
     char *script = e2e_path("%s.check.py", path);
     e2e_write(script, k_junit_py);
-    char *cmd = e2e_path("/usr/bin/python3 '%s' '%s' 2>&1", script, path);
+    char *cmd = e2e_path("'%s' '%s' '%s' 2>&1", python, script, path);
     FILE *p = popen(cmd, "r");
     ck_assert(p != NULL);
     char line[4096] = {0};
@@ -356,7 +316,7 @@ void e2e_junit_counts(const char *path, size_t *tests, size_t *failures, size_t 
     free(cmd);
     return;
   }
-  /* No junitparser: the structure that CI readers need, checked by hand. */
+  /* No junitparser (outside CI, a counted skip): the structure CI readers need, checked by hand. */
   *out_parser = "structural check";
   char *xml = e2e_read(path);
   ck_assert_msg(xml != NULL, "no %s", path);
@@ -402,7 +362,8 @@ int e2e_server_start(const e2e_scratch_t *s, const char *script, const char *dir
 
 int e2e_server_start_file(const e2e_scratch_t *s, const char *path, const char *dir,
                           const char *const *args, e2e_server_t *out) {
-  if (access("/usr/bin/python3", X_OK) != 0) return 0;
+  const char *python = tq_test_python();
+  if (!python) return 0;
   char *portfile = e2e_path("%s/.port", dir);
   unlink(portfile);
   out->log = e2e_path("%s/server.log", s->dir);
@@ -416,7 +377,7 @@ int e2e_server_start_file(const e2e_scratch_t *s, const char *path, const char *
   if (out->pid == 0) {
     FILE *log = freopen(out->log, "w", stderr);
     (void)log;
-    execv("/usr/bin/python3", (char *const *)argv);
+    execv(python, (char *const *)argv);
     _exit(127);
   }
   char *text = NULL;

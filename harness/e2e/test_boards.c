@@ -1,6 +1,7 @@
 /* Boards: the real torq-test against a real board, an OpenSSH server on loopback that each test
  * starts and stops with scripts/test-board (its own host key, client key, known_hosts and port).
- * Skipped with a message when sshd or ssh-keygen is missing.
+ * A missing sshd ($TORQ_SSHD, else found as scripts/test-board does) or ssh-keygen is a failure
+ * under CI and a counted skip otherwise.
  *
  * The board's file system is this machine's, so the tests look at what torq-test left on the
  * board (the runtime at the per-user path, the lease file, the cache) and at the board's processes
@@ -29,15 +30,13 @@ typedef struct board_s {
   char *key, *known_hosts;
 } board_t;
 
+/* sshd (as scripts/test-board finds it: $TORQ_SSHD first) and ssh-keygen; when one is missing, 0
+ * after tq_test_missing (a failure under CI, a counted skip otherwise). */
 static int have_sshd(void) {
-  static int have = -1;
-  if (have < 0) {
-    have = system(
-               "command -v ssh-keygen >/dev/null 2>&1 && "
-               "{ command -v sshd || test -x /usr/sbin/sshd; } >/dev/null 2>&1") == 0;
-    if (!have) fprintf(stderr, "boards: sshd or ssh-keygen is missing: board tests skipped\n");
-  }
-  return have;
+  if (!tq_test_tool("TORQ_SSHD", "sshd", "apt-get install openssh-server")) return 0;
+  if (system("command -v ssh-keygen >/dev/null 2>&1") == 0) return 1;
+  tq_test_missing("ssh-keygen: not found in $PATH", "apt-get install openssh-client");
+  return 0;
 }
 
 /* The value of NAME=VALUE (VALUE maybe single-quoted) in test-board's output. */
@@ -100,7 +99,7 @@ static void boards_teardown(void) {
   unlink(g_started);
 }
 
-/* Starts a board in `dir` (a fresh folder name); 0 when the machine has no sshd. */
+/* Starts a board in `dir` (a fresh folder name); 0 when the machine has no sshd (have_sshd). */
 static int board_start(board_t *b, const char *dir) {
   memset(b, 0, sizeof(*b));
   if (!have_sshd()) return 0;

@@ -1,5 +1,6 @@
 /* Models given by URL, served by a real HTTP server on loopback that the test starts and stops
- * (Python's http.server; the test is skipped when /usr/bin/python3 is missing). */
+ * (Python's http.server; a missing Python, e2e_server_start, fails the test under CI and is a
+ * counted skip otherwise). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
