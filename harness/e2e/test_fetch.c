@@ -29,6 +29,8 @@ START_TEST(url_models_are_fetched_once_checked_and_failures_stay_in_their_test) 
   e2e_write_add_model(model);
   e2e_server_t srv;
   if (!e2e_server_start(&s, k_server_py, www, NULL, &srv)) {
+    free(model);
+    free(www);
     e2e_scratch_free(&s);
     return;
   }

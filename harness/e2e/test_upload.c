@@ -152,6 +152,7 @@ START_TEST(uploads_arrive_complete_in_order_with_the_token_and_no_token_in_any_f
   char *www = server_dir(&s, "server");
   e2e_server_t srv;
   if (!start(&s, www, 0, 0, 200, &srv)) {
+    free(www);
     e2e_scratch_free(&s);
     return;
   }
@@ -222,6 +223,7 @@ START_TEST(a_server_that_fails_twice_with_500_then_answers_gets_everything) {
   char *www = server_dir(&s, "server");
   e2e_server_t srv;
   if (!start(&s, www, 0, 2, 500, &srv)) {
+    free(www);
     e2e_scratch_free(&s);
     return;
   }
