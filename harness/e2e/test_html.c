@@ -20,8 +20,8 @@
 #define CHROMIUM "/usr/bin/chromium"
 #define CHROMIUM_TIMEOUT_S 60
 
-/* Runs Chromium (`bin`) headless on `page` with one more argument (`what`) and a fresh profile folder,
- * stdout to `out_path`; kills its process group after CHROMIUM_TIMEOUT_S. Returns its exit
+/* Runs Chromium (`bin`) headless on `page` with one more argument (`what`) and a fresh profile
+ * folder, stdout to `out_path`; kills its process group after CHROMIUM_TIMEOUT_S. Returns its exit
  * status, or -1 when it was killed. */
 static int chromium(const char *bin, const char *scratch, const char *what, const char *page,
                     const char *out_path) {
@@ -123,8 +123,8 @@ START_TEST(run_writes_index_html_that_chromium_renders) {
 
   /* Without chromium (outside CI) the page's own checks above stand and the rendering is the
    * skip. */
-  const char *chromium_bin = tq_test_tool(CHROMIUM_ENV, CHROMIUM,
-                                          "apt-get install chromium (scripts/install-test-tools)");
+  const char *chromium_bin =
+      tq_test_tool(CHROMIUM_ENV, CHROMIUM, "apt-get install chromium (scripts/install-test-tools)");
   if (chromium_bin) {
     char *dom_path = e2e_path("%s/dom.html", s.dir);
     int rc = chromium(chromium_bin, s.dir, "--dump-dom", page, dom_path);

@@ -291,8 +291,8 @@ const char *tq_test__tool(const char *file, int line, const char *env, const cha
   if (from_env)
     snprintf(what, sizeof(what), "%s: %s (from $%s) is not an executable", base, want, env);
   else if (strchr(want, '/'))
-    snprintf(what, sizeof(what), "%s: %s is not an executable (set $%s to use another)", base,
-             want, env);
+    snprintf(what, sizeof(what), "%s: %s is not an executable (set $%s to use another)", base, want,
+             env);
   else
     snprintf(what, sizeof(what), "%s: not found in $PATH (set $%s to its path)", base, env);
   tq_test__missing(file, line, what, how);
@@ -322,8 +322,8 @@ static int runs_ok(char *const argv[]) {
 
 const char *tq_test__python_module(const char *file, int line, const char *module,
                                    const char *package) {
-  const char *python = tq_test__tool(file, line, "TORQ_PYTHON3", "/usr/bin/python3",
-                                     "apt-get install python3");
+  const char *python =
+      tq_test__tool(file, line, "TORQ_PYTHON3", "/usr/bin/python3", "apt-get install python3");
   if (!python) return NULL;
   char code[256], how[256], what[PATH_MAX + 256];
   snprintf(code, sizeof(code), "import %s", module);

@@ -50,12 +50,12 @@ int tq_test_run(SRunner *sr);
 void tq_test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Returns from the calling test (a void function) after tq_test_missing when `ok` is false. */
-#define TQ_TEST_REQUIRE(ok, what, how)  \
-  do {                                  \
-    if (!(ok)) {                        \
-      tq_test_missing((what), (how));   \
-      return;                           \
-    }                                   \
+#define TQ_TEST_REQUIRE(ok, what, how) \
+  do {                                 \
+    if (!(ok)) {                       \
+      tq_test_missing((what), (how));  \
+      return;                          \
+    }                                  \
   } while (0)
 
 /* ---- Prerequisites: each gives what it found, or NULL after tq_test_missing ---------------- */
