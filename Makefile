@@ -106,9 +106,11 @@ run: $(TOOLS)
 # and list (runtime/base/testing/tq_test.h).
 SKIP_LOG := $(BUILD)/skipped.txt
 TEST_ENV = TORQ_TOP=$(TOP) TORQ_BIN=$(TOP)/$(BIN) TORQ_SKIP_LOG=$(TOP)/$(SKIP_LOG)
-print_skips = awk -F': ' '{ k = $$1 ": " $$2; if (!(k in seen)) { seen[k] = 1; n++ } line[NR] = $$0 } \
-  END { if (NR) { print "== " n " tests skipped:"; for (i = 1; i <= NR; i++) print "  " line[i] } \
-        else print "== no test skipped" }' $(SKIP_LOG)
+print_skips = awk -F': ' '{ k = $$1 ": " $$2; if (!(k in seen)) { seen[k] = 1; n++ } \
+    if (!($$0 in times)) line[++lines] = $$0; times[$$0]++ } \
+  END { if (!NR) { print "== no test skipped"; exit } print "== " n " tests skipped:"; \
+        for (i = 1; i <= lines; i++) print "  " line[i] (times[line[i]] > 1 ? " (" times[line[i]] " times)" : "") }' \
+  $(SKIP_LOG)
 check: $(TOOLS) $(TEST_BINS)
 	@mkdir -p $(BUILD); : >$(SKIP_LOG); rc=0; for t in $(TEST_BINS); do \
 	  echo "== $$t"; $(TEST_ENV) $$t || rc=1; \

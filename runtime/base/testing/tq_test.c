@@ -80,7 +80,8 @@ static size_t test_key_len(const char *line) {
   return b ? (size_t)(b - line) : strlen(line);
 }
 
-/* Prints the skips recorded in `log` from byte `from` on. */
+/* Prints the skips recorded in `log` from byte `from` on: the number of tests, then each distinct
+ * line once (a loop test skips once per iteration), with how many times it came. */
 static void print_skips(const char *log, long from) {
   FILE *f = fopen(log, "r");
   if (!f) return;
@@ -88,35 +89,50 @@ static void print_skips(const char *log, long from) {
     fclose(f);
     return;
   }
-  char **lines = NULL;
+  struct {
+    char *text;
+    size_t times;
+  } *lines = NULL;
   size_t n = 0, cap = 0, tests = 0;
   char *line = NULL;
   size_t size = 0;
   ssize_t len;
   while ((len = getline(&line, &size, f)) > 0) {
     if (line[len - 1] == '\n') line[--len] = 0;
+    size_t key = test_key_len(line), same = n;
+    int seen = 0;
+    for (size_t i = 0; i < n; i++) {
+      seen |= test_key_len(lines[i].text) == key && strncmp(lines[i].text, line, key) == 0;
+      if (strcmp(lines[i].text, line) == 0) same = i;
+    }
+    tests += !seen;
+    if (same < n) {
+      lines[same].times++;
+      continue;
+    }
     if (n == cap) {
       size_t grown = cap ? 2 * cap : 16;
-      char **more = realloc(lines, grown * sizeof(*lines));
+      void *more = realloc(lines, grown * sizeof(*lines));
       if (!more) break;
       lines = more;
       cap = grown;
     }
-    size_t key = test_key_len(line);
-    int seen = 0;
-    for (size_t i = 0; i < n && !seen; i++)
-      seen = test_key_len(lines[i]) == key && strncmp(lines[i], line, key) == 0;
-    tests += !seen;
-    lines[n] = strdup(line);
-    if (lines[n]) n++;
+    lines[n].text = strdup(line);
+    lines[n].times = 1;
+    if (lines[n].text) n++;
   }
   free(line);
   fclose(f);
   if (n) {
     printf("%zu test%s skipped:\n", tests, tests == 1 ? "" : "s");
-    for (size_t i = 0; i < n; i++) printf("  %s\n", lines[i]);
+    for (size_t i = 0; i < n; i++) {
+      if (lines[i].times > 1)
+        printf("  %s (%zu times)\n", lines[i].text, lines[i].times);
+      else
+        printf("  %s\n", lines[i].text);
+    }
   }
-  for (size_t i = 0; i < n; i++) free(lines[i]);
+  for (size_t i = 0; i < n; i++) free(lines[i].text);
   free(lines);
   fflush(stdout);
 }
