@@ -25,7 +25,8 @@ TEST_BINS += $(BUILD)/tests/compiler-tests
 
 # libFuzzer target for the parser (clang only; built apart from the flavour's objects).
 FUZZ_PARSER := build/fuzz/fuzz-mlir-parser
-$(FUZZ_PARSER): compiler/fuzz/fuzz_parser.c $(COMPILER_SRCS) $(SIM_SRCS) $(BASE_SRCS) $(FORMATS_GEN_C)
+$(FUZZ_PARSER): compiler/fuzz/fuzz_parser.c $(COMPILER_SRCS) $(SIM_SRCS) $(FORMATS_SRCS) $(BASE_SRCS) \
+                $(FORMATS_GEN_C)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) $(COMPILER_CPPFLAGS) -Icompiler/src -Isim/src $(filter %.c,$^) -o $@ $(FORMATS_LDLIBS) $(BASE_LDLIBS) -lm
 FUZZ_BINS += $(FUZZ_PARSER)

@@ -41,14 +41,15 @@ $(call objs,$(HARNESS_TEST_SRCS)): CPPFLAGS += $(TEST_SUPPORT_CPPFLAGS)
 TEST_BINS += $(BUILD)/tests/harness-tests
 
 # libFuzzer target for the runtime profile CSV reader (clang only; built apart from the flavour's
-# objects). The reader needs the base library and the runtime's event names (profile.c).
+# objects). The reader needs the base library and the runtime's event names (profile.c, which
+# takes the action kinds' names from the module format's).
 FUZZ_PROFILE_CSV := build/fuzz/fuzz-profile-csv
 $(FUZZ_PROFILE_CSV): harness/fuzz/fuzz_profile_csv.c harness/src/csv_reader.c harness/src/diag.c \
-                     runtime/src/profile.c \
-                     $(BASE_SRCS)
+                     runtime/src/profile.c runtime/formats/src/module.c \
+                     $(BASE_SRCS) $(FORMATS_GEN_H)
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -Iharness/include -Iharness/src $(BASE_CPPFLAGS) -Iruntime/include \
-	  $(filter %.c,$^) -o $@ $(BASE_LDLIBS)
+	clang $(FUZZ_CFLAGS) -Iharness/include -Iharness/src $(BASE_CPPFLAGS) $(FORMATS_CPPFLAGS) \
+	  -Iruntime/include $(filter %.c,$^) -o $@ $(BASE_LDLIBS)
 FUZZ_BINS += $(FUZZ_PROFILE_CSV)
 FUZZ_SEEDS_fuzz-profile-csv := harness/fuzz/seeds
 

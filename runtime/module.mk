@@ -38,7 +38,8 @@ TEST_BINS += $(BUILD)/tests/runtime-tests
 
 # libFuzzer target for the module loader (clang only; built apart from the flavour's objects).
 FUZZ_MODULE := build/fuzz/fuzz-module
-$(FUZZ_MODULE): runtime/fuzz/fuzz_module.c $(RUNTIME_SRCS) $(SIM_SRCS) $(BASE_SRCS) $(FORMATS_GEN_C)
+$(FUZZ_MODULE): runtime/fuzz/fuzz_module.c $(RUNTIME_SRCS) $(SIM_SRCS) $(FORMATS_SRCS) $(BASE_SRCS) \
+               $(FORMATS_GEN_C)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) $(RUNTIME_CPPFLAGS) -Iruntime/src -Isim/src $(filter %.c,$^) -o $@ $(RUNTIME_LDLIBS)
 FUZZ_BINS += $(FUZZ_MODULE)

@@ -6,9 +6,8 @@
 #include "torq/base/alloc.h"
 #include "torq/compiler/compile.h"
 #include "torq/compiler/tosa.h"
+#include "torq/formats/module.h"
 
-#define TQC_MODULE_MAGIC "TORQVMFB"
-#define TQC_FORMAT_VERSION 1u
 #define TQC_PRODUCER "torq-compile 0.1.0"
 
 void tqc_compile_options_initialize(tqc_compile_options_t *options) {
@@ -75,8 +74,8 @@ tq_status_t tqc_compile(const tqc_module_t *module, const tqc_compile_options_t 
   *hw = hinit;
   *fn = finit;
   tq_sv_t fname = tqc_op_sym_name(func);
-  m->magic = arena_str(&c->arena, TQC_MODULE_MAGIC);
-  m->format_version = TQC_FORMAT_VERSION;
+  m->magic = arena_str(&c->arena, TQF_MODULE_MAGIC);
+  m->format_version = TQF_MODULE_FORMAT_VERSION;
   m->producer = arena_str(&c->arena, TQC_PRODUCER);
   m->source_name = arena_str(&c->arena, module->path);
   hw->spec = arena_str(&c->arena, options->hw_spec ? options->hw_spec : "sl2610");
@@ -128,19 +127,12 @@ tq_status_t tqc_compiled_pack(const tqc_compiled_t *compiled, tq_buf_t *out) {
   return NULL;
 }
 
+/* The unit's name for DMA, CDMA and CSS rows; the kernel for slices. */
 static const char *op_type(const Torq__UnitWork *u) {
-  switch (u->unit) {
-    case TORQ__UNIT__DMA_IN:
-      return "DMA_IN";
-    case TORQ__UNIT__DMA_OUT:
-      return "DMA_OUT";
-    case TORQ__UNIT__CDMA:
-      return "CDMA";
-    case TORQ__UNIT__CSS:
-      return "CSS";
-    default:
-      return u->kernel && *u->kernel ? u->kernel : "?";
-  }
+  if (u->unit == TORQ__UNIT__DMA_IN || u->unit == TORQ__UNIT__DMA_OUT ||
+      u->unit == TORQ__UNIT__CDMA || u->unit == TORQ__UNIT__CSS)
+    return tqf_unit_name(u->unit);
+  return u->kernel && *u->kernel ? u->kernel : "?";
 }
 
 /* One compile-time timeline for the whole module: NSS program k starts when program k - 1

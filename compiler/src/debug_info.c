@@ -28,6 +28,7 @@
 #include "torq/base/file.h"
 #include "torq/base/sha256.h"
 #include "torq/compiler/compile.h"
+#include "torq/formats/module.h"
 
 const struct Torq__Module *tqc_compiled_module(const tqc_compiled_t *compiled) {
   return compiled->module;
@@ -55,43 +56,8 @@ static tq_status_t json_string(tq_buf_t *out, const char *s) {
 }
 
 static const char *action_kind(Torq__ActionKind k) {
-  switch (k) {
-    case TORQ__ACTION_KIND__ALLOC:
-      return "ALLOC";
-    case TORQ__ACTION_KIND__DEALLOC:
-      return "DEALLOC";
-    case TORQ__ACTION_KIND__HOST_COPY:
-      return "HOST_COPY";
-    case TORQ__ACTION_KIND__NSS_START:
-      return "NSS_START";
-    case TORQ__ACTION_KIND__NSS_WAIT:
-      return "NSS_WAIT";
-    case TORQ__ACTION_KIND__HOST_START:
-      return "HOST_START";
-    case TORQ__ACTION_KIND__HOST_WAIT:
-      return "HOST_WAIT";
-    default:
-      return "UNSPECIFIED";
-  }
-}
-
-static const char *unit_name(Torq__Unit u) {
-  switch (u) {
-    case TORQ__UNIT__DMA_IN:
-      return "DMA_IN";
-    case TORQ__UNIT__DMA_OUT:
-      return "DMA_OUT";
-    case TORQ__UNIT__SLICE0:
-      return "SLICE0";
-    case TORQ__UNIT__SLICE1:
-      return "SLICE1";
-    case TORQ__UNIT__CDMA:
-      return "CDMA";
-    case TORQ__UNIT__CSS:
-      return "CSS";
-    default:
-      return "?";
-  }
+  const char *name = tqf_action_kind_name(k);
+  return name ? name : "UNSPECIFIED";
 }
 
 static const char *elem_name(Torq__ElementType t) {
@@ -157,8 +123,9 @@ static tq_status_t program_text(const tqc_compiled_t *c, const Torq__NssProgram 
       TQ_TRY(tq_buf_printf(out,
                            "        \"torq.unit\"() {id = \"%s\", unit = \"%s\", kernel = \"%s\", "
                            "start = %" PRIu64 " : i64, end = %" PRIu64 " : i64, ",
-                           u->trace_id, unit_name(u->unit), slice ? u->kernel : unit_name(u->unit),
-                           u->estimated_start, u->estimated_end));
+                           u->trace_id, tqf_unit_name(u->unit),
+                           slice ? u->kernel : tqf_unit_name(u->unit), u->estimated_start,
+                           u->estimated_end));
       if (slice)
         TQ_TRY(tq_buf_printf(out, "macs = %" PRIu64 " : i64}", u->macs));
       else
@@ -180,7 +147,7 @@ static tq_status_t program_text(const tqc_compiled_t *c, const Torq__NssProgram 
   int first = 1;
   for (int u = 1; u < 7; u++) {
     if (!used[u]) continue;
-    TQ_TRY(tq_buf_printf(out, "%s\"%s\"", first ? "" : ", ", unit_name((Torq__Unit)u)));
+    TQ_TRY(tq_buf_printf(out, "%s\"%s\"", first ? "" : ", ", tqf_unit_name((Torq__Unit)u)));
     first = 0;
   }
   TQ_TRY(tq_buf_append_cstr(out, "]} : () -> ()"));

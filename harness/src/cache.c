@@ -81,7 +81,7 @@ tq_status_t tqh__compiler_identity(char *out, size_t size) {
       snprintf(id.hex, sizeof(id.hex), "sha256-%s", hex);
     }
     snprintf(cached, sizeof(cached), "torq-compiler %s module-format %u build %s", TQR_VERSION,
-             TQR_MODULE_FORMAT_VERSION, id.hex);
+             TQF_MODULE_FORMAT_VERSION, id.hex);
   }
   snprintf(out, size, "%s", cached);
   return NULL;

@@ -7,6 +7,7 @@
 #include "harness_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "torq/formats/module.h"
 #include "torq/harness/perfetto.h"
 
 #define MAX_LANES 8
@@ -113,8 +114,10 @@ static tq_status_t parse(const char *path, const char *data, size_t len, tqh_dia
                     f[1], f[2]);
       continue;
     }
-    int unit_op = !strcmp(f[4], "DMA_IN") || !strcmp(f[4], "DMA_OUT") ||
-                  !strcmp(f[4], "CDMA") || !strcmp(f[4], "CSS") || !*f[4];
+    int unit_op = !strcmp(f[4], tqf_unit_name(TORQ__UNIT__DMA_IN)) ||
+                  !strcmp(f[4], tqf_unit_name(TORQ__UNIT__DMA_OUT)) ||
+                  !strcmp(f[4], tqf_unit_name(TORQ__UNIT__CDMA)) ||
+                  !strcmp(f[4], tqf_unit_name(TORQ__UNIT__CSS)) || !*f[4];
     if (!unit_op)
       snprintf(r.name, sizeof(r.name), "%.40s %.40s", f[0], f[4]);
     else

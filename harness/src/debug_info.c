@@ -96,10 +96,8 @@ static const char *loc_text(tqh_debug_info_t *info, const tqc_op_t *op) {
 }
 
 static int unit_parse(tq_sv_t s, tqs_unit_t *out) {
-  static const char *const names[TQS_UNIT_COUNT] = {"DMA_IN", "DMA_OUT", "SLICE0",
-                                                    "SLICE1", "CDMA",    "CSS"};
   for (int u = 0; u < TQS_UNIT_COUNT; u++)
-    if (tq_sv_eq_cstr(s, names[u])) {
+    if (tq_sv_eq_cstr(s, tqs_unit_name((tqs_unit_t)u))) {
       *out = (tqs_unit_t)u;
       return 1;
     }

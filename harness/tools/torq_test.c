@@ -372,7 +372,7 @@ int main(int argc, char **argv) {
   }
   if (cli.version) {
     printf(TOOL " " TQH_RUNNER_VERSION " (runtime " TQR_VERSION ", module format %u)\n",
-           TQR_MODULE_FORMAT_VERSION);
+           TQF_MODULE_FORMAT_VERSION);
     goto done;
   }
   if (cli.report_dir) {

@@ -84,16 +84,16 @@ static int symbol_char(char c) {
 static tq_status_t check_header(loader_t *L) {
   const Torq__Module *p = L->p;
   char shown[64];
-  if (!p->magic || strcmp(p->magic, TQR_MODULE_MAGIC) != 0) {
+  if (!p->magic || strcmp(p->magic, TQF_MODULE_MAGIC) != 0) {
     printable(p->magic, shown, sizeof(shown));
-    return bad(L, "not a Torq module: magic is \"%s\", expected \"" TQR_MODULE_MAGIC "\"", shown);
+    return bad(L, "not a Torq module: magic is \"%s\", expected \"" TQF_MODULE_MAGIC "\"", shown);
   }
-  if (p->format_version != TQR_MODULE_FORMAT_VERSION)
+  if (p->format_version != TQF_MODULE_FORMAT_VERSION)
     return bad(L,
                "module format version %" PRIu32
                " is not supported: this runtime reads version %u "
                "(compile the model with a torq-compile that matches this runtime)",
-               p->format_version, TQR_MODULE_FORMAT_VERSION);
+               p->format_version, TQF_MODULE_FORMAT_VERSION);
   const Torq__Hardware *hw = p->hardware;
   if (!hw) return bad(L, "the module has no hardware description");
   if (!hw->spec || !*hw->spec) return bad(L, "the hardware description has an empty spec");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "torq/base/alloc.h"
+#include "torq/formats/module.h"
 #include "torq/runtime/profile.h"
 
 struct tqr_profile_s {
@@ -16,16 +17,17 @@ struct tqr_profile_s {
   char *path;
 };
 
-static const char *const kind_names[TQR_EVENT_KIND_COUNT] = {
-    [TQR_EVENT_ALLOC] = "ALLOC",         [TQR_EVENT_DEALLOC] = "DEALLOC",
-    [TQR_EVENT_HOST_COPY] = "HOST_COPY", [TQR_EVENT_NSS_START] = "NSS_START",
-    [TQR_EVENT_NSS_WAIT] = "NSS_WAIT",   [TQR_EVENT_HOST_START] = "HOST_START",
-    [TQR_EVENT_HOST_WAIT] = "HOST_WAIT", [TQR_EVENT_INIT] = "INIT",
-    [TQR_EVENT_DISPATCH] = "DISPATCH",   [TQR_EVENT_ERROR] = "ERROR",
+/* The phases; the action kinds are named by the module schema (tqf_action_kind_name). */
+static const char *const phase_names[TQR_EVENT_KIND_COUNT] = {
+    [TQR_EVENT_INIT] = "INIT",
+    [TQR_EVENT_DISPATCH] = "DISPATCH",
+    [TQR_EVENT_ERROR] = "ERROR",
 };
 
 const char *tqr_event_kind_name(uint8_t kind) {
-  return kind < TQR_EVENT_KIND_COUNT ? kind_names[kind] : NULL;
+  if (kind >= TQR_EVENT_ALLOC && kind <= TQR_EVENT_HOST_WAIT)
+    return tqf_action_kind_name((Torq__ActionKind)kind);
+  return kind < TQR_EVENT_KIND_COUNT ? phase_names[kind] : NULL;
 }
 
 void tqr_event_name(const tqr_event_t *event, char out[32]) {

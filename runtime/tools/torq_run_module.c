@@ -242,7 +242,7 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (cfg.version) {
-    printf(TOOL " " TQR_VERSION " (module format %u)\n", TQR_MODULE_FORMAT_VERSION);
+    printf(TOOL " " TQR_VERSION " (module format %u)\n", TQF_MODULE_FORMAT_VERSION);
     goto done;
   }
   if (!cfg.module) {

@@ -9,11 +9,29 @@
 #include "torq/base/checked.h"
 #include "torq/base/str.h"
 
+static const Torq__Unit tqs__module_units[TQS_UNIT_COUNT] = {
+    [TQS_UNIT_DMA_IN] = TORQ__UNIT__DMA_IN, [TQS_UNIT_DMA_OUT] = TORQ__UNIT__DMA_OUT,
+    [TQS_UNIT_SLICE0] = TORQ__UNIT__SLICE0, [TQS_UNIT_SLICE1] = TORQ__UNIT__SLICE1,
+    [TQS_UNIT_CDMA] = TORQ__UNIT__CDMA,     [TQS_UNIT_CSS] = TORQ__UNIT__CSS,
+};
+
+Torq__Unit tqs_unit_to_module(tqs_unit_t unit) {
+  if ((unsigned)unit >= (unsigned)TQS_UNIT_COUNT) return TORQ__UNIT__UNIT_UNSPECIFIED;
+  return tqs__module_units[unit];
+}
+
+int tqs_unit_from_module(Torq__Unit unit, tqs_unit_t *out_unit) {
+  for (int u = 0; u < TQS_UNIT_COUNT; u++) {
+    if (unit != TORQ__UNIT__UNIT_UNSPECIFIED && tqs__module_units[u] == unit) {
+      *out_unit = (tqs_unit_t)u;
+      return 1;
+    }
+  }
+  return 0;
+}
+
 const char *tqs_unit_name(tqs_unit_t unit) {
-  static const char *const names[TQS_UNIT_COUNT] = {"DMA_IN", "DMA_OUT", "SLICE0",
-                                                    "SLICE1", "CDMA",    "CSS"};
-  if ((unsigned)unit >= (unsigned)TQS_UNIT_COUNT) return "?";
-  return names[unit];
+  return tqf_unit_name(tqs_unit_to_module(unit));
 }
 
 void tqs_hw_initialize_sl2610(tqs_hw_t *hw) {

@@ -272,31 +272,6 @@ static tq_status_t tqs__css(tqs_npu_t *npu, tqs__item_t *it) {
   return NULL;
 }
 
-static int tqs__unit_of(Torq__Unit u, tqs_unit_t *out) {
-  switch (u) {
-    case TORQ__UNIT__DMA_IN:
-      *out = TQS_UNIT_DMA_IN;
-      return 1;
-    case TORQ__UNIT__DMA_OUT:
-      *out = TQS_UNIT_DMA_OUT;
-      return 1;
-    case TORQ__UNIT__SLICE0:
-      *out = TQS_UNIT_SLICE0;
-      return 1;
-    case TORQ__UNIT__SLICE1:
-      *out = TQS_UNIT_SLICE1;
-      return 1;
-    case TORQ__UNIT__CDMA:
-      *out = TQS_UNIT_CDMA;
-      return 1;
-    case TORQ__UNIT__CSS:
-      *out = TQS_UNIT_CSS;
-      return 1;
-    default:
-      return 0;
-  }
-}
-
 /* ---- The hazard check ------------------------------------------------------------------------ */
 
 /* The two distinct items whose intervals reach furthest, among those seen so far. */
@@ -426,7 +401,7 @@ static tq_status_t tqs__task(tqs_npu_t *npu, const Torq__NssProgram *program, si
     it->where.job = program->job_id;
     it->where.task = k;
     it->where.trace_id = w->trace_id ? w->trace_id : "";
-    if (!tqs__unit_of(w->unit, &it->where.unit)) {
+    if (!tqs_unit_from_module(w->unit, &it->where.unit)) {
       return tqs__task_fail(program->job_id, k, "work item %zu (\"%s\"): unknown unit %d", i,
                             it->where.trace_id, (int)w->unit);
     }

@@ -1,8 +1,9 @@
 /* Loading a Torq module (.vmfb, DESIGN 5.1) and validating it before anything uses it.
  *
- * The loader unpacks the protobuf (protobuf-c), checks the magic "TORQVMFB" and the format
- * version (1), then checks every cross reference of the module so that nothing downstream (the
- * session, the reference kernels, the simulator) ever follows a bad id or reads out of bounds:
+ * The loader unpacks the protobuf (protobuf-c), checks the magic and the format version
+ * (TQF_MODULE_MAGIC, TQF_MODULE_FORMAT_VERSION of torq/formats/module.h), then checks every cross
+ * reference of the module so that nothing downstream (the session, the reference kernels, the
+ * simulator) ever follows a bad id or reads out of bounds:
  *   - ids are positions (constants[k].id == k, and so on for buffers, actions, programs);
  *   - tensor types: a known element type, rank <= TQR_MAX_RANK, dims >= 0, byte sizes computed
  *     with checked arithmetic; every buffer's size equals its type's size, and is at most
@@ -39,16 +40,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "module.pb-c.h"
 #include "torq/base/status.h"
+#include "torq/formats/module.h"
 #include "torq/sim/hw.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define TQR_MODULE_MAGIC "TORQVMFB"
-#define TQR_MODULE_FORMAT_VERSION 1u
 
 typedef struct tqr_module_s tqr_module_t;
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "torq/base/status.h"
+#include "torq/formats/module.h"
 
 /* The NSS has units for Slice 0 and Slice 1 only, so a part has one or two slices. */
 #define TQS_HW_MAX_SLICES 2u
@@ -29,8 +30,16 @@ typedef enum tqs_unit_e {
   TQS_UNIT_COUNT
 } tqs_unit_t;
 
-/* "DMA_IN", "DMA_OUT", "SLICE0", "SLICE1", "CDMA", "CSS" (the Op Type of DMA, CDMA and CSS rows
- * in trace.csv, and the unit names of the module schema); "?" for an out-of-range value. */
+/* The schema's unit (enum Unit of module.proto) of a unit index; UNIT_UNSPECIFIED for an
+ * out-of-range value. */
+Torq__Unit tqs_unit_to_module(tqs_unit_t unit);
+
+/* The unit index of a schema unit. Returns 1 and sets *out_unit, or 0 for UNIT_UNSPECIFIED and
+ * values outside the enum (*out_unit untouched). */
+int tqs_unit_from_module(Torq__Unit unit, tqs_unit_t *out_unit);
+
+/* The unit's name, tqf_unit_name() of its schema unit: "DMA_IN", "DMA_OUT", "SLICE0", "SLICE1",
+ * "CDMA", "CSS"; "?" for an out-of-range value. */
 const char *tqs_unit_name(tqs_unit_t unit);
 
 typedef struct tqs_hw_s {
