@@ -28,7 +28,7 @@
 #include "torq/base/file.h"
 #include "torq/base/sha256.h"
 #include "torq/compiler/compile.h"
-#include "torq/formats/module.h"
+#include "torq/formats/element.h"
 
 const struct Torq__Module *tqc_compiled_module(const tqc_compiled_t *compiled) {
   return compiled->module;
@@ -58,12 +58,6 @@ static tq_status_t json_string(tq_buf_t *out, const char *s) {
 static const char *action_kind(Torq__ActionKind k) {
   const char *name = tqf_action_kind_name(k);
   return name ? name : "UNSPECIFIED";
-}
-
-static const char *elem_name(Torq__ElementType t) {
-  static const char *const names[] = {"?",   "i1",   "i8",  "i16", "i32",   "i64",
-                                      "ui8", "bf16", "f16", "f32", "index", "i48"};
-  return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
 }
 
 static tq_status_t loc(tq_buf_t *out, const char *location) {
@@ -97,7 +91,7 @@ static tq_status_t buffers_text(const Torq__Module *m, tq_buf_t *out) {
                          b->id, kind, b->size));
     for (size_t d = 0; b->type && d < b->type->n_dims; d++)
       TQ_TRY(tq_buf_printf(out, "%" PRId64 "x", b->type->dims[d]));
-    TQ_TRY(tq_buf_printf(out, "%s\"", elem_name(b->type ? b->type->element_type : 0)));
+    TQ_TRY(tq_buf_printf(out, "%s\"", tqf_element_name(b->type ? b->type->element_type : 0)));
     if (b->contents_case == TORQ__BUFFER__CONTENTS_VIEW)
       TQ_TRY(tq_buf_printf(out, ", view_of = %" PRIu32 " : i64", b->view->buffer_id));
     TQ_TRY(tq_buf_append_cstr(out, "} : () -> () loc(unknown)\n"));

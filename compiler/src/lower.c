@@ -51,44 +51,22 @@ int tqc__is_int_tensor(const tqc_type_t *type, unsigned widths) {
 }
 
 Torq__ElementType tqc__element_type(const tqc_type_t *t) {
+  /* The module type of the same MLIR name (element.h); signed integers count as signless. */
+  char name[16];
   if (!t) return TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED;
-  switch (t->kind) {
-    case TQC_TYPE_INDEX:
-      return TORQ__ELEMENT_TYPE__INDEX;
-    case TQC_TYPE_FLOAT:
-      switch (t->flt.fkind) {
-        case TQC_BF16:
-          return TORQ__ELEMENT_TYPE__BF16;
-        case TQC_F16:
-          return TORQ__ELEMENT_TYPE__F16;
-        case TQC_F32:
-          return TORQ__ELEMENT_TYPE__F32;
-        default:
-          return TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED;
-      }
-    case TQC_TYPE_INTEGER:
-      if (t->integer.signedness == TQC_UNSIGNED)
-        return t->integer.width == 8 ? TORQ__ELEMENT_TYPE__U8
-                                     : TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED;
-      switch (t->integer.width) {
-        case 1:
-          return TORQ__ELEMENT_TYPE__I1;
-        case 8:
-          return TORQ__ELEMENT_TYPE__I8;
-        case 16:
-          return TORQ__ELEMENT_TYPE__I16;
-        case 32:
-          return TORQ__ELEMENT_TYPE__I32;
-        case 48:
-          return TORQ__ELEMENT_TYPE__I48;
-        case 64:
-          return TORQ__ELEMENT_TYPE__I64;
-        default:
-          return TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED;
-      }
-    default:
-      return TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED;
+  if (t->kind == TQC_TYPE_INDEX) {
+    snprintf(name, sizeof(name), "index");
+  } else if (t->kind == TQC_TYPE_FLOAT) {
+    snprintf(name, sizeof(name), "%s", tqc__float_name(t->flt.fkind));
+  } else if (t->kind == TQC_TYPE_INTEGER) {
+    snprintf(name, sizeof(name), "%si%u", t->integer.signedness == TQC_UNSIGNED ? "u" : "",
+             (unsigned)t->integer.width);
+  } else {
+    return TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED;
   }
+  Torq__ElementType type;
+  return tqf_element_parse(tq_sv_cstr(name), &type) ? type
+                                                    : TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED;
 }
 
 void tqc__int_range(const tqc_type_t *t, int64_t *out_min, int64_t *out_max) {

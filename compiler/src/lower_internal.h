@@ -105,13 +105,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "module.pb-c.h"
 #include "torq/base/arena.h"
 #include "torq/base/status.h"
 #include "torq/sim/hw.h"
 #include "torq/sim/ref.h"
 #include "torq/compiler/ir.h"
 #include "torq/compiler/trace_csv.h"
+#include "torq/formats/element.h"
 
 /* Out of memory in compiling; `doing` is a string literal saying in what ("tiling"). A macro so
  * that the status records the file and line where the allocation failed. */

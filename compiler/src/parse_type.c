@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "parser_internal.h"
+#include "print_internal.h"
 #include "torq/base/checked.h"
 
 static tqc_type_t *new_type(tqc_parser_t *p, tqc_type_kind_t kind) {
@@ -286,10 +287,9 @@ tq_status_t tqc__parse_type(tqc_parser_t *p, const tqc_type_t **out) {
     } else if (tq_sv_eq_cstr(s, "tensor")) {
       st = parse_tensor(p, &t);
     } else {
-      static const char *const floats[4] = {"bf16", "f16", "f32", "f64"};
       int known = 0;
-      for (int k = 0; k < 4 && !known; k++) {
-        if (tq_sv_eq_cstr(s, floats[k])) {
+      for (int k = TQC_BF16; k <= TQC_F64 && !known; k++) {
+        if (tq_sv_eq_cstr(s, tqc__float_name((tqc_float_kind_t)k))) {
           t = tqc__float_type(p, (tqc_float_kind_t)k);
           known = 1;
         }

@@ -68,6 +68,12 @@ static int is_bare_id(tq_sv_t s) {
 
 static void print_attr(printer_t *pr, const tqc_attr_t *a);
 
+const char *tqc__float_name(tqc_float_kind_t kind) {
+  static const char *const names[] = {[TQC_BF16] = "bf16", [TQC_F16] = "f16", [TQC_F32] = "f32",
+                                      [TQC_F64] = "f64"};
+  return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
 static void print_type(printer_t *pr, const tqc_type_t *t) {
   if (!t) {
     puts_(pr, "<<unknown type>>");
@@ -83,11 +89,7 @@ static void print_type(printer_t *pr, const tqc_type_t *t) {
     break;
   case TQC_TYPE_INDEX: puts_(pr, "index"); break;
   case TQC_TYPE_NONE: puts_(pr, "none"); break;
-  case TQC_TYPE_FLOAT: {
-    static const char *const names[4] = {"bf16", "f16", "f32", "f64"};
-    puts_(pr, names[t->flt.fkind]);
-    break;
-  }
+  case TQC_TYPE_FLOAT: puts_(pr, tqc__float_name(t->flt.fkind)); break;
   case TQC_TYPE_TENSOR:
     puts_(pr, "tensor<");
     if (!t->tensor.ranked) puts_(pr, "*x");

@@ -13,8 +13,8 @@
 /* A tqs view of a runtime tensor (same storage: little-endian, one byte per i1, i48 as int64). */
 tq_status_t tqh__as_sim_tensor(const tqr_tensor_t *t, tqs_tensor_t *out) {
   tqs_type_t type;
-  if (!tqs_type_parse(tqr_element_name(t->type), &type))
-    return TQ_STATUS(TQ_UNIMPLEMENTED, "no reference type for %s", tqr_element_name(t->type));
+  if (!tqs_type_parse(tqf_element_name(t->type), &type))
+    return TQ_STATUS(TQ_UNIMPLEMENTED, "no reference type for %s", tqf_element_name(t->type));
   return tqs_tensor_init(out, type, t->rank, t->dims, t->data);
 }
 

@@ -97,7 +97,7 @@ static int run(const tqr_module_t *m, const char *csv, uint64_t seed) {
     size_t k = 0;
     for (size_t d = 0; d < fn->inputs[i]->n_dims; d++)
       k += (size_t)snprintf(text + k, sizeof(text) - k, "%lldx", (long long)fn->inputs[i]->dims[d]);
-    snprintf(text + k, sizeof(text) - k, "%s=@random", tqr_element_name(fn->inputs[i]->element_type));
+    snprintf(text + k, sizeof(text) - k, "%s=@random", tqf_element_name(fn->inputs[i]->element_type));
     tqr_input_options_t io;
     tqr_input_options_initialize(&io);
     io.seed = seed;

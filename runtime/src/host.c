@@ -6,41 +6,8 @@
 #include "torq/base/alloc.h"
 
 int tqr__tqs_type(Torq__ElementType type, tqs_type_t *out_type) {
-  switch (type) {
-    case TORQ__ELEMENT_TYPE__I1:
-      *out_type = TQS_I1;
-      return 1;
-    case TORQ__ELEMENT_TYPE__I8:
-      *out_type = TQS_I8;
-      return 1;
-    case TORQ__ELEMENT_TYPE__I16:
-      *out_type = TQS_I16;
-      return 1;
-    case TORQ__ELEMENT_TYPE__I32:
-      *out_type = TQS_I32;
-      return 1;
-    case TORQ__ELEMENT_TYPE__I48:
-    case TORQ__ELEMENT_TYPE__I64:
-      *out_type = TQS_I64;
-      return 1;
-    case TORQ__ELEMENT_TYPE__U8:
-      *out_type = TQS_U8;
-      return 1;
-    case TORQ__ELEMENT_TYPE__BF16:
-      *out_type = TQS_BF16;
-      return 1;
-    case TORQ__ELEMENT_TYPE__F16:
-      *out_type = TQS_F16;
-      return 1;
-    case TORQ__ELEMENT_TYPE__F32:
-      *out_type = TQS_F32;
-      return 1;
-    case TORQ__ELEMENT_TYPE__INDEX:
-      *out_type = TQS_INDEX;
-      return 1;
-    default:
-      return 0;
-  }
+  /* The reference interpreter's types carry the same MLIR names (i48 reads as its i64). */
+  return tqs_type_parse(tqf_element_name(type), out_type);
 }
 
 tq_status_t tqr__host_scratch_init(tqr__host_scratch_t *scratch, size_t capacity) {

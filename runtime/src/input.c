@@ -96,9 +96,9 @@ static int parse_integer(const char *s, size_t len, int *out_neg, uint64_t *out_
 /* Stores one value token into element `index` of `t`. */
 static tq_status_t store_value(const char *text, tqr_tensor_t *t, size_t index, const char *tok,
                                size_t len) {
-  uint8_t *dst = t->data + index * tqr_element_size(t->type);
-  const char *tn = tqr_element_name(t->type);
-  if (tqr_element_is_float(t->type)) {
+  uint8_t *dst = t->data + index * tqf_element_size(t->type);
+  const char *tn = tqf_element_name(t->type);
+  if (tqf_element_is_float(t->type)) {
     char buf[72];
     if (len >= sizeof(buf)) return bad(text, "value %zu is too long", index);
     memcpy(buf, tok, len);
@@ -133,7 +133,7 @@ static tq_status_t store_value(const char *text, tqr_tensor_t *t, size_t index, 
   if (!parse_integer(tok, len, &neg, &mag))
     return bad(text, "value %zu (\"%.*s\") is not an integer%s", index, (int)len, tok,
                memchr(tok, '.', len) ? " (floats need an f16, bf16 or f32 type)" : "");
-  size_t bytes = tqr_element_size(t->type);
+  size_t bytes = tqf_element_size(t->type);
   unsigned bits = (unsigned)bytes * 8;
   int is_unsigned = t->type == TORQ__ELEMENT_TYPE__U8;
   uint64_t max_pos = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
@@ -169,7 +169,7 @@ static tq_status_t parse_values(const char *text, const char *values, tqr_tensor
     n++;
   }
   if (n == 1 && count > 1) {
-    size_t esz = tqr_element_size(t->type);
+    size_t esz = tqf_element_size(t->type);
     for (size_t i = 1; i < count; i++) memcpy(t->data + i * esz, t->data, esz);
   } else if (n != count) {
     if (n == 0) return bad(text, "no values after '='");
@@ -188,11 +188,11 @@ static uint64_t splitmix64(uint64_t *state) {
 
 void tqr_input_random_fill(tqr_tensor_t *tensor, uint64_t seed, size_t index) {
   uint64_t state = seed ^ (UINT64_C(0xD1B54A32D192ED03) * ((uint64_t)index + 1));
-  size_t count = tqr_tensor_count(tensor), esz = tqr_element_size(tensor->type);
+  size_t count = tqr_tensor_count(tensor), esz = tqf_element_size(tensor->type);
   for (size_t i = 0; i < count; i++) {
     uint64_t r = splitmix64(&state);
     uint8_t *dst = tensor->data + i * esz;
-    if (tqr_element_is_float(tensor->type)) {
+    if (tqf_element_is_float(tensor->type)) {
       double d = (double)(r >> 11) * 0x1.0p-53 * 2.0 - 1.0;
       if (tensor->type == TORQ__ELEMENT_TYPE__F32) {
         float f = (float)d;

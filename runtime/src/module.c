@@ -57,7 +57,7 @@ static void printable(const char *s, char *out, size_t cap) {
 static tq_status_t check_type(const loader_t *L, const char *what, const Torq__TensorType *t,
                               uint64_t *out_size, uint64_t *out_elements) {
   if (!t) return bad(L, "%s has no tensor type", what);
-  uint64_t esz = tqr_element_size(t->element_type);
+  uint64_t esz = tqf_element_size(t->element_type);
   if (esz == 0) return bad(L, "%s has an invalid element type (%d)", what, (int)t->element_type);
   if (t->n_dims > TQR_MAX_RANK)
     return bad(L, "%s has rank %zu, above the limit of %d", what, t->n_dims, TQR_MAX_RANK);
@@ -141,7 +141,7 @@ static tq_status_t check_constants(loader_t *L) {
     TQ_TRY(check_type(L, what, c->type, &size, NULL));
     if (c->data.len != size)
       return bad(L, "constant %zu holds %zu bytes, but its type %s needs %" PRIu64, i, c->data.len,
-                 tqr_element_name(c->type->element_type), size);
+                 tqf_element_name(c->type->element_type), size);
   }
   return NULL;
 }

@@ -20,52 +20,13 @@ static tq_status_t bad(const char *name, size_t offset, const char *fmt, ...) {
   return TQ_STATUS(TQ_INVALID_INPUT, "%s: offset %zu: %s", name, offset, msg);
 }
 
-/* descr per element type; NULL for types with no npy form. */
-static const char *descr_of(Torq__ElementType type) {
-  switch (type) {
-    case TORQ__ELEMENT_TYPE__I1:
-      return "|b1";
-    case TORQ__ELEMENT_TYPE__I8:
-      return "|i1";
-    case TORQ__ELEMENT_TYPE__I16:
-      return "<i2";
-    case TORQ__ELEMENT_TYPE__I32:
-      return "<i4";
-    case TORQ__ELEMENT_TYPE__I48:
-    case TORQ__ELEMENT_TYPE__I64:
-    case TORQ__ELEMENT_TYPE__INDEX:
-      return "<i8";
-    case TORQ__ELEMENT_TYPE__U8:
-      return "|u1";
-    case TORQ__ELEMENT_TYPE__BF16:
-      return "<u2";
-    case TORQ__ELEMENT_TYPE__F16:
-      return "<f2";
-    case TORQ__ELEMENT_TYPE__F32:
-      return "<f4";
-    default:
-      return NULL;
-  }
-}
-
-/* The element type of a descr, or 0. */
+/* The element type of a descr, or 0: its code names a type (element.h), and its byte-order mark
+ * is little-endian ('<') or native ('=', this host being little-endian), or '|' for one byte. */
 static Torq__ElementType type_of_descr(const char *d, size_t len) {
-  static const struct {
-    const char *code;
-    Torq__ElementType type;
-  } codes[] = {
-      {"b1", TORQ__ELEMENT_TYPE__I1},   {"i1", TORQ__ELEMENT_TYPE__I8},
-      {"u1", TORQ__ELEMENT_TYPE__U8},   {"i2", TORQ__ELEMENT_TYPE__I16},
-      {"i4", TORQ__ELEMENT_TYPE__I32},  {"i8", TORQ__ELEMENT_TYPE__I64},
-      {"u2", TORQ__ELEMENT_TYPE__BF16}, {"f2", TORQ__ELEMENT_TYPE__F16},
-      {"f4", TORQ__ELEMENT_TYPE__F32},
-  };
   if (len != 3) return TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED;
-  for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
-    if (memcmp(d + 1, codes[i].code, 2) != 0) continue;
-    int one_byte = codes[i].code[1] == '1';
-    if (d[0] == '<' || d[0] == '=' || (one_byte && d[0] == '|')) return codes[i].type;
-  }
+  Torq__ElementType type = tqf_element_of_npy_code(d + 1);
+  int one_byte = tqf_element_size(type) == 1;
+  if (d[0] == '<' || d[0] == '=' || (one_byte && d[0] == '|')) return type;
   return TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED;
 }
 
@@ -265,10 +226,10 @@ tq_status_t tqr_npy_read(const char *path, size_t max_bytes, tqr_tensor_t **out_
 }
 
 tq_status_t tqr_npy_encode(const tqr_tensor_t *tensor, tq_buf_t *out) {
-  const char *descr = descr_of(tensor->type);
+  const char *descr = tqf_element_info(tensor->type)->npy_descr;
   if (!descr)
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "%s tensors have no npy form (write a .bin file)",
-                     tqr_element_name(tensor->type));
+                     tqf_element_name(tensor->type));
   char header[256];
   int n =
       snprintf(header, sizeof(header), "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "module.pb-c.h"
+#include "torq/formats/element.h"
 #include "torq/runtime/module.h"
 #include "torq/sim/hw.h"
 #include "torq/sim/npu.h"

@@ -176,7 +176,7 @@ static void describe(Torq__ElementType type, size_t rank, const int64_t *dims, c
   out[0] = 0;
   for (size_t i = 0; i < rank && n < cap; i++)
     n += (size_t)snprintf(out + n, cap - n, "%" PRId64 "x", dims[i]);
-  if (n < cap) snprintf(out + n, cap - n, "%s", tqr_element_name(type));
+  if (n < cap) snprintf(out + n, cap - n, "%s", tqf_element_name(type));
 }
 
 static tq_status_t bind_inputs(tqr_session_t *s, const tqr_tensor_t *const *inputs, size_t n) {

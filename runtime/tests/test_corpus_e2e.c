@@ -183,8 +183,8 @@ static int e2e_status(e2e_totals_t *t, const char *model, const char *step, tq_s
 /* A runtime tensor seen as a reference tensor (borrowing its data). */
 static tq_status_t e2e_view(const tqr_tensor_t *in, tqs_tensor_t *out) {
   tqs_type_t type;
-  if (!tqs_type_parse(tqr_element_name(in->type), &type))
-    return TQ_STATUS(TQ_UNIMPLEMENTED, "no reference type for %s", tqr_element_name(in->type));
+  if (!tqs_type_parse(tqf_element_name(in->type), &type))
+    return TQ_STATUS(TQ_UNIMPLEMENTED, "no reference type for %s", tqf_element_name(in->type));
   return tqs_tensor_init(out, type, in->rank, in->dims, in->data);
 }
 
@@ -258,7 +258,7 @@ static void e2e_input_text(const Torq__TensorType *type, char *out, size_t cap) 
   out[0] = 0;
   for (size_t d = 0; d < type->n_dims && n < cap; d++)
     n += (size_t)snprintf(out + n, cap - n, "%" PRId64 "x", type->dims[d]);
-  if (n < cap) snprintf(out + n, cap - n, "%s=@random", tqr_element_name(type->element_type));
+  if (n < cap) snprintf(out + n, cap - n, "%s=@random", tqf_element_name(type->element_type));
 }
 
 static void e2e_run_model(e2e_totals_t *t, const char *path) {

@@ -50,7 +50,7 @@ START_TEST(tensor_sizes_are_checked) {
             TQ_LIMIT, "overflows");
   ck_status(tqr_tensor_byte_size((Torq__ElementType)99, 0, NULL, &size), TQ_INVALID_ARGUMENT,
             "unknown element type 99");
-  ck_assert_str_eq(tqr_element_name(TORQ__ELEMENT_TYPE__U8), "ui8");
+  ck_assert_str_eq(tqf_element_name(TORQ__ELEMENT_TYPE__U8), "ui8");
   Torq__ElementType t;
   ck_assert_int_eq(tqr_element_parse(tq_sv_cstr("bf16"), &t), 1);
   ck_assert_int_eq(t, TORQ__ELEMENT_TYPE__BF16);

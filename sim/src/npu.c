@@ -19,42 +19,6 @@
 #include "torq/base/alloc.h"
 #include "torq/base/checked.h"
 
-/* ---- Element types --------------------------------------------------------------------------- */
-
-/* wbits is bits except for I48, which is held and computed as int64 (lower_internal.h). */
-#define TQS__E(name_, size_, bits_, is_int_, uns_, lo_, hi_)                                  \
-  {                                                                                           \
-    .name = (name_), .size = (size_), .bits = (bits_), .wbits = (bits_), .is_int = (is_int_), \
-    .is_unsigned = (uns_), .lo = (lo_), .hi = (hi_)                                           \
-  }
-
-static const tqs__etype_t tqs__etypes[] = {
-    [TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED] = TQS__E("UNSPECIFIED", 0, 0, 0, 0, 0, 0),
-    [TORQ__ELEMENT_TYPE__I1] = TQS__E("I1", 1, 1, 0, 1, 0, 1),
-    [TORQ__ELEMENT_TYPE__I8] = TQS__E("I8", 1, 8, 1, 0, INT8_MIN, INT8_MAX),
-    [TORQ__ELEMENT_TYPE__I16] = TQS__E("I16", 2, 16, 1, 0, INT16_MIN, INT16_MAX),
-    [TORQ__ELEMENT_TYPE__I32] = TQS__E("I32", 4, 32, 1, 0, INT32_MIN, INT32_MAX),
-    [TORQ__ELEMENT_TYPE__I64] = TQS__E("I64", 8, 64, 1, 0, INT64_MIN, INT64_MAX),
-    [TORQ__ELEMENT_TYPE__U8] = TQS__E("U8", 1, 8, 1, 1, 0, UINT8_MAX),
-    [TORQ__ELEMENT_TYPE__BF16] = TQS__E("BF16", 2, 16, 0, 0, 0, 0),
-    [TORQ__ELEMENT_TYPE__F16] = TQS__E("F16", 2, 16, 0, 0, 0, 0),
-    [TORQ__ELEMENT_TYPE__F32] = TQS__E("F32", 4, 32, 0, 0, 0, 0),
-    [TORQ__ELEMENT_TYPE__INDEX] = TQS__E("INDEX", 8, 64, 0, 0, 0, 0),
-    [TORQ__ELEMENT_TYPE__I48] = {.name = "I48",
-                                 .size = 8,
-                                 .bits = 48,
-                                 .wbits = 64,
-                                 .is_int = 1,
-                                 .lo = -(INT64_C(1) << 47),
-                                 .hi = (INT64_C(1) << 47) - 1},
-};
-
-const tqs__etype_t *tqs__etype(int type) {
-  if (type < 0 || (size_t)type >= sizeof(tqs__etypes) / sizeof(tqs__etypes[0]))
-    return &tqs__etypes[0];
-  return &tqs__etypes[type];
-}
-
 /* ---- Errors ---------------------------------------------------------------------------------- */
 
 tq_status_t tqs__npu_fail(const tqs__where_t *where, const char *file, int line, const char *fmt,

@@ -10,18 +10,18 @@
 #define TQS__SHAPE_DIM_MAX (INT64_C(1) << 40)
 
 void tqs__ostage_row(const tqs__ostage_t *os, const int64_t *acc, size_t n, uint8_t *out) {
-  switch (os->out_type) {
-    case TORQ__ELEMENT_TYPE__I8:
-    case TORQ__ELEMENT_TYPE__U8:
+  /* The common widths get their own loops; the low bits of the value are the stored element. */
+  switch (os->out->size) {
+    case 1:
       for (size_t i = 0; i < n; i++) out[i] = (uint8_t)tqs__ostage_apply(os, acc[i], i);
       break;
-    case TORQ__ELEMENT_TYPE__I16:
+    case 2:
       for (size_t i = 0; i < n; i++) {
         uint16_t v = (uint16_t)tqs__ostage_apply(os, acc[i], i);
         memcpy(out + 2 * i, &v, 2);
       }
       break;
-    case TORQ__ELEMENT_TYPE__I32:
+    case 4:
       for (size_t i = 0; i < n; i++) {
         uint32_t v = (uint32_t)tqs__ostage_apply(os, acc[i], i);
         memcpy(out + 4 * i, &v, 4);
@@ -29,7 +29,8 @@ void tqs__ostage_row(const tqs__ostage_t *os, const int64_t *acc, size_t n, uint
       break;
     default:
       for (size_t i = 0; i < n; i++)
-        tqs__st(out + i * os->out->size, os->out_type, tqs__ostage_apply(os, acc[i], i));
+        tqf_element_store_int(out + i * os->out->size, os->out_type,
+                              tqs__ostage_apply(os, acc[i], i));
       break;
   }
 }
@@ -56,8 +57,9 @@ static tq_status_t tqs__scales(const Torq__KernelParams *p, const tqs__where_t *
 
 static tq_status_t tqs__int_type(const tqs__where_t *where, const char *kernel, const char *what,
                                  int type) {
-  const tqs__etype_t *t = tqs__etype(type);
-  if (!t->is_int) return TQS__NPU_FAIL(where, "%s: %s %s is not supported", kernel, what, t->name);
+  const tqf_element_info_t *t = tqf_element_info(type);
+  if (!t->slice_int)
+    return TQS__NPU_FAIL(where, "%s: %s %s is not supported", kernel, what, t->schema_name);
   return NULL;
 }
 
@@ -71,9 +73,9 @@ tq_status_t tqs__ostage_decode(const Torq__KernelParams *p, int64_t channels,
                          os->n_scale, channels);
   }
   os->out_type = p->output_type;
-  os->out = tqs__etype(p->output_type);
-  os->sat_lo = os->out->lo;
-  os->sat_hi = os->out->hi;
+  os->out = tqf_element_info(p->output_type);
+  os->sat_lo = os->out->min;
+  os->sat_hi = os->out->max;
   os->clamp_min = p->clamp_min;
   os->clamp_max = p->clamp_max;
   return NULL;
@@ -107,7 +109,7 @@ static tq_status_t tqs__eltwise_count(const Torq__KernelParams *p, const tqs__wh
 /* Operand region i: n elements, or 1 to broadcast. Returns the element step (1 or 0). */
 static tq_status_t tqs__operand(const tqs__span_t *s, size_t i, uint64_t n, int type,
                                 const tqs__where_t *where, const char *kernel, uint64_t *step) {
-  const tqs__etype_t *t = tqs__etype(type);
+  const tqf_element_info_t *t = tqf_element_info(type);
   uint64_t full = 0;
   if (tq_u64_mul(n, t->size, &full) && s->bytes == full) {
     *step = 1;
@@ -120,7 +122,8 @@ static tq_status_t tqs__operand(const tqs__span_t *s, size_t i, uint64_t n, int 
   return TQS__NPU_FAIL(where,
                        "%s: region %zu (operand) holds %" PRIu64 " bytes; %" PRIu64
                        " elements of %s (or one, to broadcast) need %" PRIu64,
-                       kernel, i, s->bytes, n, t->name, tq_u64_mul(n, t->size, &full) ? full : 0);
+                       kernel, i, s->bytes, n, t->schema_name,
+                       tq_u64_mul(n, t->size, &full) ? full : 0);
 }
 
 tq_status_t tqs__eltwise_decode(const Torq__KernelParams *p, const tqs__span_t *s,
@@ -133,7 +136,7 @@ tq_status_t tqs__eltwise_decode(const Torq__KernelParams *p, const tqs__span_t *
   k->out_t = p->output_type;
   k->n = n;
   k->macs = n;
-  k->os.out = tqs__etype(p->output_type);
+  k->os.out = tqf_element_info(p->output_type);
   k->os.out_type = p->output_type;
   k->in = s[0].base + s[0].offset;
   size_t res = 1;
@@ -153,11 +156,11 @@ tq_status_t tqs__eltwise_decode(const Torq__KernelParams *p, const tqs__span_t *
     }
   } else {
     uint64_t in_bytes = 0;
-    if (!tq_u64_mul(n, tqs__etype(k->in_t)->size, &in_bytes) || s[0].bytes != in_bytes) {
+    if (!tq_u64_mul(n, tqf_element_info(k->in_t)->size, &in_bytes) || s[0].bytes != in_bytes) {
       return TQS__NPU_FAIL(where,
                            "%s: region 0 (input) holds %" PRIu64 " bytes; %" PRIu64
                            " elements of %s need %" PRIu64,
-                           kernel, s[0].bytes, n, tqs__etype(k->in_t)->name, in_bytes);
+                           kernel, s[0].bytes, n, tqf_element_info(k->in_t)->schema_name, in_bytes);
     }
   }
   uint64_t out_bytes = 0;
@@ -165,7 +168,7 @@ tq_status_t tqs__eltwise_decode(const Torq__KernelParams *p, const tqs__span_t *
     return TQS__NPU_FAIL(where,
                          "%s: region %zu (result) holds %" PRIu64 " bytes; %" PRIu64
                          " elements of %s need %" PRIu64,
-                         kernel, res, s[res].bytes, n, k->os.out->name, out_bytes);
+                         kernel, res, s[res].bytes, n, k->os.out->schema_name, out_bytes);
   }
   k->out = s[res].base + s[res].offset;
 
@@ -198,8 +201,8 @@ tq_status_t tqs__eltwise_decode(const Torq__KernelParams *p, const tqs__span_t *
     k->in_unsigned = p->n_extra > 0 && p->extra[0];
     int out_unsigned = p->n_extra > 1 && p->extra[1];
     k->input_zp = p->input_zp;
-    k->os.sat_lo = k->os.out->lo;
-    k->os.sat_hi = k->os.out->hi;
+    k->os.sat_lo = k->os.out->min;
+    k->os.sat_hi = k->os.out->max;
     if (out_unsigned && k->os.out->bits < 64) {
       k->os.sat_lo = 0;
       k->os.sat_hi = (int64_t)((UINT64_C(1) << k->os.out->bits) - 1);
@@ -209,7 +212,7 @@ tq_status_t tqs__eltwise_decode(const Torq__KernelParams *p, const tqs__span_t *
 }
 
 void tqs__eltwise_run(const tqs__kern_t *k) {
-  const tqs__etype_t *it = tqs__etype(k->in_t);
+  const tqf_element_info_t *it = tqf_element_info(k->in_t);
   size_t isz = it->size, osz = k->os.out->size;
   size_t sa = (size_t)k->a_step * isz, sb = (size_t)k->b_step * isz;
   const uint8_t *a = k->in, *b = k->b;
@@ -218,40 +221,45 @@ void tqs__eltwise_run(const tqs__kern_t *k) {
   switch (k->id) {
     case TQS__K_ADD:
       for (int64_t i = 0; i < n; i++, a += sa, b += sb, out += osz)
-        tqs__st(out, k->out_t, tqs__wrap_add(tqs__ld(a, k->in_t), tqs__ld(b, k->in_t)));
+        tqf_element_store_int(
+            out, k->out_t,
+            tqs__wrap_add(tqf_element_load_int(a, k->in_t), tqf_element_load_int(b, k->in_t)));
       break;
     case TQS__K_SUB:
       for (int64_t i = 0; i < n; i++, a += sa, b += sb, out += osz)
-        tqs__st(out, k->out_t, tqs__wrap_sub(tqs__ld(a, k->in_t), tqs__ld(b, k->in_t)));
+        tqf_element_store_int(
+            out, k->out_t,
+            tqs__wrap_sub(tqf_element_load_int(a, k->in_t), tqf_element_load_int(b, k->in_t)));
       break;
     case TQS__K_MUL: {
       int shift = k->out_t == TORQ__ELEMENT_TYPE__I32 ? k->mul_shift : 0;
       int64_t round = shift > 0 ? INT64_C(1) << (shift - 1) : 0;
       for (int64_t i = 0; i < n; i++, a += sa, b += sb, out += osz) {
-        int64_t p = tqs__wrap_mul(tqs__ld(a, k->in_t), tqs__ld(b, k->in_t));
+        int64_t p =
+            tqs__wrap_mul(tqf_element_load_int(a, k->in_t), tqf_element_load_int(b, k->in_t));
         if (shift > 0) p = tqs__wrap_add(p, round) >> shift;
-        tqs__st(out, k->out_t, p);
+        tqf_element_store_int(out, k->out_t, p);
       }
       break;
     }
     case TQS__K_RESCALE: {
-      uint64_t mask = it->wbits < 64 ? (UINT64_C(1) << it->wbits) - 1 : UINT64_MAX;
+      uint64_t mask = it->wrap_bits < 64 ? (UINT64_C(1) << it->wrap_bits) - 1 : UINT64_MAX;
       uint64_t channels = k->channels, c = 0;
       for (int64_t i = 0; i < n; i++, a += isz, out += osz) {
-        int64_t v = tqs__ld(a, k->in_t);
+        int64_t v = tqf_element_load_int(a, k->in_t);
         if (k->in_unsigned) v = (int64_t)((uint64_t)v & mask);
         v = tqs__wrap_sub(v, k->input_zp);
-        tqs__st(out, k->out_t, tqs__ostage_scale(&k->os, v, (size_t)c));
+        tqf_element_store_int(out, k->out_t, tqs__ostage_scale(&k->os, v, (size_t)c));
         if (++c == channels) c = 0;
       }
       break;
     }
     default: /* clamp */
       for (int64_t i = 0; i < n; i++, a += isz, out += osz) {
-        int64_t v = tqs__ld(a, k->in_t);
+        int64_t v = tqf_element_load_int(a, k->in_t);
         if (v < k->os.clamp_min) v = k->os.clamp_min;
         if (v > k->os.clamp_max) v = k->os.clamp_max;
-        tqs__st(out, k->out_t, v);
+        tqf_element_store_int(out, k->out_t, v);
       }
       break;
   }

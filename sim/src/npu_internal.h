@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "module.pb-c.h"
 #include "torq/base/status.h"
+#include "torq/formats/element.h"
 #include "torq/sim/cost_model.h"
 #include "torq/sim/hw.h"
 #include "torq/sim/npu.h"
@@ -65,80 +65,15 @@ tq_status_t tqs__npu_fail(const tqs__where_t *where, const char *file, int line,
                           ...) TQ_PRINTF(4, 5) TQ_MUST_USE;
 #define TQS__NPU_FAIL(where, ...) tqs__npu_fail((where), __FILE__, __LINE__, __VA_ARGS__)
 
-/* ---- Element types (module.proto storage: little-endian, ceil(width / 8) bytes, but 8 for I48) -
+/* ---- Element types ----------------------------------------------------------------------------
  *
- * I48 is held as an int64 (8 bytes, sign-extended), as the reference interpreter and the host
- * programs hold it, and computed as one: it wraps at 64 bits (wbits), so an I48 value is the
- * reference's i48 (= i64) value byte for byte. Its bits (48) are the cost model's and lo/hi its
- * saturation range. */
+ * Their facts (tqf_element_info: size, bits, wrap_bits, range) and integer access
+ * (tqf_element_load_int, tqf_element_store_int) are the contract's, torq/formats/element.h. */
 
-typedef struct tqs__etype_s {
-  const char *name;
-  uint8_t size;   /* bytes per element; 0 for an invalid value */
-  uint8_t bits;   /* for the cost model */
-  uint8_t wbits;  /* the width values wrap at: bits, but 64 for I48 */
-  uint8_t is_int; /* an integer type the kernels compute with */
-  uint8_t is_unsigned;
-  int64_t lo, hi; /* value range (integers) */
-} tqs__etype_t;
-
-/* The description of `type`; an "invalid" entry (size 0) for values outside the enum. */
-const tqs__etype_t *tqs__etype(int type);
-
-/* Loads the element at `p` of an integer type, sign- or zero-extended. */
-static inline int64_t tqs__ld(const uint8_t *p, int type) {
-  switch (type) {
-    case TORQ__ELEMENT_TYPE__I1:
-    case TORQ__ELEMENT_TYPE__U8:
-      return p[0];
-    case TORQ__ELEMENT_TYPE__I8:
-      return (int8_t)p[0];
-    case TORQ__ELEMENT_TYPE__I16: {
-      int16_t v;
-      memcpy(&v, p, 2);
-      return v;
-    }
-    case TORQ__ELEMENT_TYPE__I32: {
-      int32_t v;
-      memcpy(&v, p, 4);
-      return v;
-    }
-    default: { /* I48, I64: 8 bytes */
-      int64_t v;
-      memcpy(&v, p, 8);
-      return v;
-    }
-  }
-}
-
-/* Stores the low bits of `v` (two's complement) as an element of an integer type. */
-static inline void tqs__st(uint8_t *p, int type, int64_t v) {
-  switch (type) {
-    case TORQ__ELEMENT_TYPE__I1:
-    case TORQ__ELEMENT_TYPE__U8:
-    case TORQ__ELEMENT_TYPE__I8:
-      p[0] = (uint8_t)v;
-      return;
-    case TORQ__ELEMENT_TYPE__I16: {
-      uint16_t u = (uint16_t)v;
-      memcpy(p, &u, 2);
-      return;
-    }
-    case TORQ__ELEMENT_TYPE__I32: {
-      uint32_t u = (uint32_t)v;
-      memcpy(p, &u, 4);
-      return;
-    }
-    default: /* I48, I64: 8 bytes */
-      memcpy(p, &v, 8);
-      return;
-  }
-}
-
-/* `v` wrapped to an integer type's width (wbits: 64 for I48): the value its stored bits stand
+/* `v` wrapped to an integer type's width (wrap_bits: 64 for I48): the value its stored bits stand
  * for. */
-static inline int64_t tqs__wrap_to(int64_t v, const tqs__etype_t *t) {
-  unsigned w = t->wbits;
+static inline int64_t tqs__wrap_to(int64_t v, const tqf_element_info_t *t) {
+  unsigned w = t->wrap_bits;
   if (w >= 64) return v;
   if (t->is_unsigned) return (int64_t)((uint64_t)v & ((UINT64_C(1) << w) - 1));
   return (int64_t)((uint64_t)v << (64 - w)) >> (64 - w);
@@ -187,11 +122,11 @@ typedef enum tqs__kid_e {
 /* The output stage of conv2d, depthwise_conv2d and fully_connected, and the scale step of
  * rescale (lower_internal.h). */
 typedef struct tqs__ostage_s {
-  const tqs__etype_t *out;
+  const tqf_element_info_t *out;
   int out_type;
   /* MAC kernels with a fused rescale: the accumulator is wrapped to its type before the scale
    * step, as the reference's conv2d/matmul result is before tosa.rescale reads it: (acc <<
-   * acc_shift) >> acc_shift, 32 for an I32 accumulator, 0 for I48 (int64, wbits). */
+   * acc_shift) >> acc_shift, 32 for an I32 accumulator, 0 for I48 (int64, wrap_bits). */
   unsigned acc_shift;
   size_t n_scale; /* 0 (no fused rescale), 1, or one per output channel */
   const int32_t *multiplier, *shift;

@@ -77,12 +77,12 @@ static tq_status_t tqs__ints(const tqs__where_t *where, const char *kernel, cons
 static tq_status_t tqs__bytes(const tqs__where_t *where, const char *kernel, const tqs__span_t *s,
                               size_t i, const char *what, uint64_t elems, int type) {
   uint64_t want = 0;
-  const tqs__etype_t *t = tqs__etype(type);
+  const tqf_element_info_t *t = tqf_element_info(type);
   if (!tq_u64_mul(elems, t->size, &want) || s->bytes != want) {
     return TQS__NPU_FAIL(where,
                          "%s: region %zu (%s) holds %" PRIu64 " bytes; %" PRIu64
                          " elements of %s need %" PRIu64,
-                         kernel, i, what, s->bytes, elems, t->name, want);
+                         kernel, i, what, s->bytes, elems, t->schema_name, want);
   }
   return NULL;
 }
@@ -97,9 +97,9 @@ static uint64_t tqs__prod(const int64_t *v, size_t n) {
 /* The element type `type` is one of `allowed` (a bit mask of Torq__ElementType values). */
 static tq_status_t tqs__type(const tqs__where_t *where, const char *kernel, const char *what,
                              int type, unsigned allowed) {
-  const tqs__etype_t *t = tqs__etype(type);
+  const tqf_element_info_t *t = tqf_element_info(type);
   if (t->size && (allowed & (1u << type))) return NULL;
-  return TQS__NPU_FAIL(where, "%s: %s %s is not supported", kernel, what, t->name);
+  return TQS__NPU_FAIL(where, "%s: %s %s is not supported", kernel, what, t->schema_name);
 }
 
 #define TQS__ET(x) (1u << TORQ__ELEMENT_TYPE__##x)
@@ -117,9 +117,9 @@ static tq_status_t tqs__zp(const tqs__where_t *where, const char *kernel, const 
 
 /* The range of v - zp over a type's values. */
 static void tqs__diff_range(int type, int64_t zp, int64_t *lo, int64_t *hi) {
-  const tqs__etype_t *t = tqs__etype(type);
-  *lo = t->lo - zp;
-  *hi = t->hi - zp;
+  const tqf_element_info_t *t = tqf_element_info(type);
+  *lo = t->min - zp;
+  *hi = t->max - zp;
 }
 
 static size_t tqs__align(size_t n) {
@@ -213,7 +213,7 @@ static tq_status_t tqs__decode_conv(const tqs_hw_t *hw, const Torq__KernelParams
   TQ_TRY(tqs__bytes(where, kn, &s[2], 2, "bias", (uint64_t)k->OC, k->b_t));
   TQ_TRY(tqs__bytes(where, kn, &s[3], 3, "result", nout, k->out_t));
   TQ_TRY(tqs__ostage_decode(p, k->OC, where, kn, &k->os));
-  k->os.acc_shift = 64u - tqs__etype(k->b_t)->wbits;
+  k->os.acc_shift = 64u - tqf_element_info(k->b_t)->wrap_bits;
   k->in = s[0].base + s[0].offset;
   k->w = s[1].base + s[1].offset;
   k->w_lo = s[1].offset, k->w_hi = s[1].end;
@@ -222,7 +222,7 @@ static tq_status_t tqs__decode_conv(const tqs_hw_t *hw, const Torq__KernelParams
   k->out_lo = s[3].offset, k->out_hi = s[3].end;
   int64_t taps[4] = {k->OH * k->OW, k->KH * k->KW, k->OC, dw ? 1 : k->IC};
   k->macs = tqs__prod(taps, 4);
-  unsigned bits = tqs__etype(k->in_t)->bits, wb = tqs__etype(k->w_t)->bits;
+  unsigned bits = tqf_element_info(k->in_t)->bits, wb = tqf_element_info(k->w_t)->bits;
   k->cycles = tqs_cost_slice_macs(hw, k->macs, bits > wb ? bits : wb);
   tqs__mac_setup(k, nin, nw, 2 * (uint64_t)k->OC, (uint64_t)k->OC);
   /* Many output channels and little work per dot product: run over the channels instead. */
@@ -260,7 +260,7 @@ static tq_status_t tqs__decode_fc(const tqs_hw_t *hw, const Torq__KernelParams *
   TQ_TRY(tqs__bytes(where, kn, &s[1], 1, "weights", nw, k->w_t));
   TQ_TRY(tqs__bytes(where, kn, &s[2], 2, "result", nout, k->out_t));
   TQ_TRY(tqs__ostage_decode(p, k->OC, where, kn, &k->os));
-  k->os.acc_shift = 64u - tqs__etype(tqs__acc_type(k->in_t))->wbits;
+  k->os.acc_shift = 64u - tqf_element_info(tqs__acc_type(k->in_t))->wrap_bits;
   k->in = s[0].base + s[0].offset;
   k->w = s[1].base + s[1].offset;
   k->w_lo = s[1].offset, k->w_hi = s[1].end;
@@ -268,7 +268,7 @@ static tq_status_t tqs__decode_fc(const tqs_hw_t *hw, const Torq__KernelParams *
   k->out_lo = s[2].offset, k->out_hi = s[2].end;
   int64_t m[3] = {k->OH, k->OC, k->IC};
   k->macs = tqs__prod(m, 3);
-  unsigned bits = tqs__etype(k->in_t)->bits, wb = tqs__etype(k->w_t)->bits;
+  unsigned bits = tqf_element_info(k->in_t)->bits, wb = tqf_element_info(k->w_t)->bits;
   k->cycles = tqs_cost_slice_macs(hw, k->macs, bits > wb ? bits : wb);
   tqs__mac_setup(k, nin, nw, (uint64_t)k->OC, (uint64_t)k->OC);
   return NULL;
@@ -300,7 +300,7 @@ static tq_status_t tqs__decode_pool(const tqs_hw_t *hw, const Torq__KernelParams
   k->sy = st[0], k->sx = st[1], k->dy = k->dx = 1, k->pt = pad[0], k->pl = pad[2];
   k->input_zp = p->input_zp;
   k->os.output_zp = p->output_zp;
-  k->os.out = tqs__etype(k->out_t);
+  k->os.out = tqf_element_info(k->out_t);
   TQ_TRY(tqs__bytes(where, kn, &s[0], 0, "input", tqs__prod(in, 4), k->in_t));
   TQ_TRY(tqs__bytes(where, kn, &s[1], 1, "result", tqs__prod(out, 4), k->out_t));
   /* Every window must hold an input position (TOSA's pad < kernel ensures it for whole tensors;
@@ -326,7 +326,7 @@ static tq_status_t tqs__decode_pool(const tqs_hw_t *hw, const Torq__KernelParams
   k->out_lo = s[1].offset, k->out_hi = s[1].end;
   int64_t taps[4] = {k->OH * k->OW, k->KH, k->KW, k->OC};
   k->macs = tqs__prod(taps, 4);
-  k->cycles = tqs_cost_slice_elementwise(hw, k->macs, tqs__etype(k->in_t)->bits);
+  k->cycles = tqs_cost_slice_elementwise(hw, k->macs, tqf_element_info(k->in_t)->bits);
   return NULL;
 }
 
@@ -349,7 +349,7 @@ tq_status_t tqs__kern_decode(const tqs_hw_t *hw, tqs__kid_t id, const Torq__Unit
       return tqs__decode_pool(hw, p, spans, where, kn, out);
     default: {
       TQ_TRY(tqs__eltwise_decode(p, spans, where, kn, out));
-      unsigned bits = tqs__etype(out->in_t)->bits, ob = tqs__etype(out->out_t)->bits;
+      unsigned bits = tqf_element_info(out->in_t)->bits, ob = tqf_element_info(out->out_t)->bits;
       out->cycles = tqs_cost_slice_elementwise(hw, out->macs, bits > ob ? bits : ob);
       return NULL;
     }
@@ -368,13 +368,14 @@ static void tqs__widen16(const uint8_t *src, int type, int64_t zp, size_t n, int
       for (size_t j = 0; j < 16; j++) dst[i + j] = (int16_t)(s[i + j] - z);
     for (; i < n; i++) dst[i] = (int16_t)(s[i] - z);
   } else {
-    for (size_t i = 0; i < n; i++) dst[i] = (int16_t)((int32_t)tqs__ld(src + 2 * i, type) - z);
+    for (size_t i = 0; i < n; i++)
+      dst[i] = (int16_t)((int32_t)tqf_element_load_int(src + 2 * i, type) - z);
   }
 }
 
 static void tqs__widen32(const uint8_t *src, int type, int64_t zp, size_t n, int32_t *dst) {
-  size_t esz = tqs__etype(type)->size;
-  for (size_t i = 0; i < n; i++) dst[i] = (int32_t)(tqs__ld(src + esz * i, type) - zp);
+  size_t esz = tqf_element_info(type)->size;
+  for (size_t i = 0; i < n; i++) dst[i] = (int32_t)(tqf_element_load_int(src + esz * i, type) - zp);
 }
 
 /* The hot loops run in blocks of TQS__BLOCK with a constant trip count, which GCC vectorizes at
@@ -472,11 +473,12 @@ static tqs__ops_t tqs__prepare(const tqs__kern_t *k, void *scratch, tqs__wcache_
     tqs__widen16(k->in, k->in_t, k->input_zp, nin, o.in);
     if (!cached && k->by_channel) {
       /* OHWI -> HWIO: w[oc][t] to wt[t][oc], t over KH * KW * IC. */
-      size_t OC = (size_t)k->OC, T = nw / OC, wsz = tqs__etype(k->w_t)->size;
+      size_t OC = (size_t)k->OC, T = nw / OC, wsz = tqf_element_info(k->w_t)->size;
       int16_t *wt = o.w;
       for (size_t oc = 0; oc < OC; oc++)
         for (size_t t = 0; t < T; t++)
-          wt[t * OC + oc] = (int16_t)(tqs__ld(k->w + (oc * T + t) * wsz, k->w_t) - k->weight_zp);
+          wt[t * OC + oc] =
+              (int16_t)(tqf_element_load_int(k->w + (oc * T + t) * wsz, k->w_t) - k->weight_zp);
     } else if (!cached) {
       tqs__widen16(k->w, k->w_t, k->weight_zp, nw, o.w);
     }
@@ -500,8 +502,8 @@ static int64_t tqs__dot(const tqs__kern_t *k, const tqs__ops_t *o, size_t ia, si
 /* The bias of every output channel as int64, at the end of the int64 accumulators. */
 static int64_t *tqs__bias64(const tqs__kern_t *k, const tqs__ops_t *o, size_t n) {
   int64_t *bias = o->acc64 + n;
-  size_t bsz = tqs__etype(k->b_t)->size;
-  for (size_t i = 0; i < n; i++) bias[i] = tqs__ld(k->bias + i * bsz, k->b_t);
+  size_t bsz = tqf_element_info(k->b_t)->size;
+  for (size_t i = 0; i < n; i++) bias[i] = tqf_element_load_int(k->bias + i * bsz, k->b_t);
   return bias;
 }
 
@@ -661,9 +663,9 @@ static void tqs__run_fc(const tqs__kern_t *k, void *scratch, tqs__wcache_t *cach
 
 static void tqs__run_pool(const tqs__kern_t *k) {
   size_t IW = (size_t)k->IW, C = (size_t)k->IC;
-  size_t isz = tqs__etype(k->in_t)->size, osz = k->os.out->size;
+  size_t isz = tqf_element_info(k->in_t)->size, osz = k->os.out->size;
   int avg = k->id == TQS__K_AVG_POOL;
-  int64_t lo = k->os.out->lo, hi = k->os.out->hi;
+  int64_t lo = k->os.out->min, hi = k->os.out->max;
   uint8_t *out = k->out;
   for (int64_t oy = 0; oy < k->OH; oy++) {
     int64_t ybase = oy * k->sy - k->pt, y0, y1;
@@ -679,7 +681,7 @@ static void tqs__run_pool(const tqs__kern_t *k) {
         for (int64_t ky = y0; ky < y1; ky++) {
           const uint8_t *row = k->in + (((size_t)(ybase + ky) * IW) * C + c) * isz;
           for (int64_t kx = x0; kx < x1; kx++) {
-            int64_t e = tqs__ld(row + (size_t)(xbase + kx) * C * isz, k->in_t);
+            int64_t e = tqf_element_load_int(row + (size_t)(xbase + kx) * C * isz, k->in_t);
             if (avg)
               v = tqs__wrap_add(v, tqs__wrap_sub(e, k->input_zp));
             else if (e > v)
@@ -690,7 +692,7 @@ static void tqs__run_pool(const tqs__kern_t *k) {
           v = tqs__wrap_add(tqs__apply_scale_32(v, multiplier, shift, 0), k->os.output_zp);
           v = tqs__clip(v, lo, hi);
         }
-        tqs__st(out, k->out_t, v);
+        tqf_element_store_int(out, k->out_t, v);
       }
     }
   }

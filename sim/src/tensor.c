@@ -7,34 +7,56 @@
 #include "ref_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/checked.h"
+#include "torq/formats/element.h"
 
-static const struct {
-  const char *name;
-  size_t size;
-  unsigned bits;
-} tqs__types[TQS_TYPE_COUNT] = {
-    [TQS_I1] = {"i1", 1, 1},     [TQS_I8] = {"i8", 1, 8},        [TQS_I16] = {"i16", 2, 16},
-    [TQS_I32] = {"i32", 4, 32},  [TQS_I64] = {"i64", 8, 64},     [TQS_U8] = {"ui8", 1, 8},
-    [TQS_U16] = {"ui16", 2, 16}, [TQS_BF16] = {"bf16", 2, 16},   [TQS_F16] = {"f16", 2, 16},
-    [TQS_F32] = {"f32", 4, 32},  [TQS_INDEX] = {"index", 8, 64},
+/* The reference interpreter's types are the module's element types (whose facts it takes from
+ * the contract, torq/formats/element.h), i48 excepted (computed as i64), plus ui16, a TOSA type
+ * that no module holds. */
+static const Torq__ElementType tqs__module_types[TQS_TYPE_COUNT] = {
+    [TQS_I1] = TORQ__ELEMENT_TYPE__I1,
+    [TQS_I8] = TORQ__ELEMENT_TYPE__I8,
+    [TQS_I16] = TORQ__ELEMENT_TYPE__I16,
+    [TQS_I32] = TORQ__ELEMENT_TYPE__I32,
+    [TQS_I64] = TORQ__ELEMENT_TYPE__I64,
+    [TQS_U8] = TORQ__ELEMENT_TYPE__U8,
+    [TQS_U16] = TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED,
+    [TQS_BF16] = TORQ__ELEMENT_TYPE__BF16,
+    [TQS_F16] = TORQ__ELEMENT_TYPE__F16,
+    [TQS_F32] = TORQ__ELEMENT_TYPE__F32,
+    [TQS_INDEX] = TORQ__ELEMENT_TYPE__INDEX,
 };
+
+static const tqf_element_info_t tqs__u16 = {.name = "ui16",
+                                            .size = 2,
+                                            .bits = 16,
+                                            .wrap_bits = 16,
+                                            .is_unsigned = 1,
+                                            .min = 0,
+                                            .max = UINT16_MAX};
 
 static int tqs__type_valid(tqs_type_t type) {
   return (unsigned)type < TQS_TYPE_COUNT;
 }
 
+/* The facts of a type: the UNSPECIFIED entry (name "?", size 0) for an invalid value. */
+static const tqf_element_info_t *tqs__info(tqs_type_t type) {
+  if (type == TQS_U16) return &tqs__u16;
+  return tqf_element_info(tqs__type_valid(type) ? tqs__module_types[type]
+                                                : TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED);
+}
+
 const char *tqs_type_name(tqs_type_t type) {
-  return tqs__type_valid(type) ? tqs__types[type].name : "?";
+  return tqs__info(type)->name;
 }
 
 int tqs_type_parse(const char *name, tqs_type_t *out_type) {
   if (!name) return 0;
-  if (strcmp(name, "i48") == 0) {
+  if (strcmp(name, tqf_element_name(TORQ__ELEMENT_TYPE__I48)) == 0) {
     *out_type = TQS_I64;
     return 1;
   }
   for (int t = 0; t < TQS_TYPE_COUNT; t++) {
-    if (strcmp(name, tqs__types[t].name) == 0) {
+    if (strcmp(name, tqs__info((tqs_type_t)t)->name) == 0) {
       *out_type = (tqs_type_t)t;
       return 1;
     }
@@ -43,15 +65,15 @@ int tqs_type_parse(const char *name, tqs_type_t *out_type) {
 }
 
 size_t tqs_type_size(tqs_type_t type) {
-  return tqs__type_valid(type) ? tqs__types[type].size : 0;
+  return tqs__info(type)->size;
 }
 
 unsigned tqs_type_bits(tqs_type_t type) {
-  return tqs__type_valid(type) ? tqs__types[type].bits : 0;
+  return tqs__info(type)->bits;
 }
 
 int tqs_type_is_float(tqs_type_t type) {
-  return type == TQS_BF16 || type == TQS_F16 || type == TQS_F32;
+  return tqs__info(type)->is_float;
 }
 
 int tqs_type_is_integer(tqs_type_t type) {
@@ -59,42 +81,16 @@ int tqs_type_is_integer(tqs_type_t type) {
 }
 
 int tqs_type_is_unsigned(tqs_type_t type) {
-  return type == TQS_U8 || type == TQS_U16 || type == TQS_I1;
+  return tqs__info(type)->is_unsigned;
 }
 
+/* Integer types: their range. Floats (and invalid values) have none: 0 and INT64_MAX. */
 int64_t tqs__type_min(tqs_type_t type) {
-  switch (type) {
-    case TQS_I8:
-      return INT8_MIN;
-    case TQS_I16:
-      return INT16_MIN;
-    case TQS_I32:
-      return INT32_MIN;
-    case TQS_I64:
-    case TQS_INDEX:
-      return INT64_MIN;
-    default:
-      return 0;
-  }
+  return tqs_type_is_integer(type) ? tqs__info(type)->min : 0;
 }
 
 int64_t tqs__type_max(tqs_type_t type) {
-  switch (type) {
-    case TQS_I1:
-      return 1;
-    case TQS_I8:
-      return INT8_MAX;
-    case TQS_I16:
-      return INT16_MAX;
-    case TQS_I32:
-      return INT32_MAX;
-    case TQS_U8:
-      return UINT8_MAX;
-    case TQS_U16:
-      return UINT16_MAX;
-    default:
-      return INT64_MAX;
-  }
+  return tqs_type_is_integer(type) ? tqs__info(type)->max : INT64_MAX;
 }
 
 static tq_status_t tqs__shape_count(tqs_type_t type, size_t rank, const int64_t *dims,
@@ -117,7 +113,7 @@ static tq_status_t tqs__shape_count(tqs_type_t type, size_t rank, const int64_t 
     }
   }
   size_t bytes;
-  if (!tq_size_mul(count, tqs__types[type].size, &bytes)) {
+  if (!tq_size_mul(count, tqs_type_size(type), &bytes)) {
     return TQ_STATUS(TQ_LIMIT, "tensor: byte size overflows");
   }
   *out_count = count;
@@ -133,7 +129,7 @@ tq_status_t tqs_tensor_byte_size(const tqs_tensor_t *tensor, size_t *out_size) {
   *out_size = 0;
   size_t count;
   TQ_TRY(tqs__shape_count(tensor->type, tensor->rank, tensor->dims, &count));
-  *out_size = count * tqs__types[tensor->type].size;
+  *out_size = count * tqs_type_size(tensor->type);
   return NULL;
 }
 
@@ -156,12 +152,12 @@ tq_status_t tqs_tensor_create(tqs_type_t type, size_t rank, const int64_t *dims,
   size_t count;
   TQ_TRY(tqs__shape_count(type, rank, dims, &count));
   tqs_tensor_t *tensor = tq_calloc(1, sizeof *tensor);
-  void *data = tq_calloc(count, tqs__types[type].size);
+  void *data = tq_calloc(count, tqs_type_size(type));
   if (!tensor || !data) {
     tq_free(tensor);
     tq_free(data);
     return TQ_STATUS(TQ_OUT_OF_MEMORY, "tensor: out of memory for %zu elements of %s", count,
-                     tqs__types[type].name);
+                     tqs_type_name(type));
   }
   tensor->type = type;
   tensor->rank = rank;

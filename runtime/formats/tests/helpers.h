@@ -5,5 +5,6 @@
 #include <check.h>
 
 Suite *module_suite(void);
+Suite *element_suite(void);
 
 #endif

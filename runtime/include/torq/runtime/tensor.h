@@ -1,8 +1,7 @@
 /* Host tensors of the runtime: the inputs a caller binds and the outputs a session returns.
  *
- * Element types are the module's (Torq__ElementType from module.pb-c.h), stored as module.proto
- * says: little-endian, row-major, ceil(width/8) bytes per element (i1: one byte 0 or 1; i48: 8
- * bytes, an int64 sign-extended from 48 bits; index: 8 bytes; bf16/f16: the 16-bit pattern).
+ * Element types are the module's (Torq__ElementType), stored as torq/formats/element.h says
+ * (little-endian, row-major; its facts, tqf_element_size() and the like, come from there).
  *
  * Ownership: a tensor made by tqr_tensor_create() owns its struct and its data; release it with
  * tqr_tensor_destroy().
@@ -13,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "module.pb-c.h"
 #include "torq/base/status.h"
 #include "torq/base/str.h"
+#include "torq/formats/element.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,19 +31,10 @@ typedef struct tqr_tensor_s {
   uint8_t *data;              /* owned; NULL only when size is 0 */
 } tqr_tensor_t;
 
-/* Bytes per element of a module element type; 0 for ELEMENT_TYPE_UNSPECIFIED or an unknown
- * value. */
-size_t tqr_element_size(Torq__ElementType type);
-
-/* The MLIR spelling ("i8", "ui8", "bf16", "i48", "index"); "?" for an unknown value. */
-const char *tqr_element_name(Torq__ElementType type);
-
-/* Parses the element types a user may give on the command line: i1 i8 i16 i32 i64 ui8 bf16 f16
- * f32. Returns 1 and sets *out_type, or 0 (leaving it untouched). */
+/* Parses the element types a user may give an input (--input, suites) by their MLIR names: i1
+ * i8 i16 i32 i64 ui8 bf16 f16 f32, every type but the compiler's own i48 and index. Returns 1
+ * and sets *out_type, or 0 (leaving it untouched). */
 int tqr_element_parse(tq_sv_t name, Torq__ElementType *out_type);
-
-/* 1 for bf16, f16, f32. */
-int tqr_element_is_float(Torq__ElementType type);
 
 /* The byte size of a tensor of `type` and shape `dims` (rank entries) in *out_size, with checked
  * arithmetic. TQ_INVALID_ARGUMENT for an unknown type, a rank above TQR_MAX_RANK or a negative
