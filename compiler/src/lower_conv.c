@@ -17,7 +17,7 @@ typedef enum band_kind_e { BAND_CONV, BAND_DW, BAND_MAX, BAND_AVG } band_kind_t;
 
 typedef struct band_s {
   band_kind_t kind;
-  const char *kernel;
+  tqf_kernel_t kernel;
   int64_t N, IH, IW, C, OH, OW, OC, M, KH, KW;
   int64_t stride[2], dil[2], pad[4];
   size_t in_esz, out_esz, w_esz, b_esz;
@@ -62,15 +62,16 @@ static int band_describe(const tqc_op_t *op, band_t *b) {
       tqc__attr_i64s(op, "pad", b->pad, 4))
     return 0;
   if (b->kind == BAND_CONV || b->kind == BAND_DW) {
-    b->kernel = b->kind == BAND_CONV ? "conv2d" : "depthwise_conv2d";
+    b->kernel = b->kind == BAND_CONV ? TQF_KERNEL_CONV2D : TQF_KERNEL_DEPTHWISE_CONV2D;
     if (op->num_operands != 5 || tqc__attr_i64s(op, "dilation", b->dil, 2)) return 0;
     const tqc_type_t *wt = op->operands[1]->type, *bt = op->operands[2]->type;
     const int64_t *wd = tqc__dims(wt, 4), *bd = tqc__dims(bt, 1);
     if (!wd || !bd || !tqc__is_int_tensor(wt, TQC_W8 | TQC_W16) ||
         !tqc__is_int_tensor(bt, TQC_W32 | TQC_W48) || !tqc__is_int_tensor(out, TQC_W32 | TQC_W48))
       return 0;
-    /* The bias and the result have the kernel's accumulator type (lower_internal.h). */
-    uint32_t acc_bits = b->in_bits == 8 ? 32 : 48;
+    /* The bias and the result have the kernel's accumulator type (torq/formats/contract.h). */
+    uint32_t acc_bits =
+        tqf_element_info(tqf_kernel_acc_type(tqc__element_type(tqc__elem(in))))->bits;
     if (tqc__bits(bt) != acc_bits || tqc__bits(out) != acc_bits) return 0;
     if (tqc__const_int(op->operands[3], &b->izp) || tqc__const_int(op->operands[4], &b->wzp))
       return 0;
@@ -94,7 +95,7 @@ static int band_describe(const tqc_op_t *op, band_t *b) {
     b->bias_count = bd[0];
     if (b->bias_count != b->OC && !(b->bias_count == 1 && b->bdense)) return 0;
   } else {
-    b->kernel = b->kind == BAND_MAX ? "max_pool2d" : "avg_pool2d";
+    b->kernel = b->kind == BAND_MAX ? TQF_KERNEL_MAX_POOL2D : TQF_KERNEL_AVG_POOL2D;
     int64_t k[2];
     if (tqc__attr_i64s(op, "kernel", k, 2)) return 0;
     b->KH = k[0];

@@ -153,11 +153,11 @@ int tqc__eltwise_supports(const tqc_op_t *op) {
 
 tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
   const tqs_hw_t *hw = L->hw;
-  const char *kernel = tqc_op_is(op, "tosa.add")       ? "add"
-                       : tqc_op_is(op, "tosa.sub")     ? "sub"
-                       : tqc_op_is(op, "tosa.mul")     ? "mul"
-                       : tqc_op_is(op, "tosa.rescale") ? "rescale"
-                                                       : "clamp";
+  tqf_kernel_t kernel = tqc_op_is(op, "tosa.add")       ? TQF_KERNEL_ADD
+                        : tqc_op_is(op, "tosa.sub")     ? TQF_KERNEL_SUB
+                        : tqc_op_is(op, "tosa.mul")     ? TQF_KERNEL_MUL
+                        : tqc_op_is(op, "tosa.rescale") ? TQF_KERNEL_RESCALE
+                                                        : TQF_KERNEL_CLAMP;
   int binary = tqc_op_is(op, "tosa.add") || tqc_op_is(op, "tosa.sub") || tqc_op_is(op, "tosa.mul");
   size_t nops = binary ? 2 : 1;
   const tqc_type_t *ot = op->results[0]->type;
@@ -219,25 +219,27 @@ tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
   base.input_type = tqc__element_type(tqc__elem(op->operands[0]->type));
   base.output_type = tqc__element_type(tqc__elem(ot));
   tqc__int_range(tqc__elem(ot), &base.clamp_min, &base.clamp_max);
-  int64_t extra[2] = {0, 0};
+  int64_t extra[TQF_RESCALE_EXTRA_COUNT] = {0, 0};
   if (tqc_op_is(op, "tosa.rescale")) {
     if (!rescale_params(L, op, 0, tqc_value_const_dense(op->operands[1])->dense.count, &base)) {
       st = TQC_OOM("tiling");
       goto done;
     }
     (void)tqc__const_int(op->operands[3], &base.input_zp);
-    extra[0] = attr_bool(op, "input_unsigned");
-    extra[1] = attr_bool(op, "output_unsigned");
+    int in_unsigned = attr_bool(op, "input_unsigned");
+    int out_unsigned = attr_bool(op, "output_unsigned");
+    extra[TQF_RESCALE_INPUT_UNSIGNED] = in_unsigned;
+    extra[TQF_RESCALE_OUTPUT_UNSIGNED] = out_unsigned;
     /* Zero points of an unsigned side are unsigned too (written as signless constants). */
     uint32_t ibits = tqc__bits(op->operands[0]->type), obits = tqc__bits(ot);
-    if (extra[0] && ibits < 64) base.input_zp &= (int64_t)((UINT64_C(1) << ibits) - 1);
-    if (extra[1] && obits < 64) base.output_zp &= (int64_t)((UINT64_C(1) << obits) - 1);
-    if (extra[1]) {
+    if (in_unsigned && ibits < 64) base.input_zp &= (int64_t)((UINT64_C(1) << ibits) - 1);
+    if (out_unsigned && obits < 64) base.output_zp &= (int64_t)((UINT64_C(1) << obits) - 1);
+    if (out_unsigned) {
       base.clamp_min = 0;
       base.clamp_max = (int64_t)((UINT64_C(1) << tqc__bits(ot)) - 1);
     }
-    base.extra = tqc__i64s(L, 2, extra);
-    base.n_extra = 2;
+    base.extra = tqc__i64s(L, TQF_RESCALE_EXTRA_COUNT, extra);
+    base.n_extra = TQF_RESCALE_EXTRA_COUNT;
   } else if (tqc_op_is(op, "tosa.clamp")) {
     clamp_bounds(op, &base.clamp_min, &base.clamp_max);
   } else if (tqc_op_is(op, "tosa.mul")) {

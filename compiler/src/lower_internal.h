@@ -6,98 +6,8 @@
  * lower_eltwise.c (add, sub, mul, rescale, clamp), lower_host.c (host programs), compile.c (the
  * public API and emitters), debug_info.c (the debug-info directory).
  *
- * ==== What a slice kernel computes (the contract the simulator implements) ====================
- *
- * A slice UnitWork (unit SLICE0 or SLICE1) names its kernel and lists LRAM regions, operands in
- * kernel order, then the result. Every region is dense, row-major, little-endian, with the
- * element storage of module.proto (ceil(width/8) bytes, except I48: 8 bytes, an int64 holding
- * a value of the 48-bit range, i.e. sign-extended; the same in constants, XRAM and LRAM, and
- * the reference interpreter's and the host programs' i48). The KernelParams give the types and
- * shapes OF THE SLICE'S OWN PIECE OF WORK (not of the whole tensor). Integer arithmetic is
- * exact in 64 bits unless said otherwise; "wrap to T" keeps the low bits of T's width as two's
- * complement, where I48 counts as 64 bits wide (the reference interpreter computes i48 as i64,
- * so an I48 value is never wrapped at 48 bits; TOSA-valid i48 accumulators stay in range);
- * "saturate to T" clips to T's range (the 48-bit range for I48; the unsigned range for an
- * output_unsigned rescale).
- *
- * The accumulator type of conv2d, depthwise_conv2d and fully_connected is I32 for I8 input
- * and I48 for I16 input (TOSA's acc_type; the bias type of the convolutions).
- *
- * conv2d          regions [input, weights, bias, output]
- *   input   [1, IH, IW, IC]  input_type    = params.input_shape    (NHWC; IH rows of the band)
- *   weights [OC, KH, KW, IC] weight_type   = params.weight_shape   (OHWI; OC = this group's)
- *   bias    [OC]             accumulator type: I32 for I8 input, I48 for I16 input
- *   output  [1, OH, OW, OC]  output_type   = params.output_shape
- *   stride [sy, sx], dilation [dy, dx], pad [top, bottom, left, right] (trimmed to the band:
- *   rows outside IH at the top and bottom are padding only where the whole tensor has it).
- *     acc(oy, ox, oc) = bias[oc] + sum over ky < KH, kx < KW, ic < IC of
- *         (in[y, x, ic] - input_zp) * (w[oc, ky, kx, ic] - weight_zp),
- *       y = oy * sy - top + ky * dy, x = ox * sx - left + kx * dx,
- *       terms with y outside [0, IH) or x outside [0, IW) are skipped (TOSA padding).
- *   Then the output stage below.
- *
- * depthwise_conv2d regions [input, weights, bias, output]
- *   input   [1, IH, IW, C]       weights [KH, KW, C, M] (HWCM)   bias [C * M]
- *   output  [1, OH, OW, C * M]   (C = this group's channels; output channel c * M + m)
- *     acc(oy, ox, c * M + m) = bias[c * M + m] + sum over ky, kx of
- *         (in[y, x, c] - input_zp) * (w[ky, kx, c, m] - weight_zp), y, x and skipping as conv2d.
- *   Then the output stage below.
- *
- * fully_connected regions [input, weights, output]
- *   input [R, K] (rows of A), weights [K, N] (columns of B), output [R, N]; no bias.
- *     acc(r, n) = sum over k of (a[r, k] - input_zp) * (b[k, n] - weight_zp)
- *   Then the output stage below. Corpus matmuls whose result type is narrower than TOSA's
- *   accumulator (i8 x i8 -> i16, i16 x i16 -> i16) accumulate in the result type, as MLIR's own
- *   lowering does: with no fused rescale the result is acc wrapped to output_type (the same value
- *   as wrapping every step, since wrapping commutes with + and *). The compiler fuses a rescale
- *   into a conv2d, depthwise_conv2d or matmul only when the op's result type IS the accumulator
- *   type above (so never into those corpus matmuls).
- *
- * The output stage of conv2d, depthwise_conv2d and fully_connected, per output element of
- * output channel oc (the innermost index of the output region):
- *   - no fused rescale (multiplier empty): v = acc wrapped to output_type (the accumulator type
- *     I32/I48, or the matmul result type);
- *   - fused tosa.rescale (multiplier non-empty; one entry for all channels, or one per output
- *     channel of THIS group, indexed by oc): first acc = acc wrapped to the accumulator type
- *     (I32: its low 32 bits; I48: unchanged, 64 bits), the value the reference's conv2d /
- *     depthwise_conv2d / matmul result holds when tosa.rescale reads it; then the TOSA rescale
- *     of acc with input_zp 0:
- *       m = multiplier[oc or 0], s = shift[oc or 0], r = 1 << (s - 1),
- *       if double_round and s > 31: r += acc >= 0 ? 1 << 30 : -(1 << 30),
- *       v = ((acc * m + r) >> s) + output_zp    (arithmetic shift, 64-bit, s in 2..62),
- *       then v saturated to output_type;
- *   - then the clamp: v = min(max(v, clamp_min), clamp_max). The compiler always sets the
- *     bounds; without a fused tosa.clamp they are output_type's full range.
- *
- * max_pool2d regions [input, output]: input [1, IH, IW, C], output [1, OH, OW, C]; kernel
- *   [KH, KW], stride, pad as conv2d (dilation 1): out = max of in[y, x, c] over the in-bounds
- *   window positions (padding never wins).
- * avg_pool2d regions [input, output]: as max_pool2d, the TOSA 1.0 integer avg_pool2d: acc = sum
- *   of (in - input_zp) over the in-bounds window positions, count = their number; (multiplier,
- *   shift) = TOSA reciprocal_scale(count); v = apply_scale_32(acc, multiplier, shift, false) +
- *   output_zp, saturated to output_type. Pads trimmed to the band are exactly the tensor's
- *   border, so counts equal those of the untiled op.
- *
- * add, sub, mul regions [a, b, output]: flat vectors of params.output_shape[0] elements; an
- *   operand region holding exactly one element is broadcast over the output (TOSA's broadcast
- *   of a single-element operand). a and b have input_type, the output output_type.
- *     add: a + b wrapped to output_type; sub: a - b wrapped (TOSA leaves overflow undefined;
- *     we wrap). mul: p = a * b (64-bit); if output_type is I32 and shift[0] > 0:
- *     p = (p + (1 << (shift[0] - 1))) >> shift[0]; result p wrapped to output_type.
- * rescale regions [input, output]: input_shape [E] (or [E / C, C] when per-channel with C
- *   multipliers: the channel of an element is its index in the innermost dimension). TOSA 1.0
- *   rescale: value = in (read as unsigned when extra[0] = input_unsigned is 1) - input_zp,
- *   then the scale step of the output stage above with this kernel's multiplier/shift/
- *   double_round, + output_zp, saturated to output_type (unsigned range when extra[1] =
- *   output_unsigned is 1; the stored byte pattern is then the unsigned value). The zero
- *   point of an unsigned side is given as its unsigned value (128, not -128).
- * clamp regions [input, output]: out = min(max(in, clamp_min), clamp_max), same type.
- *
- * ==== DMA work ================================================================================
- * A DMA_IN or DMA_OUT UnitWork holds one or more transfers, each a pair of regions [source,
- * destination] (XRAM: buffer_id + offset, strided when counts are set; LRAM: address), run one
- * after the other on the unit's channel; its cycles are the sum of tqs_cost_dma() per transfer
- * (of the transfer's total bytes, size * product(counts)).
+ * The programs follow the NPU contract, torq/formats/contract.h: what each slice kernel
+ * computes, what DMA work means and the NSS task rule, which the simulator implements too.
  */
 #ifndef TORQ_COMPILER_LOWER_INTERNAL_H
 #define TORQ_COMPILER_LOWER_INTERNAL_H
@@ -111,7 +21,7 @@
 #include "torq/sim/ref.h"
 #include "torq/compiler/ir.h"
 #include "torq/compiler/trace_csv.h"
-#include "torq/formats/element.h"
+#include "torq/formats/contract.h"
 
 /* Out of memory in compiling; `doing` is a string literal saying in what ("tiling"). A macro so
  * that the status records the file and line where the allocation failed. */
@@ -277,7 +187,7 @@ void tqc__tiles_deinit(tqc_tiles_t *tiles);
 /* Builds the NSS program of `tiles` (tasks, DMA work, schedule, trace IDs), adds it to the
  * module with NSS_START/NSS_WAIT actions (and the ALLOC/DEALLOC around them) at `op`. `ops` is
  * the list of source operators fused into it (for the debug info). */
-tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const char *kernel,
+tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, tqf_kernel_t kernel,
                           const tqc_tiles_t *tiles, const tqc_op_t *const *ops,
                           size_t n_ops) TQ_MUST_USE;
 

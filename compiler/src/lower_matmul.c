@@ -181,7 +181,7 @@ tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) {
   {
     const tqc_op_t *ops[3] = {g->main, g->rescale, g->clamp};
     size_t n_ops = g->clamp ? 3 : g->rescale ? 2 : 1;
-    st = tqc__emit_nss(L, op, "fully_connected", &tiles, ops, n_ops);
+    st = tqc__emit_nss(L, op, TQF_KERNEL_FULLY_CONNECTED, &tiles, ops, n_ops);
   }
 done:
   tqc__tiles_deinit(&tiles);

@@ -136,7 +136,7 @@ static tq_status_t set_trace_id(tqc_lower_t *L, Torq__UnitWork *u, tqs_unit_t un
   return u->trace_id ? NULL : TQC_OOM("while lowering");
 }
 
-tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const char *kernel,
+tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, tqf_kernel_t kernel,
                           const tqc_tiles_t *tiles, const tqc_op_t *const *ops, size_t n_ops) {
   const char *location = tqc__op_location(L, op);
   size_t n = tiles->count, ntasks = n + 2;
@@ -188,7 +188,7 @@ tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const char *kernel
           st = TQC_OOM("while lowering");
           goto done;
         }
-        u->kernel = (char *)kernel;
+        u->kernel = (char *)tqf_kernel_name(kernel);
         u->macs = w->macs;
         u->regions = w->regions;
         u->n_regions = w->n_regions;

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "module.pb-c.h"
+#include "torq/formats/contract.h"
 #include "torq/base/status.h"
 #include "torq/compiler/compile.h"
 #include "torq/compiler/ir.h"
@@ -185,8 +185,9 @@ typedef struct bench_s {
 } bench_t;
 
 static int is_mac_kernel(const char *kernel) {
-  return strcmp(kernel, "conv2d") == 0 || strcmp(kernel, "depthwise_conv2d") == 0 ||
-         strcmp(kernel, "fully_connected") == 0;
+  tqf_kernel_t k = tqf_kernel_lookup(kernel);
+  return k == TQF_KERNEL_CONV2D || k == TQF_KERNEL_DEPTHWISE_CONV2D ||
+         k == TQF_KERNEL_FULLY_CONNECTED;
 }
 
 static void count_work(const Torq__Module *m, bench_t *b) {

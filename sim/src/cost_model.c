@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "torq/base/checked.h"
+#include "torq/formats/contract.h"
 
 /* Rates of 0 (a hardware description that leaves one out) count as 1 per cycle. */
 static uint64_t tqs__ceil_div(uint64_t n, uint64_t d) { return tq_u64_div_ceil(n, d ? d : 1); }
@@ -73,16 +74,13 @@ void tqs_split_over_slices(uint64_t total_units, uint32_t slices, uint64_t out_p
 }
 
 uint64_t tqs_task_schedule(const tqs_hw_t *hw, tqs_task_timing_t *tasks, size_t count) {
-  uint64_t now = 0;
+  tqf_nss_clock_t clock;
+  tqf_nss_clock_init(&clock, hw->nss_task_overhead_cycles);
   for (size_t i = 0; i < count; i++) {
     tqs_task_timing_t *t = &tasks[i];
-    t->start = i == 0 ? 0 : tq_u64_add_sat(now, hw->nss_task_overhead_cycles);
-    t->end = t->start;
-    for (int u = 0; u < TQS_UNIT_COUNT; u++) {
-      t->unit_end[u] = tq_u64_add_sat(t->start, t->cycles[u]);
-      if (t->unit_end[u] > t->end) t->end = t->unit_end[u];
-    }
-    now = t->end;
+    t->start = tqf_nss_task_begin(&clock);
+    for (int u = 0; u < TQS_UNIT_COUNT; u++) t->unit_end[u] = tqf_nss_unit(&clock, t->cycles[u]);
+    t->end = clock.end;
   }
-  return now;
+  return clock.end;
 }

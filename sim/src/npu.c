@@ -1,10 +1,11 @@
 /* The NPU model: the NPU object, program validation, the hazard check, and the event-driven
  * execution of an NSS program's tasks.
  *
- * Time follows the NSS task rule of tqs_task_schedule() exactly: the NSS issues a task when the
- * previous one has ended plus nss_task_overhead_cycles (the first at cycle 0), every unit the task
- * uses starts then, each runs for the cycles the cost model gives its work, and the task ends when
- * its last unit does. So simulated totals equal the compile-time estimate for the same program.
+ * Time is the NPU contract's NSS task rule (tqf_nss_clock_t of torq/formats/contract.h), the
+ * clock the cost model's tqs_task_schedule() steps too: the NSS issues a task when the previous
+ * one has ended plus nss_task_overhead_cycles (the first at cycle 0), every unit the task uses
+ * starts then, each runs for the cycles the cost model gives its work, and the task ends when its
+ * last unit does. So simulated totals equal the compile-time estimate for the same program.
  *
  * The work items of one task run concurrently on the hardware, so they must not depend on each
  * other: the program is rejected ("hazard") when one item writes bytes another item of the same
@@ -174,9 +175,9 @@ static tq_status_t tqs__slice(tqs_npu_t *npu, tqs__item_t *it, uint32_t index, t
   const Torq__UnitWork *w = it->work;
   const tqs__where_t *where = &it->where;
   const char *kernel = w->kernel ? w->kernel : "";
-  tqs__kid_t id = tqs__kern_lookup(kernel);
-  if (id == TQS__K_COUNT) return TQS__NPU_FAIL(where, "unknown kernel \"%s\"", kernel);
-  size_t want = tqs__kern_regions(id);
+  tqf_kernel_t id = tqf_kernel_lookup(kernel);
+  if (id == TQF_KERNEL_COUNT) return TQS__NPU_FAIL(where, "unknown kernel \"%s\"", kernel);
+  size_t want = tqf_kernel_regions(id);
   if (w->n_regions != want) {
     return TQS__NPU_FAIL(where, "%s takes %zu regions (operands, then the result), not %zu", kernel,
                          want, w->n_regions);
@@ -468,14 +469,15 @@ tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
   npu->lram_dirty = lram_end;
   npu->wcache.valid = 0;
 
-  /* Pass 1: run. A task starts when the NSS can issue it: every unit it uses is free by then,
-   * since the previous task ended (all its units with it) before the NSS's overhead began. */
-  uint64_t nss_free = 0, end = 0;
+  /* Pass 1: run, timed by the contract's NSS task rule. A task starts when the NSS can issue
+   * it: every unit it uses is free by then, since the previous task ended (all its units with
+   * it) before the NSS's overhead began. */
+  tqf_nss_clock_t clock;
+  tqf_nss_clock_init(&clock, npu->hw.nss_task_overhead_cycles);
   pass.execute = 1;
   for (size_t k = 0; k < program->n_tasks; k++) {
     TQ_TRY(tqs__task(npu, program, k, xram, num_xram, &pass, items, &n_items));
-    uint64_t start = nss_free;
-    end = start;
+    uint64_t start = tqf_nss_task_begin(&clock);
     for (size_t i = 0; i < n_items; i++) {
       tqs__item_t *it = &items[i];
       tqs_unit_t u = it->where.unit;
@@ -483,9 +485,8 @@ tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
         tqs__kern_run(&it->kern, npu->scratch, &npu->wcache);
         tqs__wcache_written(&npu->wcache, it->kern.out_lo, it->kern.out_hi);
       }
-      uint64_t stop = tq_u64_add_sat(start, it->cycles);
+      uint64_t stop = tqf_nss_unit(&clock, it->cycles);
       out_result->busy_cycles[u] = tq_u64_add_sat(out_result->busy_cycles[u], it->cycles);
-      if (stop > end) end = stop;
       if (observer && observer->on_unit_work) {
         tqs_npu_event_t ev = {.job_id = program->job_id,
                               .task_index = (uint32_t)k,
@@ -496,9 +497,8 @@ tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
         observer->on_unit_work(observer->user, &ev);
       }
     }
-    nss_free = tq_u64_add_sat(end, npu->hw.nss_task_overhead_cycles);
   }
-  out_result->cycles = end;
+  out_result->cycles = clock.end;
   out_result->tasks = program->n_tasks;
   return NULL;
 }

@@ -1,6 +1,6 @@
 /* Elementwise slice kernels of the NPU model (add, sub, mul, rescale, clamp) and the output stage
- * that conv2d, depthwise_conv2d and fully_connected share with rescale, as
- * compiler/src/lower_internal.h says. */
+ * that conv2d, depthwise_conv2d and fully_connected share with rescale, as the NPU contract
+ * (torq/formats/contract.h) says. */
 #include <inttypes.h>
 
 #include "npu_internal.h"
@@ -140,12 +140,12 @@ tq_status_t tqs__eltwise_decode(const Torq__KernelParams *p, const tqs__span_t *
   k->os.out_type = p->output_type;
   k->in = s[0].base + s[0].offset;
   size_t res = 1;
-  if (k->id == TQS__K_ADD || k->id == TQS__K_SUB || k->id == TQS__K_MUL) {
+  if (k->id == TQF_KERNEL_ADD || k->id == TQF_KERNEL_SUB || k->id == TQF_KERNEL_MUL) {
     TQ_TRY(tqs__operand(&s[0], 0, n, k->in_t, where, kernel, &k->a_step));
     TQ_TRY(tqs__operand(&s[1], 1, n, k->in_t, where, kernel, &k->b_step));
     k->b = s[1].base + s[1].offset;
     res = 2;
-    if (k->id == TQS__K_MUL) {
+    if (k->id == TQF_KERNEL_MUL) {
       if (p->n_shift > 1 || (p->n_shift && !p->shift)) {
         return TQS__NPU_FAIL(where, "%s: %zu shifts; expected 0 or 1", kernel, p->n_shift);
       }
@@ -172,12 +172,12 @@ tq_status_t tqs__eltwise_decode(const Torq__KernelParams *p, const tqs__span_t *
   }
   k->out = s[res].base + s[res].offset;
 
-  if (k->id == TQS__K_CLAMP) {
+  if (k->id == TQF_KERNEL_CLAMP) {
     if (p->input_type != p->output_type)
       return TQS__NPU_FAIL(where, "%s: the input and output types differ", kernel);
     k->os.clamp_min = p->clamp_min;
     k->os.clamp_max = p->clamp_max;
-  } else if (k->id == TQS__K_RESCALE) {
+  } else if (k->id == TQF_KERNEL_RESCALE) {
     TQ_TRY(tqs__scales(p, where, kernel, &k->os));
     if (k->os.n_scale == 0) return TQS__NPU_FAIL(where, "%s: no multiplier", kernel);
     k->channels = 1;
@@ -188,7 +188,7 @@ tq_status_t tqs__eltwise_decode(const Torq__KernelParams *p, const tqs__span_t *
                              kernel, k->os.n_scale, k->channels);
       }
     }
-    if (p->n_extra > 2 || (p->n_extra && !p->extra)) {
+    if (p->n_extra > TQF_RESCALE_EXTRA_COUNT || (p->n_extra && !p->extra)) {
       return TQS__NPU_FAIL(where,
                            "%s: %zu extra values; expected [input_unsigned, output_unsigned]",
                            kernel, p->n_extra);
@@ -198,8 +198,10 @@ tq_status_t tqs__eltwise_decode(const Torq__KernelParams *p, const tqs__span_t *
         return TQS__NPU_FAIL(where, "%s: extra[%zu] = %" PRId64 " is not 0 or 1", kernel, i,
                              p->extra[i]);
     }
-    k->in_unsigned = p->n_extra > 0 && p->extra[0];
-    int out_unsigned = p->n_extra > 1 && p->extra[1];
+    k->in_unsigned =
+        p->n_extra > TQF_RESCALE_INPUT_UNSIGNED && p->extra[TQF_RESCALE_INPUT_UNSIGNED];
+    int out_unsigned =
+        p->n_extra > TQF_RESCALE_OUTPUT_UNSIGNED && p->extra[TQF_RESCALE_OUTPUT_UNSIGNED];
     k->input_zp = p->input_zp;
     k->os.sat_lo = k->os.out->min;
     k->os.sat_hi = k->os.out->max;
@@ -219,19 +221,19 @@ void tqs__eltwise_run(const tqs__kern_t *k) {
   uint8_t *out = k->out;
   int64_t n = (int64_t)k->n;
   switch (k->id) {
-    case TQS__K_ADD:
+    case TQF_KERNEL_ADD:
       for (int64_t i = 0; i < n; i++, a += sa, b += sb, out += osz)
         tqf_element_store_int(
             out, k->out_t,
             tqs__wrap_add(tqf_element_load_int(a, k->in_t), tqf_element_load_int(b, k->in_t)));
       break;
-    case TQS__K_SUB:
+    case TQF_KERNEL_SUB:
       for (int64_t i = 0; i < n; i++, a += sa, b += sb, out += osz)
         tqf_element_store_int(
             out, k->out_t,
             tqs__wrap_sub(tqf_element_load_int(a, k->in_t), tqf_element_load_int(b, k->in_t)));
       break;
-    case TQS__K_MUL: {
+    case TQF_KERNEL_MUL: {
       int shift = k->out_t == TORQ__ELEMENT_TYPE__I32 ? k->mul_shift : 0;
       int64_t round = shift > 0 ? INT64_C(1) << (shift - 1) : 0;
       for (int64_t i = 0; i < n; i++, a += sa, b += sb, out += osz) {
@@ -242,7 +244,7 @@ void tqs__eltwise_run(const tqs__kern_t *k) {
       }
       break;
     }
-    case TQS__K_RESCALE: {
+    case TQF_KERNEL_RESCALE: {
       uint64_t mask = it->wrap_bits < 64 ? (UINT64_C(1) << it->wrap_bits) - 1 : UINT64_MAX;
       uint64_t channels = k->channels, c = 0;
       for (int64_t i = 0; i < n; i++, a += isz, out += osz) {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "torq/base/status.h"
-#include "torq/formats/element.h"
+#include "torq/formats/contract.h"
 #include "torq/sim/cost_model.h"
 #include "torq/sim/hw.h"
 #include "torq/sim/npu.h"
@@ -105,22 +105,8 @@ void tqs__span_copy(const tqs__span_t *dst, const tqs__span_t *src);
 
 /* ---- Slice kernels --------------------------------------------------------------------------- */
 
-typedef enum tqs__kid_e {
-  TQS__K_CONV2D,
-  TQS__K_DEPTHWISE,
-  TQS__K_FULLY_CONNECTED,
-  TQS__K_MAX_POOL,
-  TQS__K_AVG_POOL,
-  TQS__K_ADD,
-  TQS__K_SUB,
-  TQS__K_MUL,
-  TQS__K_RESCALE,
-  TQS__K_CLAMP,
-  TQS__K_COUNT
-} tqs__kid_t;
-
 /* The output stage of conv2d, depthwise_conv2d and fully_connected, and the scale step of
- * rescale (lower_internal.h). */
+ * rescale (torq/formats/contract.h). */
 typedef struct tqs__ostage_s {
   const tqf_element_info_t *out;
   int out_type;
@@ -138,7 +124,7 @@ typedef struct tqs__ostage_s {
 
 /* A slice work item, decoded and validated. Pointers are into LRAM. */
 typedef struct tqs__kern_s {
-  tqs__kid_t id;
+  tqf_kernel_t id;
   int in_t, w_t, b_t, out_t;        /* element types (Torq__ElementType) */
   const uint8_t *in, *w, *bias, *b; /* b: the second operand of add/sub/mul */
   uint8_t *out;
@@ -163,16 +149,10 @@ typedef struct tqs__kern_s {
 } tqs__kern_t;
 
 /* Decodes the slice work `w` of kernel `id` (looked up, and its regions validated into `spans`,
- * tqs__kern_regions(id) of them, by the caller) and computes its cycles on `hw`. */
-tq_status_t tqs__kern_decode(const tqs_hw_t *hw, tqs__kid_t id, const Torq__UnitWork *w,
+ * tqf_kernel_regions(id) of them, by the caller) and computes its cycles on `hw`. */
+tq_status_t tqs__kern_decode(const tqs_hw_t *hw, tqf_kernel_t id, const Torq__UnitWork *w,
                              const tqs__span_t *spans, const tqs__where_t *where,
                              tqs__kern_t *out) TQ_MUST_USE;
-
-/* The kernel id of a name, or TQS__K_COUNT. */
-tqs__kid_t tqs__kern_lookup(const char *name);
-
-/* Number of regions a kernel takes. */
-size_t tqs__kern_regions(tqs__kid_t id);
 
 /* Executes a decoded kernel; `scratch` holds at least k->scratch_bytes and starts with the
  * weights `cache` describes. */

@@ -1,6 +1,7 @@
 /* Slice kernels of the NPU model: decoding and validation of every kernel's parameters against
  * its regions, the cycles of the compiler's cost formula for it, and the MAC kernels (conv2d,
- * depthwise_conv2d, fully_connected) and pools, exactly as compiler/src/lower_internal.h says.
+ * depthwise_conv2d, fully_connected) and pools, exactly as the NPU contract
+ * (torq/formats/contract.h) says.
  *
  * The MAC kernels first copy their operands to scratch with the zero point subtracted: as int16
  * when every difference fits ("narrow": 8- and 16-bit data with zero points that keep them in
@@ -20,40 +21,6 @@
 
 #define TQS__DIM_MAX (INT64_C(1) << 30)
 #define TQS__ZP_MAX (INT64_C(1) << 16)
-
-static const char *const tqs__kernel_names[TQS__K_COUNT] = {
-    [TQS__K_CONV2D] = "conv2d",
-    [TQS__K_DEPTHWISE] = "depthwise_conv2d",
-    [TQS__K_FULLY_CONNECTED] = "fully_connected",
-    [TQS__K_MAX_POOL] = "max_pool2d",
-    [TQS__K_AVG_POOL] = "avg_pool2d",
-    [TQS__K_ADD] = "add",
-    [TQS__K_SUB] = "sub",
-    [TQS__K_MUL] = "mul",
-    [TQS__K_RESCALE] = "rescale",
-    [TQS__K_CLAMP] = "clamp",
-};
-
-tqs__kid_t tqs__kern_lookup(const char *name) {
-  for (int i = 0; i < TQS__K_COUNT; i++)
-    if (strcmp(name, tqs__kernel_names[i]) == 0) return (tqs__kid_t)i;
-  return TQS__K_COUNT;
-}
-
-size_t tqs__kern_regions(tqs__kid_t id) {
-  switch (id) {
-    case TQS__K_CONV2D:
-    case TQS__K_DEPTHWISE:
-      return 4;
-    case TQS__K_FULLY_CONNECTED:
-    case TQS__K_ADD:
-    case TQS__K_SUB:
-    case TQS__K_MUL:
-      return 3;
-    default:
-      return 2;
-  }
-}
 
 /* ---- Parameter checks ------------------------------------------------------------------------ */
 
@@ -157,15 +124,10 @@ static void tqs__taps(int64_t base, int64_t d, int64_t K, int64_t N, int64_t *k0
 
 /* ---- Decoding -------------------------------------------------------------------------------- */
 
-/* The accumulator type of a MAC kernel (lower_internal.h): I32 for I8 input, I48 for I16. */
-static int tqs__acc_type(int input_type) {
-  return input_type == TORQ__ELEMENT_TYPE__I8 ? TORQ__ELEMENT_TYPE__I32 : TORQ__ELEMENT_TYPE__I48;
-}
-
 static tq_status_t tqs__decode_conv(const tqs_hw_t *hw, const Torq__KernelParams *p,
                                     const tqs__span_t *s, const tqs__where_t *where, const char *kn,
                                     tqs__kern_t *k) {
-  int dw = k->id == TQS__K_DEPTHWISE;
+  int dw = k->id == TQF_KERNEL_DEPTHWISE_CONV2D;
   int64_t in[4], w[4], out[4], st[2], dil[2], pad[4];
   TQ_TRY(tqs__type(where, kn, "input_type", p->input_type, TQS__MAC_IN));
   TQ_TRY(tqs__type(where, kn, "weight_type", p->weight_type, TQS__MAC_IN));
@@ -182,7 +144,7 @@ static tq_status_t tqs__decode_conv(const tqs_hw_t *hw, const Torq__KernelParams
   k->in_t = p->input_type;
   k->w_t = p->weight_type;
   k->out_t = p->output_type;
-  k->b_t = tqs__acc_type(p->input_type);
+  k->b_t = tqf_kernel_acc_type(p->input_type);
   k->IH = in[1], k->IW = in[2], k->IC = in[3];
   k->OH = out[1], k->OW = out[2], k->OC = out[3];
   k->sy = st[0], k->sx = st[1], k->dy = dil[0], k->dx = dil[1], k->pt = pad[0], k->pl = pad[2];
@@ -260,7 +222,7 @@ static tq_status_t tqs__decode_fc(const tqs_hw_t *hw, const Torq__KernelParams *
   TQ_TRY(tqs__bytes(where, kn, &s[1], 1, "weights", nw, k->w_t));
   TQ_TRY(tqs__bytes(where, kn, &s[2], 2, "result", nout, k->out_t));
   TQ_TRY(tqs__ostage_decode(p, k->OC, where, kn, &k->os));
-  k->os.acc_shift = 64u - tqf_element_info(tqs__acc_type(k->in_t))->wrap_bits;
+  k->os.acc_shift = 64u - tqf_element_info(tqf_kernel_acc_type(k->in_t))->wrap_bits;
   k->in = s[0].base + s[0].offset;
   k->w = s[1].base + s[1].offset;
   k->w_lo = s[1].offset, k->w_hi = s[1].end;
@@ -290,7 +252,7 @@ static tq_status_t tqs__decode_pool(const tqs_hw_t *hw, const Torq__KernelParams
     return TQS__NPU_FAIL(where, "%s: %" PRId64 " input channels but %" PRId64 " output channels",
                          kn, in[3], out[3]);
   }
-  if (k->id == TQS__K_MAX_POOL && p->input_type != p->output_type)
+  if (k->id == TQF_KERNEL_MAX_POOL2D && p->input_type != p->output_type)
     return TQS__NPU_FAIL(where, "%s: the input and output types differ", kn);
   k->in_t = p->input_type;
   k->out_t = p->output_type;
@@ -330,7 +292,7 @@ static tq_status_t tqs__decode_pool(const tqs_hw_t *hw, const Torq__KernelParams
   return NULL;
 }
 
-tq_status_t tqs__kern_decode(const tqs_hw_t *hw, tqs__kid_t id, const Torq__UnitWork *w,
+tq_status_t tqs__kern_decode(const tqs_hw_t *hw, tqf_kernel_t id, const Torq__UnitWork *w,
                              const tqs__span_t *spans, const tqs__where_t *where,
                              tqs__kern_t *out) {
   memset(out, 0, sizeof(*out));
@@ -339,13 +301,13 @@ tq_status_t tqs__kern_decode(const tqs_hw_t *hw, tqs__kid_t id, const Torq__Unit
   const Torq__KernelParams *p = w->params;
   if (!p) return TQS__NPU_FAIL(where, "%s: the work has no kernel parameters", kn);
   switch (out->id) {
-    case TQS__K_CONV2D:
-    case TQS__K_DEPTHWISE:
+    case TQF_KERNEL_CONV2D:
+    case TQF_KERNEL_DEPTHWISE_CONV2D:
       return tqs__decode_conv(hw, p, spans, where, kn, out);
-    case TQS__K_FULLY_CONNECTED:
+    case TQF_KERNEL_FULLY_CONNECTED:
       return tqs__decode_fc(hw, p, spans, where, kn, out);
-    case TQS__K_MAX_POOL:
-    case TQS__K_AVG_POOL:
+    case TQF_KERNEL_MAX_POOL2D:
+    case TQF_KERNEL_AVG_POOL2D:
       return tqs__decode_pool(hw, p, spans, where, kn, out);
     default: {
       TQ_TRY(tqs__eltwise_decode(p, spans, where, kn, out));
@@ -664,7 +626,7 @@ static void tqs__run_fc(const tqs__kern_t *k, void *scratch, tqs__wcache_t *cach
 static void tqs__run_pool(const tqs__kern_t *k) {
   size_t IW = (size_t)k->IW, C = (size_t)k->IC;
   size_t isz = tqf_element_info(k->in_t)->size, osz = k->os.out->size;
-  int avg = k->id == TQS__K_AVG_POOL;
+  int avg = k->id == TQF_KERNEL_AVG_POOL2D;
   int64_t lo = k->os.out->min, hi = k->os.out->max;
   uint8_t *out = k->out;
   for (int64_t oy = 0; oy < k->OH; oy++) {
@@ -700,19 +662,19 @@ static void tqs__run_pool(const tqs__kern_t *k) {
 
 void tqs__kern_run(const tqs__kern_t *k, void *scratch, tqs__wcache_t *cache) {
   /* An empty result: nothing to compute (and no loop over the other dimensions). */
-  if (k->id <= TQS__K_AVG_POOL && (k->OH == 0 || k->OW == 0 || k->OC == 0)) return;
+  if (k->id <= TQF_KERNEL_AVG_POOL2D && (k->OH == 0 || k->OW == 0 || k->OC == 0)) return;
   switch (k->id) {
-    case TQS__K_CONV2D:
+    case TQF_KERNEL_CONV2D:
       tqs__run_conv(k, scratch, cache);
       break;
-    case TQS__K_DEPTHWISE:
+    case TQF_KERNEL_DEPTHWISE_CONV2D:
       tqs__run_depthwise(k, scratch, cache);
       break;
-    case TQS__K_FULLY_CONNECTED:
+    case TQF_KERNEL_FULLY_CONNECTED:
       tqs__run_fc(k, scratch, cache);
       break;
-    case TQS__K_MAX_POOL:
-    case TQS__K_AVG_POOL:
+    case TQF_KERNEL_MAX_POOL2D:
+    case TQF_KERNEL_AVG_POOL2D:
       tqs__run_pool(k);
       break;
     default:

@@ -6,5 +6,6 @@
 
 Suite *module_suite(void);
 Suite *element_suite(void);
+Suite *contract_suite(void);
 
 #endif

@@ -85,9 +85,10 @@ typedef struct tqs_task_timing_s {
   uint64_t unit_end[TQS_UNIT_COUNT];
 } tqs_task_timing_t;
 
-/* Lays out the tasks of one NSS program by the NSS task rule: a task starts all of its units at
- * once and ends when the last of them ends; the first task starts at cycle 0 and each next one
- * starts nss_task_overhead_cycles after the previous one ends. Fills the "out" fields of
+/* Lays out the tasks of one NSS program by the NPU contract's NSS task rule (tqf_nss_clock_t,
+ * torq/formats/contract.h, with hw's nss_task_overhead_cycles): a task starts all of its units
+ * at once and ends when the last of them ends; the first task starts at cycle 0 and each next
+ * one starts nss_task_overhead_cycles after the previous one ends. Fills the "out" fields of
  * tasks[0..count-1] (count may be 0) and returns the program's total cycles, the end of its last
  * task (0 for no tasks). */
 uint64_t tqs_task_schedule(const tqs_hw_t *hw, tqs_task_timing_t *tasks, size_t count);

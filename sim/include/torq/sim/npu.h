@@ -2,8 +2,9 @@
  * compute on LRAM data, DMA really moves bytes between XRAM and LRAM) and in time (cycles from
  * the cost model, on the NSS task rule), deterministically.
  *
- * What each unit does is the contract written in compiler/src/lower_internal.h ("What a slice
- * kernel computes", "DMA work"): the compiler and this model implement the two sides of it.
+ * What each unit does, and when, is the NPU contract, torq/formats/contract.h ("What a slice
+ * kernel computes", "DMA work", "Time: the NSS task rule"): the compiler and this model implement
+ * the two sides of it.
  *
  * Errors (TQ_INVALID_INPUT, with the job id, task index, unit and trace id in the message): a
  * region outside LRAM or outside its XRAM buffer, an unknown kernel or unit, operand shapes or
@@ -15,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "module.pb-c.h"
 #include "torq/base/status.h"
+#include "torq/formats/contract.h"
 #include "torq/sim/hw.h"
 
 typedef struct tqs_npu_s tqs_npu_t;
@@ -57,11 +58,10 @@ tq_status_t tqs_npu_create(const tqs_hw_t *hw, tqs_npu_t **out_npu) TQ_MUST_USE;
  * may be NULL. *out_result is cleared on entry and filled on success. Does not allocate per task
  * or per work item (scratch memory is sized on first use and kept).
  *
- * Time: the rule of tqs_task_schedule(), each item costing what the lowering charges for it
- * (DMA: tqs_cost_dma per transfer, summed; slices: tqs_cost_slice_macs for conv2d,
- * depthwise_conv2d and fully_connected, tqs_cost_slice_elementwise for the others; CDMA:
- * tqs_cost_cdma of its `bytes`; CSS: tqs_cost_css), so a compiled program takes exactly its
- * estimated_cycles. Observer events come in task order, then work-list order.
+ * Time: the contract's NSS task rule (tqf_nss_clock_t, the one the cost model's
+ * tqs_task_schedule() steps too), each item costing what the contract charges for it (the same
+ * tqs_cost_* as the lowering), so a compiled program takes exactly its estimated_cycles.
+ * Observer events come in task order, then work-list order.
  *
  * Semantics: every run starts from a zeroed LRAM. The items of a task run concurrently, so one
  * that writes bytes another item of the task reads or writes is an error ("LRAM hazard",
