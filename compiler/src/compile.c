@@ -4,11 +4,12 @@
 #include "lower_internal.h"
 #include "parser_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/base/version.h"
 #include "torq/compiler/compile.h"
 #include "torq/compiler/tosa.h"
 #include "torq/formats/module.h"
 
-#define TQC_PRODUCER "torq-compile 0.1.0"
+#define TQC_PRODUCER "torq-compile " TQ_VERSION
 
 void tqc_compile_options_initialize(tqc_compile_options_t *options) {
   memset(options, 0, sizeof(*options));

@@ -12,6 +12,7 @@
 #include "module.pb-c.h"
 #include "suites.h"
 #include "torq/base/alloc.h"
+#include "torq/base/version.h"
 #include "torq/base/file.h"
 #include "torq/compiler/compile.h"
 #include "torq/sim/cost_model.h"
@@ -679,7 +680,7 @@ START_TEST(compile_trace_csv_puts_programs_on_one_timeline) {
   Torq__Module *u = torq__module__unpack(NULL, packed.len, (const uint8_t *)packed.data);
   ck_assert_ptr_nonnull(u);
   ck_assert_uint_eq(u->format_version, 1);
-  ck_assert_str_eq(u->producer, "torq-compile 0.1.0");
+  ck_assert_str_eq(u->producer, "torq-compile " TQ_VERSION);
   ck_assert_str_eq(u->hardware->spec, "sl2610");
   ck_assert_uint_eq(u->n_actions, t.m->n_actions);
   ck_assert_uint_eq(u->nss_programs[1]->tasks[0]->work[0]->bytes, 256);

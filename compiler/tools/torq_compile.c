@@ -12,12 +12,12 @@
 #include "torq/base/file.h"
 #include "torq/base/status.h"
 #include "torq/base/usage.h"
+#include "torq/base/version.h"
 #include "torq/base/str.h"
 #include "torq/compiler/compile.h"
 #include "torq/compiler/mlir.h"
 #include "torq/sim/hw.h"
 
-#define TQC_VERSION "0.1.0"
 
 typedef struct config_s {
   const char *model;  /* path, or "-" for stdin */
@@ -235,7 +235,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (cfg.version) {
-    puts("torq-compile " TQC_VERSION);
+    puts("torq-compile " TQ_VERSION);
     return 0;
   }
   if (!cfg.model) return bad_usage("%s", "no model given");

@@ -24,6 +24,7 @@
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "torq/base/version.h"
 #include "torq/base/sha256.h"
 #include "torq/runtime/runtime.h"
 
@@ -80,7 +81,7 @@ tq_status_t tqh__compiler_identity(char *out, size_t size) {
       tq_sha256_hex(digest, hex);
       snprintf(id.hex, sizeof(id.hex), "sha256-%s", hex);
     }
-    snprintf(cached, sizeof(cached), "torq-compiler %s module-format %u build %s", TQR_VERSION,
+    snprintf(cached, sizeof(cached), "torq-compiler %s module-format %u build %s", TQ_VERSION,
              TQF_MODULE_FORMAT_VERSION, id.hex);
   }
   snprintf(out, size, "%s", cached);

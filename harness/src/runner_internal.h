@@ -19,7 +19,7 @@
 
 /* ---- The compile cache (cache.c) ------------------------------------------------------------ */
 
-/* "torq-compiler 0.1.0 module-format 1 build <GNU build id of this program>": the compiler is
+/* "torq-compiler VERSION module-format 1 build <GNU build id of this program>": the compiler is
  * linked in, so any rebuild changes the identity and invalidates the cache. */
 tq_status_t tqh__compiler_identity(char *out, size_t size) TQ_MUST_USE;
 

@@ -15,6 +15,7 @@
 #include "torq/base/sha256.h"
 #include "torq/base/status.h"
 #include "torq/base/usage.h"
+#include "torq/base/version.h"
 #include "torq/harness/annotate.h"
 #include "torq/harness/overview.h"
 #include "torq/harness/perfetto.h"
@@ -173,7 +174,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (c.version) {
-    printf(TOOL " %s\n", TQH_VERSION);
+    printf(TOOL " %s\n", TQ_VERSION);
     return 0;
   }
   if (c.trace) return run_trace_mode(&c);

@@ -19,6 +19,7 @@
 #include "torq_test.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "torq/base/version.h"
 #include "torq/harness/select.h"
 #include "torq/harness/shard.h"
 #include "torq/runtime/runtime.h"
@@ -371,7 +372,7 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (cli.version) {
-    printf(TOOL " " TQH_RUNNER_VERSION " (runtime " TQR_VERSION ", module format %u)\n",
+    printf(TOOL " " TQ_VERSION " (runtime " TQ_VERSION ", module format %u)\n",
            TQF_MODULE_FORMAT_VERSION);
     goto done;
   }
@@ -508,14 +509,14 @@ int main(int argc, char **argv) {
   tq_status_free(tqh_config_describe(cfg, &config_text));
   git = git_revision();
   char compiler_version[64];
-  snprintf(compiler_version, sizeof(compiler_version), "torq-compiler %s", TQR_VERSION);
+  snprintf(compiler_version, sizeof(compiler_version), "torq-compiler %s", TQ_VERSION);
   tqh_property_t config_props[2] = {{"configuration", config_text.data ? config_text.data : ""},
                                     {"cache_dir", cfg->cache_dir}};
   tqh_run_info_t info;
   memset(&info, 0, sizeof(info));
-  info.tool_version = TOOL " " TQH_RUNNER_VERSION;
+  info.tool_version = TOOL " " TQ_VERSION;
   info.compiler_version = compiler_version;
-  info.runtime_version = "torq-runtime " TQR_VERSION;
+  info.runtime_version = "torq-runtime " TQ_VERSION;
   info.target = boards.on_boards ? "astra_machina" : boards.count ? "sim+boards" : "sim";
   for (size_t i = 0; i < boards.count; i++) {
     const tqh_board_spec_t *b = &boards.specs[i];

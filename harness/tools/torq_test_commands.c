@@ -9,6 +9,7 @@
 #include "torq_test.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "torq/base/version.h"
 #include "torq/harness/html_report.h"
 #include "torq/harness/shard.h"
 /* Writes RUN_DIR/index.html (html_report.h). The run's results are complete without it, so a
@@ -228,7 +229,7 @@ int tt_run_merge(const cli_t *cli, int argc, char **argv) {
   ro.root = cfg->results_dir;
   tqh_run_info_t info;
   memset(&info, 0, sizeof(info));
-  info.tool_version = TOOL " " TQH_RUNNER_VERSION;
+  info.tool_version = TOOL " " TQ_VERSION;
   info.target = "merged";
   info.command_line = cmdline.data;
   char *run_dir = NULL;

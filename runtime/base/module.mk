@@ -1,6 +1,7 @@
 # libtorq-base: status, allocation, arena, strings and buffers, files, SHA-256.
 BASE_SRCS := $(wildcard runtime/base/src/*.c)
-BASE_CPPFLAGS := -Iruntime/base/include
+# $(BUILD)/gen/include holds torq/base/version.h, which the Makefile writes (TQ_VERSION).
+BASE_CPPFLAGS := -Iruntime/base/include -I$(BUILD)/gen/include
 LIB_BASE := $(BUILD)/lib/libtorq-base.a
 BASE_LDLIBS := $(call pkg_libs,libcrypto)
 

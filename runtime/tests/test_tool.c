@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "torq/base/version.h"
 #include "suites.h"
 #include "torq/base/alloc.h"
 #include "tq_test.h"
@@ -190,7 +191,7 @@ typedef struct exit_case_s {
 
 static const exit_case_t exit_cases[] = {
     {{"--help"}, 0, "out", "usage: torq-run-module --module=FILE"},
-    {{"--version"}, 0, "out", "torq-run-module 0.1.0 (module format 1)"},
+    {{"--version"}, 0, "out", "torq-run-module " TQ_VERSION " (module format 1)"},
     {{"--input=4xi32=1"}, 2, "err", "missing --module=FILE"},
     {{"$M", "--frobnicate"}, 2, "err", "unknown option '--frobnicate'"},
     {{"$M", "extra"}, 2, "err", "unexpected argument 'extra'"},

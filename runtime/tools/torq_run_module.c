@@ -23,6 +23,7 @@
 #include "torq/base/file.h"
 #include "torq/base/status.h"
 #include "torq/base/usage.h"
+#include "torq/base/version.h"
 #include "torq/runtime/runtime.h"
 
 #define TOOL "torq-run-module"
@@ -242,7 +243,7 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (cfg.version) {
-    printf(TOOL " " TQR_VERSION " (module format %u)\n", TQF_MODULE_FORMAT_VERSION);
+    printf(TOOL " " TQ_VERSION " (module format %u)\n", TQF_MODULE_FORMAT_VERSION);
     goto done;
   }
   if (!cfg.module) {

@@ -60,8 +60,6 @@
 extern "C" {
 #endif
 
-#define TQH_VERSION "0.1.0"
-
 /* The annotated CSV's header line (without its LF). */
 #define TQH_ANNOTATED_CSV_HEADER                                                                    \
   "action_id,job_id,operation,invocation_names,original_operators,total_time,"                     \

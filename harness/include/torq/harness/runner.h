@@ -47,8 +47,6 @@
 extern "C" {
 #endif
 
-#define TQH_RUNNER_VERSION "0.1.0"
-
 typedef struct tqh_runner_options_s {
   size_t jobs;                   /* workers at once; default 1 */
   int strict;                    /* an expected failure that passes fails the test */

@@ -3,8 +3,6 @@
 #ifndef TORQ_RUNTIME_RUNTIME_H
 #define TORQ_RUNTIME_RUNTIME_H
 
-#define TQR_VERSION "0.1.0"
-
 #include "torq/runtime/device.h"
 #include "torq/runtime/input.h"
 #include "torq/runtime/module.h"
