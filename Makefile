@@ -120,7 +120,9 @@ run: $(TOOLS)
 # Every test binary runs even when one fails; the target fails if any did. A test that lacks a
 # prerequisite (a tool, the corpus) fails when CI is set and is skipped otherwise; the tests run
 # in forked children, so each skip is a line of $(SKIP_LOG) and the target ends with their count
-# and list (runtime/base/testing/tq_test.h).
+# and list (runtime/base/testing/tq_test.h). First, the sources: every fact of the NPU contract
+# and the version have one owner (scripts/check-one-owner), and each of its rules catches a
+# second definition (--self-test).
 SKIP_LOG := $(BUILD)/skipped.txt
 TEST_ENV = TORQ_TOP=$(TOP) TORQ_BIN=$(TOP)/$(BIN) TORQ_SKIP_LOG=$(TOP)/$(SKIP_LOG)
 print_skips = awk -F': ' '{ k = $$1 ": " $$2; if (!(k in seen)) { seen[k] = 1; n++ } \
@@ -129,7 +131,9 @@ print_skips = awk -F': ' '{ k = $$1 ": " $$2; if (!(k in seen)) { seen[k] = 1; n
         for (i = 1; i <= lines; i++) print "  " line[i] (times[line[i]] > 1 ? " (" times[line[i]] " times)" : "") }' \
   $(SKIP_LOG)
 check: $(TOOLS) $(TEST_BINS)
-	@mkdir -p $(BUILD); : >$(SKIP_LOG); rc=0; for t in $(TEST_BINS); do \
+	@mkdir -p $(BUILD); : >$(SKIP_LOG); rc=0; echo "== scripts/check-one-owner"; \
+	scripts/check-one-owner || rc=1; scripts/check-one-owner --self-test || rc=1; \
+	for t in $(TEST_BINS); do \
 	  echo "== $$t"; $(TEST_ENV) $$t || rc=1; \
 	done; $(print_skips); exit $$rc
 
