@@ -146,15 +146,9 @@ static void conn_free(tqh_board_conn_t *c) {
 }
 
 static char *join(const char *a, const char *b) {
-  tq_buf_t buf;
-  tq_buf_init(&buf, 0);
   size_t n = strlen(a);
   while (n > 1 && a[n - 1] == '/') n--;
-  tq_status_t st = tq_buf_printf(&buf, "%.*s/%s", (int)n, a, b);
-  char *s = st ? NULL : tq_buf_detach(&buf);
-  tq_status_free(st);
-  tq_buf_deinit(&buf);
-  return s;
+  return tq_strdup_printf("%.*s/%s", (int)n, a, b);
 }
 
 /* What to tell the user about a connection that failed. */

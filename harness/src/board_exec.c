@@ -203,26 +203,12 @@ static int fault(tqh__board_worker_t *bw, tqh__result_t *r, tq_status_t st) {
 /* ---- Helpers ----------------------------------------------------------------------------------
  */
 
-static char *printf_dup(const char *fmt, ...) TQ_PRINTF(1, 2);
-static char *printf_dup(const char *fmt, ...) {
-  tq_buf_t b;
-  tq_buf_init(&b, 0);
-  va_list ap;
-  va_start(ap, fmt);
-  tq_status_t st = tq_buf_vprintf(&b, fmt, ap);
-  va_end(ap);
-  char *s = st ? NULL : tq_buf_detach(&b);
-  tq_status_free(st);
-  tq_buf_deinit(&b);
-  return s;
-}
-
 /* The work folder's name: the test id with '/' made '+', as long as it is short enough for one
  * path component; else the file-system-safe id. */
 static char *work_name(const tqh_test_t *t) {
   size_t n = strlen(t->id);
-  if (n > 200 || strchr(t->id, '\n')) return printf_dup("%s", t->fs_id);
-  char *s = printf_dup("%s", t->id);
+  if (n > 200 || strchr(t->id, '\n')) return tq_strdup_printf("%s", t->fs_id);
+  char *s = tq_strdup_printf("%s", t->id);
   for (char *c = s; c && *c; c++)
     if (*c == '/') *c = '+';
   return s;
@@ -326,7 +312,7 @@ static int stage(job_t *j) {
   for (size_t i = 0; !st && i < bt->num_inputs; i++) {
     char name[32];
     snprintf(name, sizeof(name), "input_%zu.npy", i);
-    char *local = printf_dup("%s/%s", bt->dir, name);
+    char *local = tq_strdup_printf("%s/%s", bt->dir, name);
     st = local ? tqr_npy_write(local, bt->inputs[i]) : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
     if (!st) st = tqh__result_add_file(r, name);
     tq_free(local);
@@ -341,7 +327,7 @@ static int stage(job_t *j) {
   if (!st)
     st = tqh_board_put_cached(conn, bt->model_path, ".vmfb", "model", &j->model_remote, NULL);
   for (size_t i = 0; !st && i < bt->num_inputs; i++) {
-    char *local = printf_dup("%s/input_%zu.npy", bt->dir, i);
+    char *local = tq_strdup_printf("%s/input_%zu.npy", bt->dir, i);
     char what[32];
     snprintf(what, sizeof(what), "input %zu", i);
     st = local ? keep_for_upload(conn, local) : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
@@ -367,13 +353,13 @@ static tq_status_t build_argv(job_t *j) {
   j->argv[j->argc++] = ""; /* prev */
   j->argv[j->argc++] = j->work;
   j->argv[j->argc++] = tqh_board_runtime(j->bw->conn);
-  TQ_TRY(own(j, printf_dup("--module=%s", j->model_remote)));
+  TQ_TRY(own(j, tq_strdup_printf("--module=%s", j->model_remote)));
   for (size_t i = 0; i < bt->num_inputs; i++)
-    TQ_TRY(own(j, printf_dup("--input=@%s", j->input_remote[i])));
+    TQ_TRY(own(j, tq_strdup_printf("--input=@%s", j->input_remote[i])));
   for (size_t o = 0; o < bt->num_outputs; o++)
-    TQ_TRY(own(j, printf_dup("--output=@%s/output_%zu.npy", j->work, o)));
-  if (bt->profile) TQ_TRY(own(j, printf_dup("--torq_profile_host=%s/profile.csv", j->work)));
-  if (bt->function) TQ_TRY(own(j, printf_dup("--function=%s", bt->function)));
+    TQ_TRY(own(j, tq_strdup_printf("--output=@%s/output_%zu.npy", j->work, o)));
+  if (bt->profile) TQ_TRY(own(j, tq_strdup_printf("--torq_profile_host=%s/profile.csv", j->work)));
+  if (bt->function) TQ_TRY(own(j, tq_strdup_printf("--function=%s", bt->function)));
   j->argv[j->argc] = NULL;
   return NULL;
 }
@@ -475,8 +461,8 @@ static int fetch(job_t *j, tqr_tensor_t **outputs) {
       snprintf(name, sizeof(name), "output_%zu.npy", k);
     else
       snprintf(name, sizeof(name), "profile.csv");
-    char *remote = printf_dup("%s/%s", j->work, name);
-    char *local = printf_dup("%s/%s", bt->dir, name);
+    char *remote = tq_strdup_printf("%s/%s", j->work, name);
+    char *local = tq_strdup_printf("%s/%s", bt->dir, name);
     tq_status_t st = remote && local ? tqh_ssh_download(ssh, remote, local)
                                      : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
     tq_free(remote);
@@ -508,7 +494,7 @@ int tqh__board_run_test(tqh__board_worker_t *bw, const tqh__board_test_t *bt, in
                         tqh__result_t *r, tqr_tensor_t **out_outputs) {
   bw->log_fd = log_fd;
   tq_free(r->board);
-  r->board = printf_dup("%s", bw->ctx->board->name);
+  r->board = tq_strdup_printf("%s", bw->ctx->board->name);
   tq_status_t st = ensure_ready(bw);
   if (st) return fault(bw, r, st);
 
@@ -521,7 +507,7 @@ int tqh__board_run_test(tqh__board_worker_t *bw, const tqh__board_test_t *bt, in
   send_phase(bw, "upload", 600);
   if (stage(&j)) {
     char *name = work_name(bt->test);
-    j.work = name ? printf_dup("%s/%s", bw->run_work, name) : NULL;
+    j.work = name ? tq_strdup_printf("%s/%s", bw->run_work, name) : NULL;
     tq_free(name);
     st = j.work ? build_argv(&j) : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
     if (st) {
@@ -571,7 +557,7 @@ void tqh__board_worker_exit(tqh__board_worker_t *bw, int fd) {
       /* This test's folder, and the run's and work folders if they are empty now. */
       static const char script[] =
           "rm -rf -- \"$1\"; rmdir -- \"$2\" 2>/dev/null; rmdir -- \"$3\" 2>/dev/null; true";
-      char *work_dir = printf_dup("%s/work", tqh_board_user_dir(bw->conn));
+      char *work_dir = tq_strdup_printf("%s/work", tqh_board_user_dir(bw->conn));
       const char *argv[] = {"sh",
                             "-c",
                             script,

@@ -141,13 +141,7 @@ static const char *copy(tq_arena_t *arena, const char *s, int *ok) {
 }
 
 static char *join(const char *a, const char *b) {
-  tq_buf_t buf;
-  tq_buf_init(&buf, 0);
-  if (tq_buf_printf(&buf, "%s/%s", a, b)) {
-    tq_buf_deinit(&buf);
-    return NULL;
-  }
-  return tq_buf_detach(&buf);
+  return tq_strdup_printf("%s/%s", a, b);
 }
 
 static char *host_name(void) {

@@ -53,10 +53,7 @@ static char *dup_or_null(const char *s, int *ok) {
 }
 
 static char *path_join(const char *dir, const char *name) {
-  size_t n = strlen(dir) + strlen(name) + 2;
-  char *p = tq_malloc(n);
-  if (p) snprintf(p, n, "%s/%s", dir, name);
-  return p;
+  return tq_strdup_printf("%s/%s", dir, name);
 }
 
 static const char *home_dir(void) {

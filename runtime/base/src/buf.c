@@ -89,6 +89,24 @@ tq_status_t tq_buf_printf(tq_buf_t *buf, const char *fmt, ...) {
   return s;
 }
 
+char *tq_vstrdup_printf(const char *fmt, va_list ap) {
+  tq_buf_t buf;
+  tq_buf_init(&buf, 0);
+  tq_status_t st = tq_buf_vprintf(&buf, fmt, ap);
+  char *s = st ? NULL : tq_buf_detach(&buf);
+  tq_status_free(st);
+  tq_buf_deinit(&buf);
+  return s;
+}
+
+char *tq_strdup_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = tq_vstrdup_printf(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
 char *tq_buf_detach(tq_buf_t *buf) {
   if (!buf->data) return tq_strndup("", 0);
   char *data = buf->data;

@@ -249,6 +249,48 @@ START_TEST(buf_detach_of_nothing_returns_an_empty_heap_string) {
 }
 END_TEST
 
+START_TEST(strdup_printf_formats_into_a_new_heap_string) {
+  char *s = tq_strdup_printf("%s/%s-%03d", "run", "t", 7);
+  ck_assert_str_eq(s, "run/t-007");
+  tq_free(s);
+  s = tq_strdup_printf("%s", "");
+  ck_assert_ptr_nonnull(s);
+  ck_assert_str_eq(s, "");
+  tq_free(s);
+  /* Longer than any stack buffer a caller might have used instead. */
+  char big[5000];
+  memset(big, 'x', sizeof(big) - 1);
+  big[sizeof(big) - 1] = '\0';
+  s = tq_strdup_printf("<%s>", big);
+  ck_assert_uint_eq(strlen(s), sizeof(big) + 1);
+  ck_assert_int_eq(s[0], '<');
+  ck_assert_int_eq(s[sizeof(big)], '>');
+  tq_free(s);
+}
+END_TEST
+
+static char *th_vdup(const char *fmt, ...) TQ_PRINTF(1, 2);
+static char *th_vdup(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = tq_vstrdup_printf(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+START_TEST(strdup_printf_returns_null_when_memory_runs_out) {
+  tq_alloc_fail_after(0);
+  char *s = tq_strdup_printf("%d apples", 3);
+  char *v = th_vdup("%s", "pears");
+  tq_alloc_fail_after(-1);
+  ck_assert_ptr_null(s);
+  ck_assert_ptr_null(v);
+  v = th_vdup("%u %s", 2u, "pears");
+  ck_assert_str_eq(v, "2 pears");
+  tq_free(v);
+}
+END_TEST
+
 START_TEST(parse_u64_takes_whole_strings_of_digits_in_a_base) {
   uint64_t v = 0;
   ck_assert_int_eq(tq_parse_u64("0", 10, &v), 1);
@@ -289,6 +331,8 @@ Suite *str_suite(void) {
   tcase_add_test(tc, buf_clear_empties_and_keeps_memory);
   tcase_add_test(tc, buf_detach_hands_over_content_and_empties);
   tcase_add_test(tc, buf_detach_of_nothing_returns_an_empty_heap_string);
+  tcase_add_test(tc, strdup_printf_formats_into_a_new_heap_string);
+  tcase_add_test(tc, strdup_printf_returns_null_when_memory_runs_out);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("limits");

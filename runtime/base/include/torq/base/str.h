@@ -58,4 +58,9 @@ int tq_parse_u64(const char *s, unsigned base, uint64_t *out);
  * heap string when nothing was appended; NULL only when memory runs out. */
 char *tq_buf_detach(tq_buf_t *buf);
 
+/* A printf into a new heap string, which the caller frees with tq_free. NULL when memory runs
+ * out (or the C library cannot format `fmt`); nothing to free then. */
+char *tq_strdup_printf(const char *fmt, ...) TQ_PRINTF(1, 2);
+char *tq_vstrdup_printf(const char *fmt, va_list ap);
+
 #endif
