@@ -56,7 +56,7 @@ static void usage(FILE *f) {
         f);
 }
 
-#define bad_usage(...) tq_usage_error("torq-compile", __VA_ARGS__)
+#define bad_usage(...) tq_usage_error(stderr, "torq-compile", __VA_ARGS__)
 
 /* Matches `--name=VALUE` or `--name VALUE` at argv[*i] (advancing *i past a separate value).
  * Returns the value, or NULL when argv[*i] is another option; *out_rc is set to a usage error's

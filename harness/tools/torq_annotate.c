@@ -61,7 +61,7 @@ static void usage(FILE *f) {
         f);
 }
 
-#define usage_error(...) tq_usage_error(TOOL, __VA_ARGS__)
+#define usage_error(...) tq_usage_error(stderr, TOOL, __VA_ARGS__)
 
 /* Value of --name=V or --name V; NULL when `arg` is not this option. */
 static const char *opt_value(const char *arg, const char *name, int argc, char **argv, int *i,

@@ -22,7 +22,7 @@
 #define EXIT_USAGE 2
 #define EXIT_INFRA 3
 
-#define bad_usage(...) tq_usage_error(TOOL, __VA_ARGS__)
+#define bad_usage(...) tq_usage_error(stderr, TOOL, __VA_ARGS__)
 
 /* Every option of the command line, parsed before any work. */
 typedef struct cli_s {

@@ -80,7 +80,7 @@ static void usage(FILE *f) {
         f);
 }
 
-#define bad_usage(...) tq_usage_error(TOOL, __VA_ARGS__)
+#define bad_usage(...) tq_usage_error(stderr, TOOL, __VA_ARGS__)
 
 /* Prints a status and returns the exit code it maps to. */
 static int report(tq_status_t st, int code) {

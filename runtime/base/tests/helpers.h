@@ -16,6 +16,7 @@ Suite *file_suite(void);
 Suite *sha256_suite(void);
 Suite *status_suite(void);
 Suite *str_suite(void);
+Suite *usage_suite(void);
 
 #define TH_PATH_MAX 4096
 

@@ -14,5 +14,6 @@ int main(void) {
   srunner_add_suite(sr, file_suite());
   srunner_add_suite(sr, sha256_suite());
   srunner_add_suite(sr, diag_suite());
+  srunner_add_suite(sr, usage_suite());
   return tq_test_run(sr); /* runs, then prints the skips */
 }
