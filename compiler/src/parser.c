@@ -1,5 +1,5 @@
-/* The parser: module entry points, token helpers, SSA name scopes, regions, blocks and generic
- * operations. Custom op forms are in parse_custom.c. */
+/* The parser: module entry points, token helpers, regions, blocks and generic operations. SSA
+ * value and block names are in parse_names.c, custom op forms in parse_custom.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -7,8 +7,6 @@
 #include "torq/base/alloc.h"
 #include "torq/base/checked.h"
 #include "torq/base/file.h"
-
-#define NONE SIZE_MAX
 
 void tqc_parse_options_initialize(tqc_parse_options_t *options) {
   options->max_file_size = (size_t)256 << 20;
@@ -129,141 +127,6 @@ tq_status_t tqc__pop_to_arena(tqc_parser_t *p, size_t mark, void **out, size_t *
   return NULL;
 }
 
-/* ---- Scopes --------------------------------------------------------------------------------- */
-
-static tq_status_t push_scope(tqc_parser_t *p, int isolated) {
-  if (p->num_scopes == p->cap_scopes) {
-    size_t cap = p->cap_scopes ? p->cap_scopes * 2 : 16;
-    tqc_scope_t *s = tq_realloc(p->scopes, cap * sizeof(*s));
-    if (!s) return tqc__nomem(p);
-    p->scopes = s;
-    p->cap_scopes = cap;
-  }
-  tqc_scope_t *s = &p->scopes[p->num_scopes];
-  s->entries_start = p->num_entries;
-  s->barrier = isolated || p->num_scopes == 0 ? p->num_scopes : p->scopes[p->num_scopes - 1].barrier;
-  p->num_scopes++;
-  return NULL;
-}
-
-static void pop_scope(tqc_parser_t *p) {
-  tqc_scope_t *s = &p->scopes[--p->num_scopes];
-  while (p->num_entries > s->entries_start) {
-    tqc_name_entry_t *e = &p->entries[--p->num_entries];
-    p->heads[e->key] = e->prev;
-  }
-}
-
-static size_t lookup(const tqc_parser_t *p, tq_sv_t name) {
-  size_t *k = tqc__map_find(&p->names, name);
-  if (!k) return NONE;
-  size_t h = p->heads[*k];
-  if (h == NONE || p->num_scopes == 0) return NONE;
-  return p->entries[h].level >= p->scopes[p->num_scopes - 1].barrier ? h : NONE;
-}
-
-static tq_status_t add_entry(tqc_parser_t *p, tq_sv_t name, void *ptr, int forward,
-                             tqc_srcpos_t pos) {
-  size_t *k = tqc__map_find(&p->names, name);
-  size_t key;
-  if (k) {
-    key = *k;
-  } else {
-    if (p->num_heads == p->cap_heads) {
-      size_t cap = p->cap_heads ? p->cap_heads * 2 : 64;
-      size_t *h = tq_realloc(p->heads, cap * sizeof(*h));
-      if (!h) return tqc__nomem(p);
-      p->heads = h;
-      p->cap_heads = cap;
-    }
-    key = p->num_heads++;
-    p->heads[key] = NONE;
-    TQ_TRY(tqc__map_put(&p->names, name, key));
-  }
-  if (p->num_entries == p->cap_entries) {
-    size_t cap = p->cap_entries ? p->cap_entries * 2 : 64;
-    tqc_name_entry_t *e = tq_realloc(p->entries, cap * sizeof(*e));
-    if (!e) return tqc__nomem(p);
-    p->entries = e;
-    p->cap_entries = cap;
-  }
-  tqc_name_entry_t *e = &p->entries[p->num_entries];
-  e->key = key;
-  e->prev = p->heads[key];
-  e->level = p->num_scopes - 1;
-  e->ptr = ptr;
-  e->forward = forward;
-  e->pos = pos;
-  e->name = name;
-  p->heads[key] = p->num_entries++;
-  return NULL;
-}
-
-tqc_value_t *tqc__new_value(tqc_parser_t *p) {
-  tqc_value_t *v = tqc__calloc(p, 1, sizeof(*v));
-  if (v) v->id = p->module->num_values++;
-  return v;
-}
-
-tq_status_t tqc__define_value(tqc_parser_t *p, tq_sv_t name, tqc_srcpos_t pos,
-                              tqc_value_t **io_value) {
-  size_t h = lookup(p, name);
-  if (h != NONE) {
-    tqc_name_entry_t *e = &p->entries[h];
-    if (!e->forward) {
-      return tqc__error_at(p, pos.line, pos.col, "redefinition of SSA value '%.*s'",
-                           (int)name.len, name.data);
-    }
-    tqc_value_t *ph = e->ptr;
-    tqc_value_t *v = *io_value;
-    ph->type = v->type;
-    ph->def = v->def;
-    ph->block = v->block;
-    ph->index = v->index;
-    ph->loc = v->loc;
-    ph->pos = pos;
-    e->forward = 0;
-    *io_value = ph;
-    return NULL;
-  }
-  (*io_value)->name = name;
-  (*io_value)->pos = pos;
-  return add_entry(p, name, *io_value, 0, pos);
-}
-
-tq_status_t tqc__parse_value_use(tqc_parser_t *p, tqc_value_t **out_value,
-                                 tqc_srcpos_t *out_pos) {
-  if (!tqc__is(p, TQC_TOK_PERCENT_ID)) return tqc__expected(p, "an SSA value");
-  tqc_srcpos_t pos = {p->tok.line, p->tok.col};
-  tq_sv_t name = tq_sv(p->tok.text, p->tok.len);
-  tqc__advance(p);
-  /* %name#N: result N of a group, written without spaces. */
-  if (tqc__is(p, TQC_TOK_HASH_ID) && p->tok.offset == (size_t)(name.data - p->text) + name.len) {
-    tq_sv_t num = tq_sv(p->tok.text + 1, p->tok.len - 1);
-    for (size_t i = 0; i < num.len; i++) {
-      if (num.data[i] < '0' || num.data[i] > '9') return tqc__error(p, "invalid result number");
-    }
-    if (!tq_sv_eq_cstr(num, "0")) {
-      name = tq_sv(name.data, name.len + p->tok.len);
-    }
-    tqc__advance(p);
-  }
-  size_t h = lookup(p, name);
-  tqc_value_t *v;
-  if (h != NONE) {
-    v = p->entries[h].ptr;
-  } else {
-    v = tqc__new_value(p);
-    if (!v) return tqc__nomem(p);
-    v->name = name;
-    v->pos = pos;
-    TQ_TRY(add_entry(p, name, v, 1, pos));
-  }
-  *out_value = v;
-  *out_pos = pos;
-  return NULL;
-}
-
 /* ---- Ops ------------------------------------------------------------------------------------ */
 
 tqc_op_t *tqc__new_op(tqc_parser_t *p, const char *name, tqc_srcpos_t pos) {
@@ -277,25 +140,6 @@ tqc_op_t *tqc__new_op(tqc_parser_t *p, const char *name, tqc_srcpos_t pos) {
 
 int tqc__op_is_isolated(tq_sv_t name) {
   return tq_sv_eq_cstr(name, "func.func") || tq_sv_eq_cstr(name, "builtin.module");
-}
-
-static tqc_block_t *new_block(tqc_parser_t *p) { return tqc__calloc(p, 1, sizeof(tqc_block_t)); }
-
-static tq_status_t lookup_block(tqc_parser_t *p, tqc_block_t **out) {
-  if (!tqc__is(p, TQC_TOK_CARET_ID)) return tqc__expected(p, "a block label");
-  tq_sv_t name = tq_sv(p->tok.text, p->tok.len);
-  tqc_srcpos_t pos = {p->tok.line, p->tok.col};
-  size_t h = lookup(p, name);
-  if (h != NONE) {
-    *out = p->entries[h].ptr;
-  } else {
-    tqc_block_t *b = new_block(p);
-    if (!b) return tqc__nomem(p);
-    TQ_TRY(add_entry(p, name, b, 1, pos));
-    *out = b;
-  }
-  tqc__advance(p);
-  return NULL;
 }
 
 static tq_status_t parse_operation(tqc_parser_t *p, tqc_block_t *block);
@@ -319,12 +163,12 @@ tq_status_t tqc__parse_region(tqc_parser_t *p, tqc_op_t *parent, tqc_region_t *r
                               size_t num_entry_args, int isolated) {
   TQ_TRY(tqc__expect(p, TQC_TOK_LBRACE, "'{' to start a region"));
   TQ_TRY(tqc__enter(p));
-  TQ_TRY(push_scope(p, isolated));
+  TQ_TRY(tqc__push_scope(p, isolated));
   tq_status_t st = NULL;
   size_t mark = p->scratch.len;
   region->parent = parent;
   if (entry_args) {
-    tqc_block_t *b = new_block(p);
+    tqc_block_t *b = tqc__new_block(p);
     if (!b) st = tqc__nomem(p);
     for (size_t i = 0; !st && i < num_entry_args; i++) {
       tqc_value_t *v = entry_args[i];
@@ -343,7 +187,7 @@ tq_status_t tqc__parse_region(tqc_parser_t *p, tqc_op_t *parent, tqc_region_t *r
       st = parse_operation(p, b);
     }
   } else if (!tqc__is(p, TQC_TOK_RBRACE) && !tqc__is(p, TQC_TOK_CARET_ID)) {
-    tqc_block_t *b = new_block(p);
+    tqc_block_t *b = tqc__new_block(p);
     if (!b) st = tqc__nomem(p);
     if (!st) st = tqc__push(p, &b, sizeof(b));
     while (!st && !tqc__is(p, TQC_TOK_RBRACE) && !tqc__is(p, TQC_TOK_CARET_ID) &&
@@ -354,22 +198,9 @@ tq_status_t tqc__parse_region(tqc_parser_t *p, tqc_op_t *parent, tqc_region_t *r
   while (!st && tqc__is(p, TQC_TOK_CARET_ID)) {
     tq_sv_t name = tq_sv(p->tok.text, p->tok.len);
     tqc_srcpos_t pos = {p->tok.line, p->tok.col};
-    size_t h = lookup(p, name);
-    tqc_block_t *b;
-    if (h != NONE && p->scopes[p->num_scopes - 1].entries_start <= h && p->entries[h].forward) {
-      b = p->entries[h].ptr;
-      p->entries[h].forward = 0;
-    } else if (h != NONE && p->scopes[p->num_scopes - 1].entries_start <= h) {
-      st = tqc__error(p, "redefinition of block '%.*s'", (int)name.len, name.data);
-      break;
-    } else {
-      b = new_block(p);
-      if (!b) {
-        st = tqc__nomem(p);
-        break;
-      }
-      st = add_entry(p, name, b, 0, pos);
-    }
+    tqc_block_t *b = NULL;
+    st = tqc__define_block(p, name, pos, &b);
+    if (!b) break;
     tqc__advance(p);
     if (!st) st = tqc__push(p, &b, sizeof(b));
     size_t amark = p->scratch.len;
@@ -428,7 +259,7 @@ tq_status_t tqc__parse_region(tqc_parser_t *p, tqc_op_t *parent, tqc_region_t *r
   size_t bytes = 0;
   if (!st) st = tqc__pop_to_arena(p, mark, &blocks, &bytes);
   if (st) p->scratch.len = mark;
-  pop_scope(p);
+  tqc__pop_scope(p);
   tqc__leave(p);
   if (st) return st;
   region->blocks = blocks;
@@ -505,7 +336,7 @@ static tq_status_t parse_generic_op(tqc_parser_t *p, tqc_op_t **out) {
     mark = p->scratch.len;
     do {
       tqc_block_t *b = NULL;
-      TQ_TRY(lookup_block(p, &b));
+      TQ_TRY(tqc__parse_block_use(p, &b));
       TQ_TRY(tqc__push(p, &b, sizeof(b)));
     } while (tqc__accept(p, TQC_TOK_COMMA));
     TQ_TRY(tqc__expect(p, TQC_TOK_RSQUARE, "']' to end the successors"));
@@ -693,7 +524,7 @@ static tq_status_t parse_top(tqc_parser_t *p) {
   if (!top) return tqc__nomem(p);
   tqc_loc_t *loc = tqc__calloc(p, 1, sizeof(*loc));
   tqc_region_t *region = tqc__calloc(p, 1, sizeof(*region));
-  tqc_block_t *block = new_block(p);
+  tqc_block_t *block = tqc__new_block(p);
   tqc_block_t **blocks = tqc__calloc(p, 1, sizeof(*blocks));
   if (!loc || !region || !block || !blocks) return tqc__nomem(p);
   /* MLIR gives an implicit module the location file:0:0. */
@@ -707,7 +538,7 @@ static tq_status_t parse_top(tqc_parser_t *p) {
   block->parent = region;
   top->regions = region;
   top->num_regions = 1;
-  TQ_TRY(push_scope(p, 1));
+  TQ_TRY(tqc__push_scope(p, 1));
   tqc__advance(p);
   tq_status_t st = NULL;
   while (!st && !tqc__is(p, TQC_TOK_EOF)) {
@@ -719,7 +550,7 @@ static tq_status_t parse_top(tqc_parser_t *p) {
       st = parse_operation(p, block);
     }
   }
-  pop_scope(p);
+  tqc__pop_scope(p);
   if (st) return st;
   if (block->num_ops == 1 && tq_sv_eq_cstr(block->first->name, "builtin.module") &&
       block->first->num_results == 0) {

@@ -166,9 +166,23 @@ tq_status_t tqc__parse_loc_inner(tqc_parser_t *p, const tqc_loc_t **out) TQ_MUST
 const tqc_loc_t *tqc__make_file_loc(tqc_parser_t *p, uint32_t line, uint32_t col);
 tq_status_t tqc__resolve_locs(tqc_parser_t *p) TQ_MUST_USE;
 
+/* Names (parse_names.c). A scope for a region; `isolated`: names outside are not visible. */
+tq_status_t tqc__push_scope(tqc_parser_t *p, int isolated) TQ_MUST_USE;
+/* Drops the current scope's names, uncovering the ones they shadowed. */
+void tqc__pop_scope(tqc_parser_t *p);
+tqc_block_t *tqc__new_block(tqc_parser_t *p);
+/* The block of a label `^name` used at the current token (a forward placeholder when not yet
+ * defined); advances past it. */
+tq_status_t tqc__parse_block_use(tqc_parser_t *p, tqc_block_t **out) TQ_MUST_USE;
+/* Defines block label `name` (the current token, at `pos`) in the current scope: the forward
+ * placeholder of that name, or a new block, in *out; an error for a second definition. *out is
+ * NULL when no block could be had. */
+tq_status_t tqc__define_block(tqc_parser_t *p, tq_sv_t name, tqc_srcpos_t pos,
+                              tqc_block_t **out) TQ_MUST_USE;
+tqc_value_t *tqc__new_value(tqc_parser_t *p);
+
 /* Ops (parser.c, parse_custom.c). */
 tqc_op_t *tqc__new_op(tqc_parser_t *p, const char *name, tqc_srcpos_t pos);
-tqc_value_t *tqc__new_value(tqc_parser_t *p);
 /* Resolves a use of `%name` (or `%name#N`) at the current token and advances past it. */
 tq_status_t tqc__parse_value_use(tqc_parser_t *p, tqc_value_t **out_value,
                                  tqc_srcpos_t *out_pos) TQ_MUST_USE;
