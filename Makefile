@@ -43,20 +43,33 @@ VERSION_H := $(BUILD)/gen/include/torq/base/version.h
 
 PKGS := yaml-0.1 libcurl libssh2 libprotobuf-c check xlsxwriter libcrypto
 
-# Install what is missing (scripts/install-deps is idempotent and quiet when all is there), unless
-# the goal needs no compiler.
+# The system packages. $(BUILD)/deps.mk is a makefile this one includes, made by a rule that runs
+# scripts/install-deps (apt-get of what is missing; quiet when all is there) and records
+# pkg-config's answers for PKGS. GNU make makes a missing or out-of-date included makefile first
+# and then reads everything again, so on a fresh machine the packages are installed before any
+# flag is used; afterwards (until scripts/install-deps or this file changes) make neither
+# installs nor asks pkg-config. Goals that build nothing (clean, format, help) include nothing.
 NO_DEPS_GOALS := clean format help
-ifeq ($(filter $(NO_DEPS_GOALS),$(MAKECMDGOALS)),)
-ifneq ($(shell scripts/install-deps --check >/dev/null 2>&1 && echo ok),ok)
-DEPS_RC := $(shell scripts/install-deps >&2; echo $$?)
-ifneq ($(DEPS_RC),0)
-$(error scripts/install-deps failed (exit $(DEPS_RC)); run it by hand to see why)
+DEPS_MK := $(BUILD)/deps.mk
+ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))),)
+include $(DEPS_MK)
 endif
-endif
-endif
+$(DEPS_MK): scripts/install-deps Makefile
+	@mkdir -p $(@D)
+	@scripts/install-deps || { echo "scripts/install-deps failed (exit $$?); run it by hand to see why" >&2; exit 1; }
+	@{ echo '# Written by the Makefile after scripts/install-deps: pkg-config for PKGS.'; \
+	  for p in $(PKGS); do \
+	    c=$$(pkg-config --cflags $$p) && l=$$(pkg-config --libs $$p) && \
+	      s=$$(pkg-config --libs --static $$p) || { echo "pkg-config cannot find $$p" >&2; exit 1; }; \
+	    printf 'PKG_CFLAGS_%s := %s\nPKG_LIBS_%s := %s\nPKG_STATIC_LIBS_%s := %s\n' \
+	      $$p "$$c" $$p "$$l" $$p "$$s"; \
+	  done; } > $@.tmp
+	@mv -f $@.tmp $@
 
-pkg_cflags = $(shell pkg-config --cflags $(1))
-pkg_libs = $(shell pkg-config --libs $(1))
+# $(call pkg_cflags,PACKAGES) and the like: the recorded answers, package after package.
+pkg_cflags = $(foreach p,$(1),$(PKG_CFLAGS_$(p)))
+pkg_libs = $(foreach p,$(1),$(PKG_LIBS_$(p)))
+pkg_static_libs = $(foreach p,$(1),$(PKG_STATIC_LIBS_$(p)))
 
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla \
             -Wno-unused-parameter

@@ -18,7 +18,7 @@ LIBS += $(LIB_RUNTIME)
 RUN_MODULE_STATIC_PKGS := libprotobuf-c libcrypto
 RUN_MODULE_LDLIBS := -Wl,-Bstatic $(call pkg_libs,$(RUN_MODULE_STATIC_PKGS)) -Wl,-Bdynamic \
   $(filter-out $(call pkg_libs,$(RUN_MODULE_STATIC_PKGS)),\
-    $(shell pkg-config --libs --static $(RUN_MODULE_STATIC_PKGS))) -lm
+    $(call pkg_static_libs,$(RUN_MODULE_STATIC_PKGS))) -lm
 $(BIN)/torq-run-module: $(call objs,runtime/tools/torq_run_module.c) $(RUNTIME_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(RUN_MODULE_LDLIBS)
