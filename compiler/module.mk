@@ -1,4 +1,6 @@
-# libtorq-compiler: the MLIR front end (lexer, parser, IR, verifier, printer), and torq-compile.
+# libtorq-compiler owns MLIR to module: the front end (lexer, parser, IR, verifier, printer), the
+# TOSA checks, the lowering to the NPU contract of libtorq-formats, the module writer, trace and
+# debug info, and torq-compile. Uses base, formats and sim; the harness uses it.
 COMPILER_SRCS := $(wildcard compiler/src/*.c)
 COMPILER_CPPFLAGS := -Icompiler/include $(SIM_CPPFLAGS) $(FORMATS_CPPFLAGS)
 LIB_COMPILER := $(BUILD)/lib/libtorq-compiler.a

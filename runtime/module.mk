@@ -1,5 +1,6 @@
-# libtorq-runtime: module loader, sessions on a device (the simulator), runtime profile, npy and
-# IREE-style inputs; torq-run-module.
+# libtorq-runtime owns running modules: the loader, sessions on a device (the simulator), the
+# runtime profile, npy and IREE-style inputs, and torq-run-module. Uses base, formats and sim;
+# the harness uses it. base/ and formats/ below are the bottom layer, not part of it.
 RUNTIME_SRCS := $(wildcard runtime/src/*.c)
 RUNTIME_CPPFLAGS := -Iruntime/include $(SIM_CPPFLAGS)
 LIB_RUNTIME := $(BUILD)/lib/libtorq-runtime.a

@@ -1,4 +1,6 @@
-# libtorq-sim: tensors and the TOSA 1.0 reference interpreter (the NPU model builds on them).
+# libtorq-sim owns the NPU model: the hardware description and cost model, the NPU that executes
+# NSS programs by the contract of libtorq-formats, tensors and the TOSA 1.0 reference interpreter.
+# Uses base and formats; the compiler and the runtime use it.
 SIM_SRCS := $(wildcard sim/src/*.c)
 SIM_CPPFLAGS := -Isim/include $(BASE_CPPFLAGS) $(FORMATS_CPPFLAGS)
 LIB_SIM := $(BUILD)/lib/libtorq-sim.a

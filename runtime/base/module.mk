@@ -1,4 +1,7 @@
-# libtorq-base: status, allocation, arena, strings and buffers, files, SHA-256.
+# libtorq-base: the bottom layer every library uses (the order is base -> formats -> sim ->
+# compiler, runtime -> harness; it sits under runtime/ as IREE keeps its base under its runtime).
+# It owns status, allocation, arena, strings and buffers, checked arithmetic, files, SHA-256, the
+# bad-usage message and the version header the Makefile generates. It depends on nothing of ours.
 BASE_SRCS := $(wildcard runtime/base/src/*.c)
 # $(BUILD)/gen/include holds torq/base/version.h, which the Makefile writes (TQ_VERSION).
 BASE_CPPFLAGS := -Iruntime/base/include -I$(BUILD)/gen/include

@@ -1,5 +1,9 @@
 /* One status type for every Torq library.
  *
+ * libtorq-base (runtime/base) is the bottom layer, with libtorq-formats above it, that every
+ * library uses: base -> formats -> sim -> compiler, runtime -> harness. It depends on no other
+ * library of ours; status.h is its core, and the rest of include/torq/base/ builds on it.
+ *
  * A status is NULL when all went well; otherwise it is a heap object that carries a code, a
  * message, the source file and line where it was made, and a chain of context lines added as it
  * travels up ("while parsing X", "in test Y"). Whoever receives a non-NULL status owns it and must
