@@ -15,13 +15,14 @@
 #include "torq/base/status.h"
 #include "torq/base/str.h"
 #include "torq/formats/element.h"
+#include "torq/sim/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The highest rank a module, an input or an output may have (the reference kernels' limit). */
-#define TQR_MAX_RANK 8
+/* The highest rank a module, an input or an output may have: the reference kernels' limit. */
+#define TQR_MAX_RANK TQS_MAX_RANK
 
 typedef struct tqr_tensor_s {
   Torq__ElementType type;
