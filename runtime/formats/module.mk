@@ -30,8 +30,9 @@ LIBS += $(LIB_FORMATS)
 .SECONDARY: $(FORMATS_GEN_C) $(FORMATS_GEN_H)
 
 FORMATS_TEST_SRCS := $(wildcard runtime/formats/tests/*.c)
-$(BUILD)/tests/formats-tests: $(call objs,$(FORMATS_TEST_SRCS)) $(LIB_FORMATS) $(LIB_BASE)
+$(BUILD)/tests/formats-tests: $(call objs,$(FORMATS_TEST_SRCS)) $(TEST_SUPPORT_OBJ) $(LIB_FORMATS) \
+                              $(LIB_BASE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(FORMATS_LDLIBS) $(BASE_LDLIBS) $(call pkg_libs,check)
-$(call objs,$(FORMATS_TEST_SRCS)): CPPFLAGS += $(FORMATS_CPPFLAGS) $(BASE_CPPFLAGS) $(call pkg_cflags,check)
+$(call objs,$(FORMATS_TEST_SRCS)): CPPFLAGS += $(FORMATS_CPPFLAGS) $(BASE_CPPFLAGS) $(TEST_SUPPORT_CPPFLAGS)
 TEST_BINS += $(BUILD)/tests/formats-tests

@@ -1,6 +1,6 @@
-/* Test support shared by every Check test binary (base-tests, sim-tests, compiler-tests,
- * runtime-tests, harness-tests, torq-test-e2e). It is linked into the test binaries only, never
- * into a library.
+/* Test support shared by every Check test binary (base-tests, formats-tests, sim-tests,
+ * compiler-tests, runtime-tests, harness-tests, torq-test-e2e). It is linked into the test
+ * binaries only, never into a library.
  *
  * The one way a test skips. A test that needs what a machine may lack (a tool such as mlir-opt-22,
  * a Python module, the TOSA corpus, sshd) asks for it here and returns when it is not given it:

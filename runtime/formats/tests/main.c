@@ -3,13 +3,11 @@
 #include <stdlib.h>
 
 #include "helpers.h"
+#include "tq_test.h"
 
 int main(void) {
   SRunner *sr = srunner_create(module_suite());
   srunner_add_suite(sr, element_suite());
   srunner_add_suite(sr, contract_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failures = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failures ? 1 : 0;
+  return tq_test_run(sr); /* runs, then prints the skips */
 }
