@@ -2,7 +2,9 @@
 # annotated CSV, XLSX, Perfetto trace, Host Profile Overview; and the test runner's parts, whose
 # tool and end-to-end tests are in harness/runner.mk), torq-annotate and harness-tests. Only the
 # harness links libcurl, libssh2 and libyaml.
-HARNESS_SRCS := $(wildcard harness/src/*.c)
+# The harness's components, one folder each under harness/src (see harness/src/*/README.md).
+HARNESS_COMPONENTS := $(sort $(patsubst harness/src/%/,%,$(dir $(wildcard harness/src/*/*.c))))
+HARNESS_SRCS := $(wildcard harness/src/*/*.c)
 HARNESS_PROTOS := $(wildcard harness/formats/*.proto)
 HARNESS_GEN := $(BUILD)/gen/harness/formats
 HARNESS_GEN_C := $(patsubst harness/formats/%.proto,$(HARNESS_GEN)/%.pb-c.c,$(HARNESS_PROTOS))
@@ -23,7 +25,8 @@ $(HARNESS_GEN)/%.pb-c.c $(HARNESS_GEN)/%.pb-c.h: harness/formats/%.proto
 
 $(LIB_HARNESS): $(call objs,$(HARNESS_SRCS)) $(HARNESS_GEN_OBJS)
 HARNESS_ALL_SRCS := $(HARNESS_SRCS) $(wildcard harness/tools/*.c harness/tests/*.c)
-$(call objs,$(HARNESS_ALL_SRCS)): CPPFLAGS += $(HARNESS_CPPFLAGS) -Iharness/src
+$(call objs,$(HARNESS_ALL_SRCS)): CPPFLAGS += $(HARNESS_CPPFLAGS) -Iharness/src \
+  $(addprefix -Iharness/src/,$(HARNESS_COMPONENTS))
 $(call objs,$(HARNESS_ALL_SRCS)): | $(FORMATS_GEN_H) $(HARNESS_GEN_H)
 LIBS += $(LIB_HARNESS)
 
@@ -44,12 +47,12 @@ TEST_BINS += $(BUILD)/tests/harness-tests
 # objects). The reader needs the base library and the runtime's event names (profile.c, which
 # takes the action kinds' names from the module format's).
 FUZZ_PROFILE_CSV := build/fuzz/fuzz-profile-csv
-$(FUZZ_PROFILE_CSV): harness/fuzz/fuzz_profile_csv.c harness/src/csv_reader.c harness/src/diag.c \
-                     runtime/src/profile.c runtime/formats/src/module.c \
+$(FUZZ_PROFILE_CSV): harness/fuzz/fuzz_profile_csv.c harness/src/annotate/csv_reader.c \
+                     harness/src/common/diag.c runtime/src/profile.c runtime/formats/src/module.c \
                      $(BASE_SRCS) $(FORMATS_GEN_H)
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -Iharness/include -Iharness/src $(BASE_CPPFLAGS) $(FORMATS_CPPFLAGS) \
-	  -Iruntime/include $(filter %.c,$^) -o $@ $(BASE_LDLIBS)
+	clang $(FUZZ_CFLAGS) -Iharness/include -Iharness/src -Iharness/src/annotate $(BASE_CPPFLAGS) \
+	  $(FORMATS_CPPFLAGS) -Iruntime/include $(filter %.c,$^) -o $@ $(BASE_LDLIBS)
 FUZZ_BINS += $(FUZZ_PROFILE_CSV)
 FUZZ_SEEDS_fuzz-profile-csv := harness/fuzz/seeds
 
@@ -60,12 +63,13 @@ bench-annotate: $(BIN)/torq-annotate
 # libFuzzer target for the suite loader (add to harness/module.mk). Only the suite sources are
 # instrumented; the runtime, sim, formats and base come from the flavour's libraries.
 FUZZ_SUITE := build/fuzz/fuzz-suite
-FUZZ_SUITE_SRCS := harness/fuzz/fuzz_suite.c $(addprefix harness/src/,yaml_doc.c suite_diag.c \
-                   suite_fields.c suite_schema.c config.c suite.c select.c)
+FUZZ_SUITE_SRCS := harness/fuzz/fuzz_suite.c $(addprefix harness/src/,suite/yaml_doc.c \
+                   suite/suite_diag.c suite/suite_fields.c suite/suite_schema.c suite/config.c \
+                   suite/suite.c select/select.c)
 $(FUZZ_SUITE): $(FUZZ_SUITE_SRCS) $(BUILD)/lib/libtorq-runtime.a $(BUILD)/lib/libtorq-sim.a \
                $(BUILD)/lib/libtorq-formats.a $(BUILD)/lib/libtorq-base.a
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) $(HARNESS_CPPFLAGS) -Iharness/src $(filter %.c %.a,$^) -o $@ \
+	clang $(FUZZ_CFLAGS) $(HARNESS_CPPFLAGS) -Iharness/src/suite $(filter %.c %.a,$^) -o $@ \
 	  $(call pkg_libs,yaml-0.1 libprotobuf-c libcrypto) -lm
 FUZZ_BINS += $(FUZZ_SUITE)
 FUZZ_SEEDS_fuzz-suite := harness/fuzz/suite_seeds

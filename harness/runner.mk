@@ -1,9 +1,9 @@
-# torq-test, the runner's command line (harness/tools/torq_test*.c over harness/src/runner.c and
+# torq-test, the runner's command line (harness/tools/torq_test*.c over harness/src/runner/ and
 # friends in libtorq-harness), and its end-to-end tests: a Check binary that runs the real
 # $(BIN)/torq-test as a process ($TORQ_BIN/torq-test) and checks what it writes.
 TORQ_TEST_LDLIBS := $(HARNESS_LDLIBS) $(call pkg_libs,yaml-0.1 xlsxwriter libcurl)
 
-$(call objs,harness/src/fetch.c harness/src/upload.c harness/src/uploader.c): CPPFLAGS += $(call pkg_cflags,libcurl)
+$(call objs,$(wildcard harness/src/transfer/*.c)): CPPFLAGS += $(call pkg_cflags,libcurl)
 $(BIN)/torq-test: $(call objs,$(wildcard harness/tools/torq_test*.c)) $(HARNESS_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(TORQ_TEST_LDLIBS)
@@ -16,7 +16,8 @@ E2E_SRCS := $(wildcard harness/e2e/*.c)
 $(BUILD)/tests/torq-test-e2e: $(call objs,$(E2E_SRCS)) $(TEST_SUPPORT_OBJ) $(HARNESS_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(TORQ_TEST_LDLIBS) $(call pkg_libs,check)
-$(call objs,$(E2E_SRCS)): CPPFLAGS += $(HARNESS_CPPFLAGS) -Iharness/src $(TEST_SUPPORT_CPPFLAGS)
+$(call objs,$(E2E_SRCS)): CPPFLAGS += $(HARNESS_CPPFLAGS) -Iharness/src \
+  $(addprefix -Iharness/src/,$(HARNESS_COMPONENTS)) $(TEST_SUPPORT_CPPFLAGS)
 $(call objs,$(E2E_SRCS)): | $(FORMATS_GEN_H) $(HARNESS_GEN_H)
 # The tests run the binary, so it is built with them.
 $(BUILD)/tests/torq-test-e2e: | $(BIN)/torq-test
