@@ -16,6 +16,8 @@
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "torq/harness/files.h"
+#include "torq/harness/process.h"
 #include "torq/runtime/tensor.h"
 #include "torq/sim/tensor.h"
 
@@ -30,7 +32,7 @@ static tq_status_t fake_fill(void *ctx, const char *dir, tq_buf_t *info) {
   fill_count_t *fc = ctx;
   fc->calls++;
   char *p = e2e_path("%s/model.vmfb", dir);
-  tq_status_t st = tqh__write_plain(p, fc->content, strlen(fc->content));
+  tq_status_t st = tqh_write_plain(p, fc->content, strlen(fc->content));
   free(p);
   if (!st) st = tq_buf_append_cstr(info, "fake 1\n");
   return st;
@@ -189,7 +191,7 @@ START_TEST(link_tree_mirrors_files_and_folders) {
   char *b = e2e_path("%s/a/y.txt", s.dir);
   e2e_write(b, "yy");
   char *from = e2e_path("%s/a", s.dir), *to = e2e_path("%s/b", s.dir);
-  ck_assert_ptr_null(tqh__link_tree(from, to));
+  ck_assert_ptr_null(tqh_link_tree(from, to));
   char *bx = e2e_path("%s/b/sub/x.txt", s.dir), *by = e2e_path("%s/b/y.txt", s.dir);
   char *t1 = e2e_read(bx), *t2 = e2e_read(by);
   ck_assert_str_eq(t1, "x");
@@ -198,7 +200,7 @@ START_TEST(link_tree_mirrors_files_and_folders) {
   ck_assert_int_eq(stat(a, &s1), 0);
   ck_assert_int_eq(stat(bx, &s2), 0);
   ck_assert(s1.st_ino == s2.st_ino); /* a hard link, not a copy */
-  ck_assert_ptr_null(tqh__remove_tree(to));
+  ck_assert_ptr_null(tqh_remove_tree(to));
   ck_assert(!e2e_exists(to));
   free(t1);
   free(t2);
@@ -222,7 +224,7 @@ START_TEST(link_tree_recreates_symlinks_and_replaces_existing_targets) {
   e2e_write(bx, "old");
   ck_assert_int_eq(symlink("elsewhere", bl), 0);
   char *from = e2e_path("%s/a", s.dir), *to = e2e_path("%s/b", s.dir);
-  ck_assert_ptr_null(tqh__link_tree(from, to));
+  ck_assert_ptr_null(tqh_link_tree(from, to));
   char *text = e2e_read(bx);
   ck_assert_str_eq(text, "new");
   char target[64];
@@ -254,7 +256,7 @@ START_TEST(quick_atomic_write_that_fails_leaves_no_temporary) {
   lim.rlim_cur = 1;
   void (*saved_handler)(int) = signal(SIGXFSZ, SIG_IGN);
   ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
-  tq_status_t st = tqh__write_quick_atomic(path, "new content", 11);
+  tq_status_t st = tqh_write_quick_atomic(path, "new content", 11);
   ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &saved), 0);
   signal(SIGXFSZ, saved_handler);
   ck_assert_ptr_nonnull(st);
@@ -370,7 +372,7 @@ static int pump(tqh__worker_t *w, int *logs, int *results) {
         (*results)++;
       }
     }
-    if (w->deadline_ns && tqh__now_ns() > w->deadline_ns && !w->timed_out) {
+    if (w->deadline_ns && tqh_now_ns() > w->deadline_ns && !w->timed_out) {
       w->timed_out = 1;
       tqh__worker_kill(w);
     }
@@ -427,8 +429,8 @@ START_TEST(worker_pool_runs_tests_and_reports_crash_and_timeout) {
   tqh__result_deinit(&w.result);
   signal(SIGPIPE, SIG_DFL);
   char buf[32];
-  ck_assert_str_eq(tqh__signal_name(SIGSEGV, buf), "SIGSEGV");
-  ck_assert_str_eq(tqh__signal_name(63, buf), "signal 63");
+  ck_assert_str_eq(tqh_signal_name(SIGSEGV, buf), "SIGSEGV");
+  ck_assert_str_eq(tqh_signal_name(63, buf), "signal 63");
 }
 END_TEST
 

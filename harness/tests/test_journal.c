@@ -10,49 +10,50 @@
 #include "results_internal.h"
 #include "results_testutil.h"
 #include "torq/base/alloc.h"
+#include "torq/harness/json.h"
 
 Suite *journal_suite(void);
 
 /* ---- The JSON writer ------------------------------------------------------------------------ */
 
-static char *write_json(int pretty, void (*fill)(tqh__jw_t *)) {
+static char *write_json(int pretty, void (*fill)(tqh_jw_t *)) {
   tq_buf_t buf;
   tq_buf_init(&buf, 0);
-  tqh__jw_t w;
-  tqh__jw_init(&w, &buf, pretty);
+  tqh_jw_t w;
+  tqh_jw_init(&w, &buf, pretty);
   fill(&w);
-  RT_OK(tqh__jw_finish(&w));
+  RT_OK(tqh_jw_finish(&w));
   char *s = tq_buf_detach(&buf);
   tq_buf_deinit(&buf);
   return s;
 }
 
-static void fill_mixed(tqh__jw_t *w) {
-  tqh__jw_object_begin(w);
-  tqh__jw_key(w, "s");
-  tqh__jw_string(w, "a\"b\\c\nd\te\x01\x7f/\xc3\xa9");
-  tqh__jw_key(w, "bad");
-  tqh__jw_stringn(w, "x\xff\xc3y", 4);
-  tqh__jw_key(w, "n");
-  tqh__jw_array_begin(w);
-  tqh__jw_number(w, 0.1);
-  tqh__jw_number(w, 0.207123);
-  tqh__jw_number(w, -0.0);
-  tqh__jw_number(w, 3);
-  tqh__jw_number(w, 1e300);
-  tqh__jw_number(w, NAN);
-  tqh__jw_number(w, 1.0 / 3.0);
-  tqh__jw_array_end(w);
-  tqh__jw_key(w, "e");
-  tqh__jw_object_begin(w);
-  tqh__jw_object_end(w);
-  tqh__jw_key(w, "t");
-  tqh__jw_bool(w, 1);
-  tqh__jw_key(w, "z");
-  tqh__jw_null(w);
-  tqh__jw_key(w, "u");
-  tqh__jw_uint(w, 18446744073709551615u);
-  tqh__jw_object_end(w);
+static void fill_mixed(tqh_jw_t *w) {
+  tqh_jw_object_begin(w);
+  tqh_jw_key(w, "s");
+  tqh_jw_string(w, "a\"b\\c\nd\te\x01\x7f/\xc3\xa9");
+  tqh_jw_key(w, "bad");
+  tqh_jw_stringn(w, "x\xff\xc3y", 4);
+  tqh_jw_key(w, "n");
+  tqh_jw_array_begin(w);
+  tqh_jw_number(w, 0.1);
+  tqh_jw_number(w, 0.207123);
+  tqh_jw_number(w, -0.0);
+  tqh_jw_number(w, 3);
+  tqh_jw_number(w, 1e300);
+  tqh_jw_number(w, NAN);
+  tqh_jw_number(w, 1.0 / 3.0);
+  tqh_jw_array_end(w);
+  tqh_jw_key(w, "e");
+  tqh_jw_object_begin(w);
+  tqh_jw_object_end(w);
+  tqh_jw_key(w, "t");
+  tqh_jw_bool(w, 1);
+  tqh_jw_key(w, "z");
+  tqh_jw_null(w);
+  tqh_jw_key(w, "u");
+  tqh_jw_uint(w, 18446744073709551615u);
+  tqh_jw_object_end(w);
 }
 
 START_TEST(json_writer_escapes_and_formats_numbers_exactly) {
@@ -65,17 +66,17 @@ START_TEST(json_writer_escapes_and_formats_numbers_exactly) {
 }
 END_TEST
 
-static void fill_nested(tqh__jw_t *w) {
-  tqh__jw_object_begin(w);
-  tqh__jw_key(w, "a");
-  tqh__jw_array_begin(w);
-  tqh__jw_number(w, 1);
-  tqh__jw_string(w, "x");
-  tqh__jw_array_end(w);
-  tqh__jw_key(w, "b");
-  tqh__jw_array_begin(w);
-  tqh__jw_array_end(w);
-  tqh__jw_object_end(w);
+static void fill_nested(tqh_jw_t *w) {
+  tqh_jw_object_begin(w);
+  tqh_jw_key(w, "a");
+  tqh_jw_array_begin(w);
+  tqh_jw_number(w, 1);
+  tqh_jw_string(w, "x");
+  tqh_jw_array_end(w);
+  tqh_jw_key(w, "b");
+  tqh_jw_array_begin(w);
+  tqh_jw_array_end(w);
+  tqh_jw_object_end(w);
 }
 
 START_TEST(json_writer_pretty_prints_with_two_spaces) {
@@ -88,13 +89,13 @@ END_TEST
 START_TEST(json_writer_reports_unbalanced_nesting) {
   tq_buf_t buf;
   tq_buf_init(&buf, 0);
-  tqh__jw_t w;
-  tqh__jw_init(&w, &buf, 0);
-  tqh__jw_object_begin(&w);
-  RT_FAILS(tqh__jw_finish(&w), TQ_INTERNAL);
-  tqh__jw_init(&w, &buf, 0);
-  tqh__jw_array_end(&w);
-  RT_FAILS(tqh__jw_finish(&w), TQ_INTERNAL);
+  tqh_jw_t w;
+  tqh_jw_init(&w, &buf, 0);
+  tqh_jw_object_begin(&w);
+  RT_FAILS(tqh_jw_finish(&w), TQ_INTERNAL);
+  tqh_jw_init(&w, &buf, 0);
+  tqh_jw_array_end(&w);
+  RT_FAILS(tqh_jw_finish(&w), TQ_INTERNAL);
   tq_buf_deinit(&buf);
 }
 END_TEST

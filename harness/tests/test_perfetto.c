@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness_internal.h"
+#include "annotate/annotate_internal.h"
 #include "perfetto_trace.pb-c.h"
 #include "suites.h"
 #include "torq/harness/perfetto.h"

@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness_internal.h"
 #include "results_internal.h"
 #include "results_testutil.h"
 #include "torq/base/alloc.h"
+#include "torq/harness/json.h"
 #include "torq/harness/results.h"
 
 Suite *results_suite(void);
@@ -122,26 +122,26 @@ START_TEST(create_makes_a_fresh_run_folder_with_run_json) {
   char *run = run_file(r, "run.json");
   tq_arena_t arena;
   tq_arena_init(&arena, 0, 0);
-  tqh__json_t *v;
-  RT_OK(tqh__json_parse(&arena, "run.json", run, strlen(run), &v));
-  ck_assert_str_eq(tqh__json_get(v, "run_id")->string, "fixed-run");
-  ck_assert_str_eq(tqh__json_get(v, "hostname")->string, "test-host");
-  ck_assert_str_eq(tqh__json_get(v, "git_revision")->string, "abc123");
-  ck_assert_str_eq(tqh__json_get(v, "target")->string, "sim");
-  ck_assert_ptr_null(tqh__json_get(v, "board"));
-  ck_assert_str_eq(tqh__json_get(tqh__json_get(v, "config"), "suite")->string, "suites/smoke.yaml");
-  ck_assert(tqh__json_get(tqh__json_get(v, "config_json"), "repeat")->number == 3);
-  ck_assert_ptr_null(tqh__json_get(v, "finished_at"));
+  tqh_json_t *v;
+  RT_OK(tqh_json_parse(&arena, "run.json", run, strlen(run), &v));
+  ck_assert_str_eq(tqh_json_get(v, "run_id")->string, "fixed-run");
+  ck_assert_str_eq(tqh_json_get(v, "hostname")->string, "test-host");
+  ck_assert_str_eq(tqh_json_get(v, "git_revision")->string, "abc123");
+  ck_assert_str_eq(tqh_json_get(v, "target")->string, "sim");
+  ck_assert_ptr_null(tqh_json_get(v, "board"));
+  ck_assert_str_eq(tqh_json_get(tqh_json_get(v, "config"), "suite")->string, "suites/smoke.yaml");
+  ck_assert(tqh_json_get(tqh_json_get(v, "config_json"), "repeat")->number == 3);
+  ck_assert_ptr_null(tqh_json_get(v, "finished_at"));
   tq_free(run);
 
   tqh_test_record_t t = record("t1", TQH_OUTCOME_PASSED);
   RT_OK(tqh_results_test_finished(r, &t));
   RT_OK(tqh_results_finish(r));
   run = run_file(r, "run.json");
-  RT_OK(tqh__json_parse(&arena, "run.json", run, strlen(run), &v));
-  ck_assert_ptr_nonnull(tqh__json_get(v, "finished_at"));
-  ck_assert(tqh__json_get(v, "tests")->number == 1);
-  ck_assert(tqh__json_get(tqh__json_get(v, "outcomes"), "passed")->number == 1);
+  RT_OK(tqh_json_parse(&arena, "run.json", run, strlen(run), &v));
+  ck_assert_ptr_nonnull(tqh_json_get(v, "finished_at"));
+  ck_assert(tqh_json_get(v, "tests")->number == 1);
+  ck_assert(tqh_json_get(tqh_json_get(v, "outcomes"), "passed")->number == 1);
   tq_free(run);
   tq_arena_deinit(&arena);
   tqh_results_destroy(r);

@@ -1,9 +1,10 @@
 /* The annotated CSV (annotate.h), and writing outputs by their extension. */
 #include <string.h>
 
-#include "harness_internal.h"
+#include "annotate_internal.h"
 #include "torq/base/file.h"
 #include "torq/harness/annotate.h"
+#include "torq/harness/files.h"
 
 tq_status_t tqh__write_file(const char *path, const void *data, size_t len) {
   tq_status_t st = tq_file_write_atomic(path, data ? data : "", len);
@@ -48,7 +49,7 @@ static char *flag(char *p, unsigned units, tqs_unit_t u) {
 }
 
 /* Appends the rows to `buf`; with `out`, hands full chunks to it as it goes. */
-static tq_status_t format_rows(const tqh_annotation_t *ann, tq_buf_t *buf, tqh__out_t *out) {
+static tq_status_t format_rows(const tqh_annotation_t *ann, tq_buf_t *buf, tqh_out_file_t *out) {
   TQ_TRY(tq_buf_append_cstr(buf, TQH_ANNOTATED_CSV_HEADER "\n"));
   for (size_t i = 0; i < ann->num_rows; i++) {
     const tqh_row_t *r = &ann->rows[i];
@@ -85,7 +86,7 @@ static tq_status_t format_rows(const tqh_annotation_t *ann, tq_buf_t *buf, tqh__
     *p++ = '\n';
     buf->len = (size_t)(p - buf->data);
     buf->data[buf->len] = 0;
-    if (out) TQ_TRY(tqh__out_maybe_flush(out));
+    if (out) TQ_TRY(tqh_out_file_maybe_flush(out));
   }
   return NULL;
 }
@@ -95,14 +96,14 @@ tq_status_t tqh_annotation_format_csv(const tqh_annotation_t *ann, tq_buf_t *out
 }
 
 tq_status_t tqh_annotation_write_csv(const tqh_annotation_t *ann, const char *path) {
-  tqh__out_t out;
-  TQ_TRY(tqh__out_open(&out, path));
+  tqh_out_file_t out;
+  TQ_TRY(tqh_out_file_open(&out, path));
   tq_status_t st = format_rows(ann, &out.buf, &out);
   if (st) {
-    tqh__out_abort(&out);
+    tqh_out_file_abort(&out);
     return st;
   }
-  return tqh__out_commit(&out);
+  return tqh_out_file_commit(&out);
 }
 
 static int ends_with(const char *s, const char *suffix) {

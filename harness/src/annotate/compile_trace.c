@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness_internal.h"
+#include "annotate_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/formats/module.h"

@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/base/sha256.h"
 #include "torq/compiler/ir.h"
 #include "torq/compiler/mlir.h"
 #include "torq/harness/annotate.h"
+#include "torq/harness/json.h"
 #include "torq/runtime/profile.h"
 
 /* Ids index tables; this bounds them so that a hostile file cannot ask for gigabytes. */
@@ -396,9 +396,9 @@ static tq_status_t resolve_operators(tqh_debug_info_t *info, tqh_diags_t *diags)
 
 /* ---- Manifest ------------------------------------------------------------------------------- */
 
-static const char *json_str(const tqh__json_t *obj, const char *key) {
-  const tqh__json_t *v = tqh__json_get(obj, key);
-  return v && v->kind == TQH__JSON_STRING ? v->string : NULL;
+static const char *json_str(const tqh_json_t *obj, const char *key) {
+  const tqh_json_t *v = tqh_json_get(obj, key);
+  return v && v->kind == TQH_JSON_STRING ? v->string : NULL;
 }
 
 static tq_status_t bad_manifest(const char *path, const char *what) {
@@ -421,13 +421,13 @@ static tq_status_t load(tqh_debug_info_t *info, const char *dir, tqh_diags_t *di
     }
     return tq_status_annotate(st, "while reading the debug-info directory %s", dir);
   }
-  tqh__json_t *m = NULL;
-  st = tqh__json_parse(&info->arena, mpath, text.data ? text.data : "", text.len, &m);
+  tqh_json_t *m = NULL;
+  st = tqh_json_parse(&info->arena, mpath, text.data ? text.data : "", text.len, &m);
   tq_buf_deinit(&text);
   TQ_TRY(st);
-  if (m->kind != TQH__JSON_OBJECT) return bad_manifest(mpath, "not a JSON object");
-  const tqh__json_t *format = tqh__json_get(m, "format");
-  if (!format || format->kind != TQH__JSON_NUMBER || format->number != 1)
+  if (m->kind != TQH_JSON_OBJECT) return bad_manifest(mpath, "not a JSON object");
+  const tqh_json_t *format = tqh_json_get(m, "format");
+  if (!format || format->kind != TQH_JSON_NUMBER || format->number != 1)
     return bad_manifest(mpath, "\"format\" is not 1");
   info->model = json_str(m, "model");
   const char *source = json_str(m, "source");
@@ -436,16 +436,16 @@ static tq_status_t load(tqh_debug_info_t *info, const char *dir, tqh_diags_t *di
   if (!source || !info->source_sha256) return bad_manifest(mpath, "no \"source\" or \"source_sha256\"");
   info->source = join_path(info, dir, source);
   if (!info->source) return oom();
-  const tqh__json_t *hw = tqh__json_get(m, "hardware");
+  const tqh_json_t *hw = tqh_json_get(m, "hardware");
   info->hw_spec = json_str(hw, "spec");
   if (!info->hw_spec) info->hw_spec = "";
-  const tqh__json_t *clock = tqh__json_get(hw, "clock_hz");
-  info->clock_hz = clock && clock->kind == TQH__JSON_NUMBER && clock->number >= 1 &&
-                           clock->number < 1e12
-                       ? (uint64_t)clock->number
-                       : 800000000u;
-  const tqh__json_t *ds = tqh__json_get(m, "dispatches");
-  if (!ds || ds->kind != TQH__JSON_ARRAY || ds->len == 0)
+  const tqh_json_t *clock = tqh_json_get(hw, "clock_hz");
+  info->clock_hz =
+      clock && clock->kind == TQH_JSON_NUMBER && clock->number >= 1 && clock->number < 1e12
+          ? (uint64_t)clock->number
+          : 800000000u;
+  const tqh_json_t *ds = tqh_json_get(m, "dispatches");
+  if (!ds || ds->kind != TQH_JSON_ARRAY || ds->len == 0)
     return bad_manifest(mpath, "no \"dispatches\"");
   info->dispatches = tq_arena_calloc(&info->arena, ds->len, sizeof(*info->dispatches));
   if (!info->dispatches) return oom();

@@ -1,5 +1,6 @@
 /* Perfetto traces: the writer of annotated profiles and the checking reader (perfetto.h), with
  * protobuf-c and our own schema (harness/formats/perfetto_trace.proto). */
+#include "torq/harness/files.h"
 #include "torq/harness/perfetto.h"
 
 #include <inttypes.h>
@@ -8,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness_internal.h"
+#include "annotate_internal.h"
 #include "perfetto_trace.pb-c.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
@@ -99,7 +100,7 @@ static tq_status_t packet_end(tqh__pf_writer_t *w, uint8_t *end) {
   tq_buf_t *out = w->streaming ? &w->file.buf : &w->out;
   out->len = (size_t)((char *)end - out->data);
   out->data[out->len] = 0;
-  return w->streaming ? tqh__out_maybe_flush(&w->file) : NULL;
+  return w->streaming ? tqh_out_file_maybe_flush(&w->file) : NULL;
 }
 
 /* Every packet is on sequence 1; the first one says that the sequence starts there. */
@@ -406,15 +407,17 @@ static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t 
 tq_status_t tqh_annotation_write_perfetto(const tqh_annotation_t *ann, const char *path) {
   tqh__pf_writer_t w;
   tqh__pf_init(&w);
-  tq_status_t st = tqh__out_open(&w.file, path);
+  tq_status_t st = tqh_out_file_open(&w.file, path);
   if (st) {
     tqh__pf_deinit(&w);
     return st;
   }
   w.streaming = 1;
   st = write_annotation(&w, ann); /* streaming: every packet goes to w.file, none to w.out */
-  if (!st) st = tqh__out_commit(&w.file);
-  else tqh__out_abort(&w.file);
+  if (!st)
+    st = tqh_out_file_commit(&w.file);
+  else
+    tqh_out_file_abort(&w.file);
   tqh__pf_deinit(&w);
   return st;
 }

@@ -12,6 +12,7 @@
 
 #include "board_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/harness/process.h"
 
 /* ---- Addresses ------------------------------------------------------------------------------ */
 
@@ -221,7 +222,7 @@ tq_status_t tqh_board_connect(const tqh_board_spec_t *spec, const tqh_board_opti
     conn_free(c);
     return st;
   }
-  uint64_t t0 = tqh__now_ns();
+  uint64_t t0 = tqh_now_ns();
   tq_status_t st = tqh_ssh_connect(&c->ssh_options, &c->ssh);
   if (st) {
     st = explain_connect(c, st);
@@ -229,7 +230,7 @@ tq_status_t tqh_board_connect(const tqh_board_spec_t *spec, const tqh_board_opti
     return st;
   }
   tqh_board_log(c, 0, "connected to %s in %.3fs", tqh_ssh_session_target(c->ssh),
-                (double)(tqh__now_ns() - t0) / 1e9);
+                (double)(tqh_now_ns() - t0) / 1e9);
   st = tqh_ssh_mkdir_p(c->ssh, c->cache_dir);
   if (st) {
     st = tq_status_annotate(st, "board %s: cannot make the cache folder %s", c->name, c->cache_dir);
@@ -248,10 +249,10 @@ void tqh_board_disconnect(tqh_board_conn_t *conn) {
 
 tq_status_t tqh_board_reconnect(tqh_board_conn_t *conn) {
   tqh_board_log(conn, 1, "reconnecting");
-  uint64_t t0 = tqh__now_ns();
+  uint64_t t0 = tqh_now_ns();
   tq_status_t st = tqh_ssh_reconnect(conn->ssh);
   if (st) return explain_connect(conn, st);
-  tqh_board_log(conn, 1, "reconnected in %.3fs", (double)(tqh__now_ns() - t0) / 1e9);
+  tqh_board_log(conn, 1, "reconnected in %.3fs", (double)(tqh_now_ns() - t0) / 1e9);
   return NULL;
 }
 

@@ -6,7 +6,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "harness_internal.h"
 #include "torq/base/sha256.h"
 #include "torq/harness/board.h"
 

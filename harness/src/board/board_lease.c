@@ -9,6 +9,7 @@
 
 #include "board_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/harness/process.h"
 
 /* $1 op (acquire, release, break), $2 the lease file, $3 our owner text, $4 seconds.
  * acquire renews our own lease, takes a missing or expired one, or says who holds it. Prints one
@@ -56,7 +57,7 @@ static void sleep_s(double s) {
 }
 
 static double since_s(uint64_t t0) {
-  return (double)(tqh__now_ns() - t0) / 1e9;
+  return (double)(tqh_now_ns() - t0) / 1e9;
 }
 
 /* The value of "key=" in the script's line (up to the next blank; "by=" to the end). */
@@ -101,7 +102,7 @@ static tq_status_t lease_op(tqh_board_conn_t *c, const char *op, double ttl_s, c
     int rc = res.exit_status;
     if (rc == 4) {
       tqh_exec_result_deinit(&res);
-      if (!busy_since) busy_since = tqh__now_ns();
+      if (!busy_since) busy_since = tqh_now_ns();
       if (since_s(busy_since) > MUTEX_STALE_S) {
         tqh_board_log(c, 1, "breaking the lease mutex %s.lock, busy for %.0fs", c->lease_path,
                       MUTEX_STALE_S);
@@ -129,7 +130,7 @@ static tq_status_t lease_op(tqh_board_conn_t *c, const char *op, double ttl_s, c
 
 static void bought(tqh_board_conn_t *c, double ttl_s) {
   c->leased = 1;
-  c->lease_renewed_ns = tqh__now_ns();
+  c->lease_renewed_ns = tqh_now_ns();
   c->lease_until_ns = c->lease_renewed_ns + (uint64_t)(ceil(ttl_s) * 1e9);
 }
 
@@ -141,7 +142,7 @@ static tq_status_t take(tqh_board_conn_t *conn, double ttl_s, int may_wait) {
   double poll = conn->options.lease_ttl_s / 4;
   if (poll > 1) poll = 1;
   if (poll < 0.1) poll = 0.1;
-  uint64_t t0 = tqh__now_ns();
+  uint64_t t0 = tqh_now_ns();
   int told = 0, had = conn->leased;
   char line[1024], by[512];
   for (;;) {
@@ -195,7 +196,7 @@ tq_status_t tqh_board_lease_acquire(tqh_board_conn_t *conn) {
 
 /* Whether the held lease needs renewing before a step of `need_s`. */
 static int due(const tqh_board_conn_t *conn, double need_s) {
-  uint64_t now = tqh__now_ns();
+  uint64_t now = tqh_now_ns();
   double renew = conn->options.lease_renew_s;
   double age = (double)(now - conn->lease_renewed_ns) / 1e9;
   double left = conn->lease_until_ns > now ? (double)(conn->lease_until_ns - now) / 1e9 : 0;

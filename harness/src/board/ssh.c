@@ -26,11 +26,12 @@
 
 #include "ssh_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/harness/process.h"
 
 /* ---- Small helpers ------------------------------------------------------------------------ */
 
 uint64_t tqh__ssh_deadline(uint32_t ms) {
-  return ms ? tqh__now_ns() + (uint64_t)ms * 1000000u : UINT64_MAX;
+  return ms ? tqh_now_ns() + (uint64_t)ms * 1000000u : UINT64_MAX;
 }
 
 static void sleep_ms(uint32_t ms) {
@@ -227,7 +228,7 @@ tq_status_t tqh__ssh_error(tqh_ssh_session_t *s, int rc, const char *what, ...) 
 
 static tq_status_t keepalive_if_due(tqh_ssh_session_t *s) {
   if (!s->options.keepalive_interval_s || !s->connected) return NULL;
-  uint64_t now = tqh__now_ns();
+  uint64_t now = tqh_now_ns();
   if (now < s->next_keepalive_ns) return NULL;
   int next_s = 0;
   int rc = libssh2_keepalive_send(s->ssh, &next_s);
@@ -256,7 +257,7 @@ tq_status_t tqh__ssh_wait(tqh_ssh_session_t *s, uint64_t deadline_ns) {
   if (dir & LIBSSH2_SESSION_BLOCK_OUTBOUND) pfd.events |= POLLOUT;
   if (!pfd.events) pfd.events = POLLIN;
 
-  uint64_t now = tqh__now_ns();
+  uint64_t now = tqh_now_ns();
   uint64_t until = deadline_ns;
   if (s->options.keepalive_interval_s && s->next_keepalive_ns < until) until = s->next_keepalive_ns;
   int timeout_ms = 0;
@@ -304,7 +305,7 @@ static tq_status_t tcp_connect(tqh_ssh_session_t *s, uint64_t deadline, int *out
     int rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
     if (rc != 0 && errno == EINPROGRESS) {
       for (;;) {
-        uint64_t now = tqh__now_ns();
+        uint64_t now = tqh_now_ns();
         if (now >= deadline) {
           errno = ETIMEDOUT;
           break;
@@ -523,8 +524,7 @@ static tq_status_t connect_once(tqh_ssh_session_t *s) {
   if (s->options.keepalive_interval_s) {
     libssh2_keepalive_config(s->ssh, 1, s->options.keepalive_interval_s);
   }
-  s->next_keepalive_ns =
-      tqh__now_ns() + (uint64_t)s->options.keepalive_interval_s * 1000000000u;
+  s->next_keepalive_ns = tqh_now_ns() + (uint64_t)s->options.keepalive_interval_s * 1000000000u;
   libssh2_session_set_timeout(s->ssh, (long)s->options.io_timeout_ms);
   return NULL;
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ssh_internal.h"
+#include "torq/harness/process.h"
 #include "torq/harness/shell_quote.h"
 
 #define MARKER "torq-exec-pid "
@@ -163,7 +164,7 @@ static tq_status_t pump(run_t *r, int *out_progress, int *out_eof) {
   do {                                                   \
     (timed_out) = 0;                                     \
     while (((rc) = (call)) == LIBSSH2_ERROR_EAGAIN) {    \
-      if (tqh__now_ns() >= (deadline)) {             \
+      if (tqh_now_ns() >= (deadline)) {                  \
         (timed_out) = 1;                                 \
         break;                                           \
       }                                                  \
@@ -178,7 +179,7 @@ static tq_status_t open_and_start(run_t *r, const char *cmd, size_t cmd_len, uin
   while (!(r->ch = libssh2_channel_open_session(r->s->ssh))) {
     int e = libssh2_session_last_errno(r->s->ssh);
     if (e != LIBSSH2_ERROR_EAGAIN) return tqh__ssh_error(r->s, e, "opening a channel");
-    if (tqh__now_ns() >= open_deadline) {
+    if (tqh_now_ns() >= open_deadline) {
       r->s->connected = 0;
       return TQ_STATUS(TQ_UNAVAILABLE, "%s did not open a channel in time", r->s->target);
     }
@@ -201,8 +202,7 @@ static void channel_release(run_t *r) {
   if (!r->ch) return;
   uint64_t deadline = tqh__ssh_deadline(2000);
   int rc;
-  while ((rc = libssh2_channel_free(r->ch)) == LIBSSH2_ERROR_EAGAIN &&
-         tqh__now_ns() < deadline) {
+  while ((rc = libssh2_channel_free(r->ch)) == LIBSSH2_ERROR_EAGAIN && tqh_now_ns() < deadline) {
     tq_status_t w = tqh__ssh_wait(r->s, deadline);
     if (w) {
       tq_status_free(w);
@@ -264,7 +264,7 @@ static tq_status_t run_command(tqh_ssh_session_t *s, const char *const argv[],
       .s = s, .out = out, .limit = options->output_limit ? options->output_limit : (size_t)1 << 20};
   run_t *r = &run;
   tq_buf_init(&r->pre, 0);
-  uint64_t start = tqh__now_ns();
+  uint64_t start = tqh_now_ns();
   uint64_t deadline = tqh__ssh_deadline(timeout_ms);
   const char *in = options->stdin_data;
   size_t in_len = in ? options->stdin_len : 0, in_pos = 0;
@@ -310,7 +310,7 @@ static tq_status_t run_command(tqh_ssh_session_t *s, const char *const argv[],
     st = pump(r, &more, &eof);
     if (st || eof) break;
     progress |= more;
-    if (tqh__now_ns() >= deadline) {
+    if (tqh_now_ns() >= deadline) {
       timed_out = 1;
       break;
     }
@@ -333,7 +333,7 @@ static tq_status_t run_command(tqh_ssh_session_t *s, const char *const argv[],
     /* Collect what it wrote until it died, and how it died. */
     uint64_t grace = tqh__ssh_deadline(DRAIN_AFTER_KILL_MS);
     int done = 0;
-    while (!kst && !done && tqh__now_ns() < grace) {
+    while (!kst && !done && tqh_now_ns() < grace) {
       int more = 0;
       kst = pump(r, &more, &done);
       if (!kst && !done && !more) kst = tqh__ssh_wait(s, grace);
@@ -365,7 +365,7 @@ static tq_status_t run_command(tqh_ssh_session_t *s, const char *const argv[],
   }
   tq_buf_deinit(&r->pre);
   channel_release(r);
-  out->duration_ns = tqh__now_ns() - start;
+  out->duration_ns = tqh_now_ns() - start;
   return st;
 }
 

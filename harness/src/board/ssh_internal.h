@@ -7,7 +7,6 @@
 #include <libssh2_sftp.h>
 #include <stdint.h>
 
-#include "harness_internal.h"
 #include "torq/base/status.h"
 #include "torq/harness/ssh.h"
 

@@ -1,11 +1,11 @@
 /* A small JSON reader, enough for manifest.json: RFC 8259 values, \u escapes (UTF-16 surrogate
  * pairs combined into UTF-8), numbers as doubles. Not a general-purpose library: no streaming,
- * no duplicate-key policy (the first wins in tqh__json_get). */
+ * no duplicate-key policy (the first wins in tqh_json_get). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness_internal.h"
+#include "torq/harness/json.h"
 
 #define TQH__JSON_MAX_DEPTH 64
 
@@ -35,7 +35,7 @@ static void skip_ws(jp_t *j) {
   }
 }
 
-static tq_status_t value(jp_t *j, int depth, tqh__json_t **out);
+static tq_status_t value(jp_t *j, int depth, tqh_json_t **out);
 
 static void put_utf8(char *dst, size_t *n, uint32_t cp) {
   if (cp < 0x80) {
@@ -126,10 +126,10 @@ static tq_status_t string(jp_t *j, const char **out, size_t *out_len) {
   return NULL;
 }
 
-static tq_status_t grow(jp_t *j, tqh__json_t *v, size_t *cap, int with_keys) {
+static tq_status_t grow(jp_t *j, tqh_json_t *v, size_t *cap, int with_keys) {
   if (v->len < *cap) return NULL;
   size_t ncap = *cap ? *cap * 2 : 8;
-  tqh__json_t **items = tq_arena_calloc(j->arena, ncap, sizeof(*items));
+  tqh_json_t **items = tq_arena_calloc(j->arena, ncap, sizeof(*items));
   const char **keys = with_keys ? tq_arena_calloc(j->arena, ncap, sizeof(*keys)) : NULL;
   if (!items || (with_keys && !keys))
     return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory reading %s", j->path);
@@ -141,20 +141,20 @@ static tq_status_t grow(jp_t *j, tqh__json_t *v, size_t *cap, int with_keys) {
   return NULL;
 }
 
-static tq_status_t value(jp_t *j, int depth, tqh__json_t **out) {
+static tq_status_t value(jp_t *j, int depth, tqh_json_t **out) {
   if (depth > TQH__JSON_MAX_DEPTH)
     return TQ_STATUS(TQ_LIMIT, "%s: JSON nested deeper than %d levels", j->path,
                      TQH__JSON_MAX_DEPTH);
   skip_ws(j);
   if (j->p >= j->end) return jerr(j, "unexpected end of file, expected a value");
-  tqh__json_t *v = tq_arena_calloc(j->arena, 1, sizeof(*v));
+  tqh_json_t *v = tq_arena_calloc(j->arena, 1, sizeof(*v));
   if (!v) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory reading %s", j->path);
   v->line = j->line;
   v->col = (uint32_t)(j->p - j->line_start) + 1;
   char c = *j->p;
   if (c == '{' || c == '[') {
     int obj = c == '{';
-    v->kind = obj ? TQH__JSON_OBJECT : TQH__JSON_ARRAY;
+    v->kind = obj ? TQH_JSON_OBJECT : TQH_JSON_ARRAY;
     j->p++;
     size_t cap = 0;
     skip_ws(j);
@@ -188,17 +188,17 @@ static tq_status_t value(jp_t *j, int depth, tqh__json_t **out) {
       return jerr(j, obj ? "expected ',' or '}'" : "expected ',' or ']'");
     }
   } else if (c == '"') {
-    v->kind = TQH__JSON_STRING;
+    v->kind = TQH_JSON_STRING;
     TQ_TRY(string(j, &v->string, &v->len));
   } else if ((size_t)(j->end - j->p) >= 4 && memcmp(j->p, "true", 4) == 0) {
-    v->kind = TQH__JSON_BOOL;
+    v->kind = TQH_JSON_BOOL;
     v->boolean = 1;
     j->p += 4;
   } else if ((size_t)(j->end - j->p) >= 5 && memcmp(j->p, "false", 5) == 0) {
-    v->kind = TQH__JSON_BOOL;
+    v->kind = TQH_JSON_BOOL;
     j->p += 5;
   } else if ((size_t)(j->end - j->p) >= 4 && memcmp(j->p, "null", 4) == 0) {
-    v->kind = TQH__JSON_NULL;
+    v->kind = TQH_JSON_NULL;
     j->p += 4;
   } else if (c == '-' || (c >= '0' && c <= '9')) {
     char buf[64];
@@ -209,7 +209,7 @@ static tq_status_t value(jp_t *j, int depth, tqh__json_t **out) {
     }
     buf[n] = 0;
     char *endp;
-    v->kind = TQH__JSON_NUMBER;
+    v->kind = TQH_JSON_NUMBER;
     v->number = strtod(buf, &endp);
     if (endp != buf + n || n == 0) return jerr(j, "malformed number");
     j->p += n;
@@ -220,11 +220,11 @@ static tq_status_t value(jp_t *j, int depth, tqh__json_t **out) {
   return NULL;
 }
 
-tq_status_t tqh__json_parse(tq_arena_t *arena, const char *path, const char *text, size_t len,
-                            tqh__json_t **out_value) {
+tq_status_t tqh_json_parse(tq_arena_t *arena, const char *path, const char *text, size_t len,
+                           tqh_json_t **out_value) {
   *out_value = NULL;
   jp_t j = {arena, path, text, text, text + len, 1, text};
-  tqh__json_t *v;
+  tqh_json_t *v;
   TQ_TRY(value(&j, 0, &v));
   skip_ws(&j);
   if (j.p != j.end) return jerr(&j, "trailing characters after the JSON value");
@@ -232,8 +232,8 @@ tq_status_t tqh__json_parse(tq_arena_t *arena, const char *path, const char *tex
   return NULL;
 }
 
-const tqh__json_t *tqh__json_get(const tqh__json_t *object, const char *key) {
-  if (!object || object->kind != TQH__JSON_OBJECT) return NULL;
+const tqh_json_t *tqh_json_get(const tqh_json_t *object, const char *key) {
+  if (!object || object->kind != TQH_JSON_OBJECT) return NULL;
   size_t klen = strlen(key);
   for (size_t i = 0; i < object->len; i++)
     if (strlen(object->keys[i]) == klen && memcmp(object->keys[i], key, klen) == 0)

@@ -1,12 +1,12 @@
-/* A small JSON writer with a sticky error, and the UTF-8 decoder that the writers share. */
+/* The JSON writer with a sticky error, and the UTF-8 decoder that the writers share (json.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "results_internal.h"
+#include "torq/harness/json.h"
 
-size_t tqh__utf8_decode(const unsigned char *s, size_t len, uint32_t *out_cp) {
+size_t tqh_utf8_decode(const unsigned char *s, size_t len, uint32_t *out_cp) {
   unsigned char c = s[0];
   if (c < 0x80) {
     *out_cp = c;
@@ -33,21 +33,21 @@ size_t tqh__utf8_decode(const unsigned char *s, size_t len, uint32_t *out_cp) {
   return n;
 }
 
-static void put(tqh__jw_t *w, const char *s, size_t len) {
+static void put(tqh_jw_t *w, const char *s, size_t len) {
   if (!w->error) w->error = tq_buf_append(w->out, s, len);
 }
 
-static void putc_(tqh__jw_t *w, char c) {
+static void putc_(tqh_jw_t *w, char c) {
   if (!w->error) w->error = tq_buf_putc(w->out, c);
 }
 
-static void newline(tqh__jw_t *w) {
+static void newline(tqh_jw_t *w) {
   putc_(w, '\n');
   for (int i = 0; i < w->depth; i++) put(w, "  ", 2);
 }
 
 /* Before a value: the comma and indentation that separate it from the previous one. */
-static void before_value(tqh__jw_t *w) {
+static void before_value(tqh_jw_t *w) {
   if (w->after_key) {
     w->after_key = 0;
     return;
@@ -58,17 +58,17 @@ static void before_value(tqh__jw_t *w) {
   }
 }
 
-static void begin(tqh__jw_t *w, char c) {
+static void begin(tqh_jw_t *w, char c) {
   before_value(w);
-  if (w->depth >= TQH__JW_MAX_DEPTH) {
-    if (!w->error) w->error = TQ_STATUS(TQ_LIMIT, "JSON nested deeper than %d", TQH__JW_MAX_DEPTH);
+  if (w->depth >= TQH_JW_MAX_DEPTH) {
+    if (!w->error) w->error = TQ_STATUS(TQ_LIMIT, "JSON nested deeper than %d", TQH_JW_MAX_DEPTH);
     return;
   }
   putc_(w, c);
   w->count[w->depth++] = 0;
 }
 
-static void end(tqh__jw_t *w, char c) {
+static void end(tqh_jw_t *w, char c) {
   if (w->depth == 0) {
     if (!w->error) w->error = TQ_STATUS(TQ_INTERNAL, "JSON writer: unbalanced '%c'", c);
     return;
@@ -78,26 +78,26 @@ static void end(tqh__jw_t *w, char c) {
   putc_(w, c);
 }
 
-void tqh__jw_init(tqh__jw_t *w, tq_buf_t *out, int pretty) {
+void tqh_jw_init(tqh_jw_t *w, tq_buf_t *out, int pretty) {
   memset(w, 0, sizeof(*w));
   w->out = out;
   w->pretty = pretty;
 }
 
-void tqh__jw_object_begin(tqh__jw_t *w) {
+void tqh_jw_object_begin(tqh_jw_t *w) {
   begin(w, '{');
 }
-void tqh__jw_object_end(tqh__jw_t *w) {
+void tqh_jw_object_end(tqh_jw_t *w) {
   end(w, '}');
 }
-void tqh__jw_array_begin(tqh__jw_t *w) {
+void tqh_jw_array_begin(tqh_jw_t *w) {
   begin(w, '[');
 }
-void tqh__jw_array_end(tqh__jw_t *w) {
+void tqh_jw_array_end(tqh_jw_t *w) {
   end(w, ']');
 }
 
-static void string_body(tqh__jw_t *w, const char *s, size_t len) {
+static void string_body(tqh_jw_t *w, const char *s, size_t len) {
   static const char hex[] = "0123456789abcdef";
   const unsigned char *p = (const unsigned char *)s;
   size_t i = 0, run = 0; /* bytes [i - run, i) are plain and not yet copied */
@@ -122,7 +122,7 @@ static void string_body(tqh__jw_t *w, const char *s, size_t len) {
       esc = ubuf;
     } else if (c >= 0x80) {
       uint32_t cp;
-      adv = tqh__utf8_decode(p + i, len - i, &cp);
+      adv = tqh_utf8_decode(p + i, len - i, &cp);
       if (!adv) {
         adv = 1;
         esc = "\xEF\xBF\xBD"; /* U+FFFD for a malformed byte */
@@ -142,27 +142,27 @@ static void string_body(tqh__jw_t *w, const char *s, size_t len) {
   putc_(w, '"');
 }
 
-void tqh__jw_key(tqh__jw_t *w, const char *key) {
+void tqh_jw_key(tqh_jw_t *w, const char *key) {
   before_value(w);
   string_body(w, key, strlen(key));
   put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1);
   w->after_key = 1;
 }
 
-void tqh__jw_stringn(tqh__jw_t *w, const char *s, size_t len) {
+void tqh_jw_stringn(tqh_jw_t *w, const char *s, size_t len) {
   before_value(w);
   string_body(w, s, len);
 }
 
-void tqh__jw_string(tqh__jw_t *w, const char *s) {
+void tqh_jw_string(tqh_jw_t *w, const char *s) {
   if (!s) {
-    tqh__jw_null(w);
+    tqh_jw_null(w);
     return;
   }
-  tqh__jw_stringn(w, s, strlen(s));
+  tqh_jw_stringn(w, s, strlen(s));
 }
 
-tq_status_t tqh__format_double(tq_buf_t *out, double v) {
+tq_status_t tqh_format_double(tq_buf_t *out, double v) {
   char text[40];
   if (!isfinite(v)) return tq_buf_append_cstr(out, "null");
   if (v == 0) v = 0; /* -0 reads back as 0 */
@@ -171,32 +171,32 @@ tq_status_t tqh__format_double(tq_buf_t *out, double v) {
   return tq_buf_append_cstr(out, text);
 }
 
-void tqh__jw_number(tqh__jw_t *w, double v) {
+void tqh_jw_number(tqh_jw_t *w, double v) {
   before_value(w);
-  if (!w->error) w->error = tqh__format_double(w->out, v);
+  if (!w->error) w->error = tqh_format_double(w->out, v);
 }
 
-void tqh__jw_uint(tqh__jw_t *w, uint64_t v) {
+void tqh_jw_uint(tqh_jw_t *w, uint64_t v) {
   before_value(w);
   if (!w->error) w->error = tq_buf_printf(w->out, "%llu", (unsigned long long)v);
 }
 
-void tqh__jw_bool(tqh__jw_t *w, int v) {
+void tqh_jw_bool(tqh_jw_t *w, int v) {
   before_value(w);
   put(w, v ? "true" : "false", v ? 4 : 5);
 }
 
-void tqh__jw_null(tqh__jw_t *w) {
+void tqh_jw_null(tqh_jw_t *w) {
   before_value(w);
   put(w, "null", 4);
 }
 
-void tqh__jw_raw(tqh__jw_t *w, const char *json, size_t len) {
+void tqh_jw_raw(tqh_jw_t *w, const char *json, size_t len) {
   before_value(w);
   put(w, json, len);
 }
 
-tq_status_t tqh__jw_finish(tqh__jw_t *w) {
+tq_status_t tqh_jw_finish(tqh_jw_t *w) {
   tq_status_t s = w->error;
   w->error = NULL;
   if (!s && (w->depth != 0 || w->after_key))

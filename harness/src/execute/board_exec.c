@@ -24,6 +24,7 @@
 #include "board_internal.h"
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/harness/process.h"
 #include "torq/harness/stats.h"
 #include "torq/runtime/npy.h"
 #include "torq/runtime/tensor.h"
@@ -262,7 +263,7 @@ static int judge(tqh__board_worker_t *bw, const tqh_exec_result_t *res, tqh__res
     char buf[32];
     tqh__result_fail(r, TQH_OUTCOME_FAILED, "runtime_error",
                      "torq-run-module was killed by %s on board %s%s%s%s",
-                     tqh__signal_name(sig, buf), name, when, line[0] ? ": " : "", line);
+                     tqh_signal_name(sig, buf), name, when, line[0] ? ": " : "", line);
   } else {
     tqh__result_fail(r, TQH_OUTCOME_FAILED, "runtime_error",
                      "torq-run-module failed on board %s with exit status %d%s%s%s", name,

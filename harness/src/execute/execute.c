@@ -35,7 +35,9 @@
 #include "torq/compiler/mlir.h"
 #include "torq/compiler/reference.h"
 #include "torq/harness/annotate.h"
+#include "torq/harness/files.h"
 #include "torq/harness/overview.h"
+#include "torq/harness/process.h"
 #include "torq/harness/stats.h"
 #include "torq/runtime/runtime.h"
 #include "torq/sim/hw.h"
@@ -86,7 +88,7 @@ static void phase(exec_t *e, const char *name, double limit_s) {
 }
 
 static double seconds_since(uint64_t t0) {
-  return (double)(tqh__now_ns() - t0) / 1e9;
+  return (double)(tqh_now_ns() - t0) / 1e9;
 }
 
 static tq_status_t path_in(const exec_t *e, const char *name, tq_buf_t *out) {
@@ -141,7 +143,7 @@ static tq_status_t parse_model(exec_t *e) {
 /* tqh__cache_fill_fn: compiles into a fresh cache entry. */
 static tq_status_t fill_entry(void *vctx, const char *dir, tq_buf_t *info) {
   exec_t *e = vctx;
-  uint64_t t0 = tqh__now_ns();
+  uint64_t t0 = tqh_now_ns();
   TQ_TRY(tq_buf_printf(info, "model %s\nhw %s\n", e->model_path,
                        e->compile_options.hw_spec ? e->compile_options.hw_spec : "sl2610"));
   tqc_compiled_t *compiled = NULL;
@@ -156,14 +158,14 @@ static tq_status_t fill_entry(void *vctx, const char *dir, tq_buf_t *info) {
   tq_buf_init(&path, 0);
   tq_status_t st = tqc_compiled_pack(compiled, &out);
   if (!st) st = tq_buf_printf(&path, "%s/model.vmfb", dir);
-  if (!st) st = tqh__write_plain(path.data, out.data, out.len);
+  if (!st) st = tqh_write_plain(path.data, out.data, out.len);
   if (!st) {
     tq_buf_clear(&out);
     tq_buf_clear(&path);
     st = tqc_compiled_trace_csv(compiled, &out);
   }
   if (!st) st = tq_buf_printf(&path, "%s/trace.csv", dir);
-  if (!st) st = tqh__write_plain(path.data, out.data ? out.data : "", out.len);
+  if (!st) st = tqh_write_plain(path.data, out.data ? out.data : "", out.len);
   if (!st) {
     tq_buf_clear(&path);
     st = tq_buf_printf(&path, "%s/debug", dir);
@@ -193,7 +195,7 @@ static int compile_and_load(exec_t *e) {
   tq_status_t st = NULL;
   if (t->model.kind == TQH_MODEL_URL) {
     phase(e, "fetch", t->settings.compile_timeout_s);
-    uint64_t t0 = tqh__now_ns();
+    uint64_t t0 = tqh_now_ns();
     st = tqh__fetch_model(e->ctx->cache, t->model.url, t->model.sha256,
                           t->settings.compile_timeout_s, &e->fetched_path);
     if (st) {
@@ -248,7 +250,7 @@ static int compile_and_load(exec_t *e) {
     tq_buf_t path;
     tq_buf_init(&path, 0);
     st = tq_buf_printf(&path, "%s/model.vmfb", e->entry_dir);
-    uint64_t t0 = tqh__now_ns();
+    uint64_t t0 = tqh_now_ns();
     if (!st) st = tqr_module_load_file(path.data, NULL, &e->module);
     r->run_s += seconds_since(t0);
     tq_buf_deinit(&path);
@@ -273,7 +275,7 @@ static int compile_and_load(exec_t *e) {
     tq_buf_clear(&from);
     st = tq_buf_printf(&from, "%s/%s", e->entry_dir, k_compile_outputs[i]);
     if (!st) st = path_in(e, k_compile_outputs[i], &to);
-    if (!st) st = tqh__link_tree(from.data, to.data);
+    if (!st) st = tqh_link_tree(from.data, to.data);
     if (!st) st = tqh__result_add_file(r, k_compile_outputs[i]);
   }
   tq_buf_deinit(&from);
@@ -341,7 +343,7 @@ static int run_timed(exec_t *e) {
   const tqh_settings_t *s = &e->test->settings;
   tqr_device_t *device = NULL;
   tqr_session_t *session = NULL;
-  uint64_t t0 = tqh__now_ns();
+  uint64_t t0 = tqh_now_ns();
   tq_status_t st = tqr_device_sim_create(&device);
   if (!st) st = tqr_session_create(e->module, device, NULL, &session);
   if (!st) {
@@ -353,7 +355,7 @@ static int run_timed(exec_t *e) {
   r->run_s += seconds_since(t0);
   for (uint32_t i = 0; !st && i < s->warmup; i++) {
     phase(e, "run", s->run_timeout_s);
-    t0 = tqh__now_ns();
+    t0 = tqh_now_ns();
     st = invoke(e, session);
     r->run_s += seconds_since(t0);
     if (st) st = tq_status_annotate(st, "in warm-up run %u", i + 1);
@@ -394,7 +396,7 @@ static int run_timed(exec_t *e) {
 static int check_reference(exec_t *e) {
   tqh__result_t *r = e->r;
   const tqh_settings_t *s = &e->test->settings;
-  uint64_t t0 = tqh__now_ns();
+  uint64_t t0 = tqh_now_ns();
   tq_status_t st = parse_model(e);
   if (st) {
     tqh__result_fail_status(r, TQH_OUTCOME_FAILED, "compile_error", st);
@@ -513,7 +515,7 @@ static int profile_and_annotate(exec_t *e) {
   tqr_profile_t *profile = NULL;
   tqr_session_t *session = NULL;
   phase(e, "run", e->test->settings.run_timeout_s);
-  uint64_t t0 = tqh__now_ns();
+  uint64_t t0 = tqh_now_ns();
   tq_status_t st = path_in(e, "profile.csv", &path);
   if (!st) st = tqr_profile_create(0, &profile);
   if (!st) st = tqr_profile_open_csv(profile, path.data);
@@ -611,7 +613,7 @@ static void copy_profiles(exec_t *e) {
     tq_buf_clear(&from);
     st = tq_buf_printf(&to, "%s/%s/%s", root, base, names[i]);
     if (!st) st = path_in(e, names[i], &from);
-    if (!st && access(from.data, F_OK) == 0) st = tqh__link_tree(from.data, to.data);
+    if (!st && access(from.data, F_OK) == 0) st = tqh_link_tree(from.data, to.data);
   }
   if (st) {
     char *text = tq_status_format(st, 0);
@@ -748,7 +750,7 @@ void tqh__exec_test(tqh__exec_ctx_t *ctx, size_t test, int log_fd, tqh__result_t
     if (want && strcmp(want, have) != 0)
       st = TQ_STATUS(TQ_INVALID_ARGUMENT, "the model has no function '%s' (its entry is '%s')",
                      want, have);
-    uint64_t t0 = tqh__now_ns();
+    uint64_t t0 = tqh_now_ns();
     if (!st) st = make_inputs(&e);
     r->run_s += seconds_since(t0);
     if (st) {

@@ -8,12 +8,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "harness_internal.h"
 #include "html_internal.h"
 #include "results_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "torq/harness/files.h"
 #include "torq/harness/html_report.h"
+#include "torq/harness/json.h"
 #include "torq/harness/junit.h"
 #include "torq/harness/overview.h"
 #include "torq/harness/perfetto.h"
@@ -37,7 +38,7 @@ typedef struct page_s {
   size_t *order; /* the records shown: the last of each id, in journal order */
   size_t count;
   tq_arena_t arena;
-  const tqh__json_t *run; /* run.json, or NULL */
+  const tqh_json_t *run; /* run.json, or NULL */
   /* With a baseline, per shown test (as `order`): its comparison, when compared[k]. */
   tqh_baseline_comparison_t *cmp;
   unsigned char *compared;
@@ -58,14 +59,14 @@ static void read_run_json(page_t *p) {
   tq_buf_t path, text;
   tq_buf_init(&path, 0);
   tq_buf_init(&text, 0);
-  tqh__json_t *v = NULL;
+  tqh_json_t *v = NULL;
   tq_status_t st = tq_buf_printf(&path, "%s/run.json", p->run_dir);
   if (!st) st = tq_file_read(path.data, MAX_RUN_JSON, &text);
-  if (!st) st = tqh__json_parse(&p->arena, "run.json", text.data ? text.data : "", text.len, &v);
+  if (!st) st = tqh_json_parse(&p->arena, "run.json", text.data ? text.data : "", text.len, &v);
   if (st) {
     warn(p, "run.json", "%s (the page's header shows less)", tq_status_message(st));
     tq_status_free(st);
-  } else if (v->kind == TQH__JSON_OBJECT) {
+  } else if (v->kind == TQH_JSON_OBJECT) {
     p->run = v;
   }
   tq_buf_deinit(&path);
@@ -74,8 +75,8 @@ static void read_run_json(page_t *p) {
 
 /* A string member of run.json, or NULL. */
 static const char *run_str(const page_t *p, const char *key) {
-  const tqh__json_t *v = p->run ? tqh__json_get(p->run, key) : NULL;
-  return v && v->kind == TQH__JSON_STRING ? v->string : NULL;
+  const tqh_json_t *v = p->run ? tqh_json_get(p->run, key) : NULL;
+  return v && v->kind == TQH_JSON_STRING ? v->string : NULL;
 }
 
 static const char *page_css =
@@ -443,13 +444,13 @@ static tq_status_t section(page_t *p, size_t k, tq_buf_t *out) {
   return tq_buf_append_cstr(out, "</section>\n");
 }
 
-static tq_status_t render(page_t *p, tqh__out_t *file) {
+static tq_status_t render(page_t *p, tqh_out_file_t *file) {
   tq_buf_t *out = &file->buf;
   TQ_TRY(header(p, out));
   TQ_TRY(summary_table(p, out));
   for (size_t k = 0; k < p->count; k++) {
     TQ_TRY(section(p, k, out));
-    TQ_TRY(tqh__out_maybe_flush(file));
+    TQ_TRY(tqh_out_file_maybe_flush(file));
   }
   return tq_buf_printf(out, "<script>%s</script>\n</body></html>\n", page_js);
 }
@@ -476,14 +477,14 @@ tq_status_t tqh_html_report_write(const char *run_dir, const tqh_baseline_t *bas
   if (!st) read_run_json(&p);
   tq_buf_clear(&path);
   if (!st) st = tq_buf_printf(&path, "%s/" TQH_HTML_REPORT_FILE, run_dir);
-  tqh__out_t file;
-  if (!st) st = tqh__out_open(&file, path.data);
+  tqh_out_file_t file;
+  if (!st) st = tqh_out_file_open(&file, path.data);
   if (!st) {
     st = render(&p, &file);
     if (st)
-      tqh__out_abort(&file);
+      tqh_out_file_abort(&file);
     else
-      st = tqh__out_commit(&file);
+      st = tqh_out_file_commit(&file);
   }
   if (st) st = tq_status_annotate(st, "while writing the HTML report of %s", run_dir);
   tq_buf_deinit(&path);

@@ -18,17 +18,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness_internal.h"
 #include "results_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "torq/harness/process.h"
 
 tq_status_t tqh__journal_open(tqh__journal_t *journal, const char *path, int sync,
                               unsigned sync_interval_ms) {
   journal->fd = -1;
   journal->sync = sync;
   journal->sync_interval_ms = sync_interval_ms;
-  journal->last_sync_ns = tqh__now_ns();
+  journal->last_sync_ns = tqh_now_ns();
   journal->unsynced = 0;
   journal->path = tq_strndup(path, strlen(path));
   if (!journal->path) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory opening %s", path);
@@ -69,7 +69,7 @@ tq_status_t tqh__journal_append(tqh__journal_t *journal, const char *line, size_
   if (!s && done <= len) s = tq_fd_write_all(journal->fd, journal->path, "\n", 1);
   if (s || !journal->sync) return s;
   journal->unsynced++;
-  uint64_t now = tqh__now_ns();
+  uint64_t now = tqh_now_ns();
   if (now - journal->last_sync_ns < (uint64_t)journal->sync_interval_ms * 1000000u) return NULL;
   if (fdatasync(journal->fd) != 0)
     return TQ_STATUS(TQ_IO, "%s: fsync failed: %s", journal->path, strerror(errno));

@@ -1,5 +1,6 @@
 /* JUnit XML from test records (junit.h). The records come from the journal, so that a run and a
  * rebuild render the same bytes; nothing here reads clocks or the environment. */
+#include "torq/harness/json.h"
 #include "torq/harness/junit.h"
 
 #include <inttypes.h>
@@ -56,7 +57,7 @@ tq_status_t tqh_xml_escape(const char *text, size_t len, int attribute, tq_buf_t
           rep = "\xEF\xBF\xBD"; /* XML 1.0 cannot hold these even as references */
         } else if (c >= 0x80) {
           uint32_t cp;
-          adv = tqh__utf8_decode(p + i, len - i, &cp);
+          adv = tqh_utf8_decode(p + i, len - i, &cp);
           if (!adv || cp == 0xFFFE || cp == 0xFFFF) {
             rep = "\xEF\xBF\xBD";
             if (!adv) adv = 1;
@@ -194,7 +195,7 @@ static tq_status_t properties(tq_buf_t *out, const tqh_test_record_t *r) {
     s = tq_buf_printf(&tmp, "overview.%s_us", r->metrics[i].name);
     size_t name_len = tmp.len;
     if (!s) s = tq_buf_putc(&tmp, 0);
-    if (!s) s = tqh__format_double(&tmp, r->metrics[i].us);
+    if (!s) s = tqh_format_double(&tmp, r->metrics[i].us);
     if (!s) s = property(out, tmp.data, tmp.data + name_len + 1);
   }
   tq_buf_deinit(&tmp);

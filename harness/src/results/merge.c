@@ -3,10 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness_internal.h"
 #include "results_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "torq/harness/files.h"
 #include "torq/harness/shard.h"
 
 static tq_status_t oom(void) { return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory"); }
@@ -92,7 +92,7 @@ tq_status_t tqh_merge_runs(const char *const *run_dirs, size_t num_runs,
       if (!s) s = tq_buf_printf(&to, "%s/%s", run_dir, rec->id);
       struct stat st;
       if (!s && tqh_results_id_is_safe(rec->id) && lstat(from.data, &st) == 0)
-        s = tqh__link_tree(from.data, to.data);
+        s = tqh_link_tree(from.data, to.data);
       tq_buf_deinit(&from);
       tq_buf_deinit(&to);
     }

@@ -1,98 +1,98 @@
 /* Test records as JSON: written for the journal and report.json, read back from journal lines
- * (with the JSON reader of harness_internal.h). Rendering the reports from records read back is
+ * (with the JSON reader of json.h). Rendering the reports from records read back is
  * what makes an incremental run and a rebuild give the same bytes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness_internal.h"
 #include "results_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/harness/json.h"
 
 static const char *const cache_names[] = {"none", "hit", "miss"};
 
 tq_status_t tqh__record_to_json(const tqh_test_record_t *r, int pretty, tq_buf_t *out) {
-  tqh__jw_t w;
-  tqh__jw_init(&w, out, pretty);
-  tqh__jw_object_begin(&w);
-  tqh__jw_key(&w, "id");
-  tqh__jw_string(&w, r->id);
-  tqh__jw_key(&w, "name");
-  tqh__jw_string(&w, r->name);
-  tqh__jw_key(&w, "classname");
-  tqh__jw_string(&w, r->classname);
-  tqh__jw_key(&w, "model");
-  tqh__jw_string(&w, r->model);
-  tqh__jw_key(&w, "host");
-  tqh__jw_string(&w, r->host);
-  tqh__jw_key(&w, "outcome");
-  tqh__jw_string(&w, tqh_outcome_name(r->outcome));
-  tqh__jw_key(&w, "message");
-  tqh__jw_string(&w, r->message);
-  tqh__jw_key(&w, "failure_type");
-  tqh__jw_string(&w, r->failure_type);
-  tqh__jw_key(&w, "text");
-  tqh__jw_string(&w, r->text);
-  tqh__jw_key(&w, "started_at");
-  tqh__jw_number(&w, r->started_at);
-  tqh__jw_key(&w, "duration");
-  tqh__jw_number(&w, r->duration_s);
-  tqh__jw_key(&w, "wall_time");
+  tqh_jw_t w;
+  tqh_jw_init(&w, out, pretty);
+  tqh_jw_object_begin(&w);
+  tqh_jw_key(&w, "id");
+  tqh_jw_string(&w, r->id);
+  tqh_jw_key(&w, "name");
+  tqh_jw_string(&w, r->name);
+  tqh_jw_key(&w, "classname");
+  tqh_jw_string(&w, r->classname);
+  tqh_jw_key(&w, "model");
+  tqh_jw_string(&w, r->model);
+  tqh_jw_key(&w, "host");
+  tqh_jw_string(&w, r->host);
+  tqh_jw_key(&w, "outcome");
+  tqh_jw_string(&w, tqh_outcome_name(r->outcome));
+  tqh_jw_key(&w, "message");
+  tqh_jw_string(&w, r->message);
+  tqh_jw_key(&w, "failure_type");
+  tqh_jw_string(&w, r->failure_type);
+  tqh_jw_key(&w, "text");
+  tqh_jw_string(&w, r->text);
+  tqh_jw_key(&w, "started_at");
+  tqh_jw_number(&w, r->started_at);
+  tqh_jw_key(&w, "duration");
+  tqh_jw_number(&w, r->duration_s);
+  tqh_jw_key(&w, "wall_time");
   if (r->has_wall_time)
-    tqh__jw_number(&w, r->wall_time_s);
+    tqh_jw_number(&w, r->wall_time_s);
   else
-    tqh__jw_null(&w);
+    tqh_jw_null(&w);
   const tqh_stats_t *st = &r->wall_stats;
-  tqh__jw_key(&w, "wall_time_stats");
-  tqh__jw_object_begin(&w);
-  tqh__jw_key(&w, "n");
-  tqh__jw_uint(&w, st->n);
+  tqh_jw_key(&w, "wall_time_stats");
+  tqh_jw_object_begin(&w);
+  tqh_jw_key(&w, "n");
+  tqh_jw_uint(&w, st->n);
   static const char *const stat_keys[] = {"min",    "max", "median",   "mean",
                                           "stddev", "mad", "ci95_low", "ci95_high"};
   const double stat_vals[] = {st->min,    st->max, st->median,   st->mean,
                               st->stddev, st->mad, st->ci95_low, st->ci95_high};
   for (size_t i = 0; i < sizeof(stat_keys) / sizeof(stat_keys[0]); i++) {
-    tqh__jw_key(&w, stat_keys[i]);
-    tqh__jw_number(&w, stat_vals[i]);
+    tqh_jw_key(&w, stat_keys[i]);
+    tqh_jw_number(&w, stat_vals[i]);
   }
-  tqh__jw_object_end(&w);
-  tqh__jw_key(&w, "wall_time_samples");
-  tqh__jw_array_begin(&w);
+  tqh_jw_object_end(&w);
+  tqh_jw_key(&w, "wall_time_samples");
+  tqh_jw_array_begin(&w);
   for (size_t i = 0; r->wall_samples && i < r->wall_sample_count; i++)
-    tqh__jw_number(&w, r->wall_samples[i]);
-  tqh__jw_array_end(&w);
-  tqh__jw_key(&w, "cache");
-  tqh__jw_string(&w, (unsigned)r->cache < 3 ? cache_names[r->cache] : "none");
-  tqh__jw_key(&w, "compile_time");
-  tqh__jw_number(&w, r->compile_s);
-  tqh__jw_key(&w, "run_time");
-  tqh__jw_number(&w, r->run_s);
-  tqh__jw_key(&w, "estimated_cycles");
+    tqh_jw_number(&w, r->wall_samples[i]);
+  tqh_jw_array_end(&w);
+  tqh_jw_key(&w, "cache");
+  tqh_jw_string(&w, (unsigned)r->cache < 3 ? cache_names[r->cache] : "none");
+  tqh_jw_key(&w, "compile_time");
+  tqh_jw_number(&w, r->compile_s);
+  tqh_jw_key(&w, "run_time");
+  tqh_jw_number(&w, r->run_s);
+  tqh_jw_key(&w, "estimated_cycles");
   if (r->has_estimated_cycles)
-    tqh__jw_uint(&w, r->estimated_cycles);
+    tqh_jw_uint(&w, r->estimated_cycles);
   else
-    tqh__jw_null(&w);
-  tqh__jw_key(&w, "metrics");
-  tqh__jw_object_begin(&w);
+    tqh_jw_null(&w);
+  tqh_jw_key(&w, "metrics");
+  tqh_jw_object_begin(&w);
   for (size_t i = 0; r->metrics && i < r->metric_count; i++) {
-    tqh__jw_key(&w, r->metrics[i].name ? r->metrics[i].name : "");
-    tqh__jw_number(&w, r->metrics[i].us);
+    tqh_jw_key(&w, r->metrics[i].name ? r->metrics[i].name : "");
+    tqh_jw_number(&w, r->metrics[i].us);
   }
-  tqh__jw_object_end(&w);
-  tqh__jw_key(&w, "properties");
-  tqh__jw_object_begin(&w);
+  tqh_jw_object_end(&w);
+  tqh_jw_key(&w, "properties");
+  tqh_jw_object_begin(&w);
   for (size_t i = 0; r->properties && i < r->property_count; i++) {
-    tqh__jw_key(&w, r->properties[i].key ? r->properties[i].key : "");
-    tqh__jw_string(&w, r->properties[i].value ? r->properties[i].value : "");
+    tqh_jw_key(&w, r->properties[i].key ? r->properties[i].key : "");
+    tqh_jw_string(&w, r->properties[i].value ? r->properties[i].value : "");
   }
-  tqh__jw_object_end(&w);
-  tqh__jw_key(&w, "files");
-  tqh__jw_array_begin(&w);
+  tqh_jw_object_end(&w);
+  tqh_jw_key(&w, "files");
+  tqh_jw_array_begin(&w);
   for (size_t i = 0; r->files && i < r->file_count; i++)
-    tqh__jw_string(&w, r->files[i] ? r->files[i] : "");
-  tqh__jw_array_end(&w);
-  tqh__jw_object_end(&w);
-  return tqh__jw_finish(&w);
+    tqh_jw_string(&w, r->files[i] ? r->files[i] : "");
+  tqh_jw_array_end(&w);
+  tqh_jw_object_end(&w);
+  return tqh_jw_finish(&w);
 }
 
 void tqh__records_init(tqh__records_t *list) {
@@ -171,7 +171,7 @@ const tqh_test_record_t *tqh__records_find(const tqh__records_index_t *index, co
 
 typedef struct rd_s {
   tq_arena_t *arena; /* the list's: where the record's strings go */
-  const tqh__json_t *obj;
+  const tqh_json_t *obj;
 } rd_t;
 
 static tq_status_t oom(void) {
@@ -185,35 +185,35 @@ static tq_status_t bad(const char *key, const char *what) {
 /* A string member (null or absent: NULL unless required). */
 static tq_status_t get_string(rd_t *rd, const char *key, int required, const char **out) {
   *out = NULL;
-  const tqh__json_t *v = tqh__json_get(rd->obj, key);
-  if (!v || v->kind == TQH__JSON_NULL) {
+  const tqh_json_t *v = tqh_json_get(rd->obj, key);
+  if (!v || v->kind == TQH_JSON_NULL) {
     if (required) return TQ_STATUS(TQ_INVALID_INPUT, "missing \"%s\"", key);
     return NULL;
   }
-  if (v->kind != TQH__JSON_STRING) return bad(key, "a string");
+  if (v->kind != TQH_JSON_STRING) return bad(key, "a string");
   if (required && v->len == 0) return TQ_STATUS(TQ_INVALID_INPUT, "empty \"%s\"", key);
   *out = tq_arena_strndup(rd->arena, v->string, v->len);
   return *out ? NULL : oom();
 }
 
-static tq_status_t number_of(const tqh__json_t *v, const char *key, double *out) {
+static tq_status_t number_of(const tqh_json_t *v, const char *key, double *out) {
   *out = 0;
-  if (!v || v->kind == TQH__JSON_NULL) return NULL;
-  if (v->kind != TQH__JSON_NUMBER) return bad(key, "a number");
+  if (!v || v->kind == TQH_JSON_NULL) return NULL;
+  if (v->kind != TQH_JSON_NUMBER) return bad(key, "a number");
   *out = v->number;
   return NULL;
 }
 
 static tq_status_t get_number(rd_t *rd, const char *key, double *out) {
-  return number_of(tqh__json_get(rd->obj, key), key, out);
+  return number_of(tqh_json_get(rd->obj, key), key, out);
 }
 
 static tq_status_t read_stats(rd_t *rd, tqh_stats_t *st) {
-  const tqh__json_t *v = tqh__json_get(rd->obj, "wall_time_stats");
-  if (!v || v->kind == TQH__JSON_NULL) return NULL;
-  if (v->kind != TQH__JSON_OBJECT) return bad("wall_time_stats", "an object");
+  const tqh_json_t *v = tqh_json_get(rd->obj, "wall_time_stats");
+  if (!v || v->kind == TQH_JSON_NULL) return NULL;
+  if (v->kind != TQH_JSON_OBJECT) return bad("wall_time_stats", "an object");
   double n;
-  TQ_TRY(number_of(tqh__json_get(v, "n"), "n", &n));
+  TQ_TRY(number_of(tqh_json_get(v, "n"), "n", &n));
   if (n < 0 || n > 1e15 || n != floor(n)) return bad("n", "a count");
   st->n = (size_t)n;
   struct {
@@ -224,16 +224,16 @@ static tq_status_t read_stats(rd_t *rd, tqh_stats_t *st) {
                 {"stddev", &st->stddev},     {"mad", &st->mad},
                 {"ci95_low", &st->ci95_low}, {"ci95_high", &st->ci95_high}};
   for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-    TQ_TRY(number_of(tqh__json_get(v, fields[i].key), fields[i].key, fields[i].dst));
+    TQ_TRY(number_of(tqh_json_get(v, fields[i].key), fields[i].key, fields[i].dst));
   return NULL;
 }
 
 /* An array (or object when `object`) member; NULL when absent or null. */
-static tq_status_t get_container(rd_t *rd, const char *key, int object, const tqh__json_t **out) {
+static tq_status_t get_container(rd_t *rd, const char *key, int object, const tqh_json_t **out) {
   *out = NULL;
-  const tqh__json_t *v = tqh__json_get(rd->obj, key);
-  if (!v || v->kind == TQH__JSON_NULL) return NULL;
-  if (v->kind != (object ? TQH__JSON_OBJECT : TQH__JSON_ARRAY))
+  const tqh_json_t *v = tqh_json_get(rd->obj, key);
+  if (!v || v->kind == TQH_JSON_NULL) return NULL;
+  if (v->kind != (object ? TQH_JSON_OBJECT : TQH_JSON_ARRAY))
     return bad(key, object ? "an object" : "an array");
   *out = v;
   return NULL;
@@ -241,7 +241,7 @@ static tq_status_t get_container(rd_t *rd, const char *key, int object, const tq
 
 static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
   memset(r, 0, sizeof(*r));
-  if (rd->obj->kind != TQH__JSON_OBJECT)
+  if (rd->obj->kind != TQH_JSON_OBJECT)
     return TQ_STATUS(TQ_INVALID_INPUT, "expected a JSON object");
   TQ_TRY(get_string(rd, "id", 1, &r->id));
   TQ_TRY(get_string(rd, "name", 1, &r->name));
@@ -257,12 +257,12 @@ static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
   TQ_TRY(get_string(rd, "text", 0, &r->text));
   TQ_TRY(get_number(rd, "started_at", &r->started_at));
   TQ_TRY(get_number(rd, "duration", &r->duration_s));
-  const tqh__json_t *wt = tqh__json_get(rd->obj, "wall_time");
-  r->has_wall_time = wt && wt->kind != TQH__JSON_NULL;
+  const tqh_json_t *wt = tqh_json_get(rd->obj, "wall_time");
+  r->has_wall_time = wt && wt->kind != TQH_JSON_NULL;
   TQ_TRY(number_of(wt, "wall_time", &r->wall_time_s));
   TQ_TRY(read_stats(rd, &r->wall_stats));
 
-  const tqh__json_t *v;
+  const tqh_json_t *v;
   TQ_TRY(get_container(rd, "wall_time_samples", 0, &v));
   if (v && v->len) {
     double *samples = tq_arena_calloc(rd->arena, v->len, sizeof(*samples));
@@ -285,8 +285,8 @@ static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
   TQ_TRY(get_number(rd, "compile_time", &r->compile_s));
   TQ_TRY(get_number(rd, "run_time", &r->run_s));
 
-  const tqh__json_t *ec = tqh__json_get(rd->obj, "estimated_cycles");
-  if (ec && ec->kind != TQH__JSON_NULL) {
+  const tqh_json_t *ec = tqh_json_get(rd->obj, "estimated_cycles");
+  if (ec && ec->kind != TQH_JSON_NULL) {
     double cycles;
     TQ_TRY(number_of(ec, "estimated_cycles", &cycles));
     if (!(cycles >= 0 && cycles < 0x1p64 && cycles == floor(cycles)))
@@ -313,7 +313,7 @@ static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
     tqh_property_t *p = tq_arena_calloc(rd->arena, v->len, sizeof(*p));
     if (!p) return oom();
     for (size_t i = 0; i < v->len; i++) {
-      if (v->items[i]->kind != TQH__JSON_STRING) return bad("properties", "string values");
+      if (v->items[i]->kind != TQH_JSON_STRING) return bad("properties", "string values");
       p[i].key = tq_arena_strndup(rd->arena, v->keys[i], strlen(v->keys[i]));
       p[i].value = tq_arena_strndup(rd->arena, v->items[i]->string, v->items[i]->len);
       if (!p[i].key || !p[i].value) return oom();
@@ -327,7 +327,7 @@ static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
     const char **f = tq_arena_calloc(rd->arena, v->len, sizeof(*f));
     if (!f) return oom();
     for (size_t i = 0; i < v->len; i++) {
-      if (v->items[i]->kind != TQH__JSON_STRING) return bad("files", "strings");
+      if (v->items[i]->kind != TQH_JSON_STRING) return bad("files", "strings");
       f[i] = tq_arena_strndup(rd->arena, v->items[i]->string, v->items[i]->len);
       if (!f[i]) return oom();
     }
@@ -340,8 +340,8 @@ static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
 tq_status_t tqh__record_parse(tqh__records_t *list, const char *line, size_t len) {
   tq_arena_t scratch;
   tq_arena_init(&scratch, 16384, 0);
-  tqh__json_t *tree = NULL;
-  tq_status_t s = tqh__json_parse(&scratch, "", line, len, &tree);
+  tqh_json_t *tree = NULL;
+  tq_status_t s = tqh_json_parse(&scratch, "", line, len, &tree);
   tqh_test_record_t r;
   if (!s) {
     rd_t rd = {&list->arena, tree};

@@ -1,5 +1,8 @@
 /* The results directory of a run (results.h): run folder and id, run.json, per-test folders,
  * report.json and wall_time.txt, the journal, and the reports regenerated from it. */
+#include "torq/harness/files.h"
+#include "torq/harness/json.h"
+#include "torq/harness/process.h"
 #include "torq/harness/results.h"
 
 #include <errno.h>
@@ -14,7 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness_internal.h"
 #include "results_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/arena.h"
@@ -154,7 +156,7 @@ static char *host_name(void) {
 static uint32_t random_u32(void) {
   uint32_t r = 0;
   if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
-    r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)tqh__now_ns();
+    r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)tqh_now_ns();
   return r;
 }
 
@@ -164,32 +166,32 @@ static uint32_t random_u32(void) {
 static tq_status_t put_file(const tqh_results_t *r, const char *path, const void *data,
                             size_t len) {
   if (r->fsync_files) return tq_file_write_atomic(path, data, len);
-  return tqh__write_quick_atomic(path, data, len);
+  return tqh_write_quick_atomic(path, data, len);
 }
 
-static tq_status_t write_iso_time(tqh__jw_t *w, double unix_seconds) {
+static tq_status_t write_iso_time(tqh_jw_t *w, double unix_seconds) {
   time_t t = (time_t)unix_seconds;
   struct tm tm;
   char text[32];
   if (!gmtime_r(&t, &tm) || !strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm))
     strcpy(text, "1970-01-01T00:00:00Z");
-  tqh__jw_string(w, text);
+  tqh_jw_string(w, text);
   return NULL;
 }
 
 static tq_status_t write_run_json(tqh_results_t *r, int finished) {
   tq_buf_t buf;
   tq_buf_init(&buf, 0);
-  tqh__jw_t w;
-  tqh__jw_init(&w, &buf, 1);
+  tqh_jw_t w;
+  tqh_jw_init(&w, &buf, 1);
   const tqh_run_info_t *in = &r->info;
-  tqh__jw_object_begin(&w);
-  tqh__jw_key(&w, "run_id");
-  tqh__jw_string(&w, r->run_id);
-  tqh__jw_key(&w, "started_at");
+  tqh_jw_object_begin(&w);
+  tqh_jw_key(&w, "run_id");
+  tqh_jw_string(&w, r->run_id);
+  tqh_jw_key(&w, "started_at");
   (void)write_iso_time(&w, r->started_at);
-  tqh__jw_key(&w, "hostname");
-  tqh__jw_string(&w, r->hostname);
+  tqh_jw_key(&w, "hostname");
+  tqh_jw_string(&w, r->hostname);
   struct {
     const char *key, *value;
   } fields[] = {{"tool_version", in->tool_version},
@@ -201,35 +203,35 @@ static tq_status_t write_run_json(tqh_results_t *r, int finished) {
                 {"command_line", in->command_line}};
   for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
     if (!fields[i].value) continue;
-    tqh__jw_key(&w, fields[i].key);
-    tqh__jw_string(&w, fields[i].value);
+    tqh_jw_key(&w, fields[i].key);
+    tqh_jw_string(&w, fields[i].value);
   }
-  tqh__jw_key(&w, "config");
-  tqh__jw_object_begin(&w);
+  tqh_jw_key(&w, "config");
+  tqh_jw_object_begin(&w);
   for (size_t i = 0; i < in->config_count; i++) {
-    tqh__jw_key(&w, in->config[i].key ? in->config[i].key : "");
-    tqh__jw_string(&w, in->config[i].value ? in->config[i].value : "");
+    tqh_jw_key(&w, in->config[i].key ? in->config[i].key : "");
+    tqh_jw_string(&w, in->config[i].value ? in->config[i].value : "");
   }
-  tqh__jw_object_end(&w);
+  tqh_jw_object_end(&w);
   if (in->config_json) {
-    tqh__jw_key(&w, "config_json");
-    tqh__jw_raw(&w, in->config_json, strlen(in->config_json));
+    tqh_jw_key(&w, "config_json");
+    tqh_jw_raw(&w, in->config_json, strlen(in->config_json));
   }
   if (finished) {
-    tqh__jw_key(&w, "finished_at");
-    (void)write_iso_time(&w, tqh__now_unix());
-    tqh__jw_key(&w, "tests");
-    tqh__jw_uint(&w, r->records.count);
-    tqh__jw_key(&w, "outcomes");
-    tqh__jw_object_begin(&w);
+    tqh_jw_key(&w, "finished_at");
+    (void)write_iso_time(&w, tqh_now_unix());
+    tqh_jw_key(&w, "tests");
+    tqh_jw_uint(&w, r->records.count);
+    tqh_jw_key(&w, "outcomes");
+    tqh_jw_object_begin(&w);
     for (int i = 0; i < TQH_OUTCOME_COUNT; i++) {
-      tqh__jw_key(&w, outcome_names[i]);
-      tqh__jw_uint(&w, r->counts[i]);
+      tqh_jw_key(&w, outcome_names[i]);
+      tqh_jw_uint(&w, r->counts[i]);
     }
-    tqh__jw_object_end(&w);
+    tqh_jw_object_end(&w);
   }
-  tqh__jw_object_end(&w);
-  tq_status_t s = tqh__jw_finish(&w);
+  tqh_jw_object_end(&w);
+  tq_status_t s = tqh_jw_finish(&w);
   if (!s) s = tq_buf_putc(&buf, '\n');
   char *path = s ? NULL : join(r->run_dir, "run.json");
   if (!s && !path) s = oom();
@@ -243,8 +245,8 @@ static tq_status_t write_run_json(tqh_results_t *r, int finished) {
 static tq_status_t check_json(const char *json) {
   tq_arena_t arena;
   tq_arena_init(&arena, 0, 0);
-  tqh__json_t *v;
-  tq_status_t s = tqh__json_parse(&arena, "config_json", json, strlen(json), &v);
+  tqh_json_t *v;
+  tq_status_t s = tqh_json_parse(&arena, "config_json", json, strlen(json), &v);
   tq_arena_deinit(&arena);
   if (s && tq_status_code(s) != TQ_OUT_OF_MEMORY) {
     tq_status_t e = TQ_STATUS(TQ_INVALID_ARGUMENT, "run info: config_json is not valid JSON: %s",
@@ -314,7 +316,7 @@ tq_status_t tqh_results_create(const tqh_results_options_t *options, const tqh_r
   r->fsync_files = o.fsync_files;
   tqh__pieces_init(&r->junit_pieces);
   tqh__pieces_init(&r->summary_pieces);
-  r->started_at = tqh__now_unix();
+  r->started_at = tqh_now_unix();
 
   int ok = 1;
   if (info) {
@@ -443,7 +445,7 @@ tq_status_t tqh_results_write_file(tqh_results_t *results, const char *test_id, 
 
 /* Renders and writes junit.xml, summary.txt (and the JUnit copy). Called with the lock held. */
 static tq_status_t regenerate(tqh_results_t *r) {
-  uint64_t start = tqh__now_ns();
+  uint64_t start = tqh_now_ns();
   tqh_junit_options_t jo;
   tqh_junit_options_initialize(&jo);
   jo.run_dir = r->abs_run_dir;
@@ -463,14 +465,14 @@ static tq_status_t regenerate(tqh_results_t *r) {
   s = put_file(r, path, r->render.data ? r->render.data : "", r->render.len);
   tq_free(path);
   TQ_TRY(s);
-  r->last_regen_ns = tqh__now_ns();
+  r->last_regen_ns = tqh_now_ns();
   r->regen_cost_ns = r->last_regen_ns - start;
   return NULL;
 }
 
 /* The throttle of tqh_results_options_t. */
 static int regeneration_due(const tqh_results_t *r) {
-  uint64_t since = tqh__now_ns() - r->last_regen_ns;
+  uint64_t since = tqh_now_ns() - r->last_regen_ns;
   if (r->records.count > r->throttle_after && since < (uint64_t)r->throttle_ms * 1000000u) return 0;
   return since * r->regen_share_pct >= r->regen_cost_ns * (100u - r->regen_share_pct);
 }

@@ -10,50 +10,9 @@
 #include "torq/base/status.h"
 #include "torq/base/str.h"
 #include "torq/harness/diag.h"
+#include "torq/harness/json.h"
 #include "torq/harness/junit.h"
 #include "torq/harness/results.h"
-
-/* ---- UTF-8 ---------------------------------------------------------------------------------- */
-
-/* Decodes one well-formed UTF-8 sequence (no overlongs, no surrogates, <= U+10FFFF) at `s`
- * (`len` > 0 bytes available). Returns its length and sets *out_cp, or 0 when malformed. */
-size_t tqh__utf8_decode(const unsigned char *s, size_t len, uint32_t *out_cp);
-
-/* ---- A small JSON writer (json_writer.c) ----------------------------------------------------
- * Calls append to `out`; the first error sticks and later calls do nothing, so a writer is used
- * without checking every call and tqh__jw_finish returns the error. Strings are escaped per RFC
- * 8259 (malformed UTF-8 becomes U+FFFD, so the output is always valid JSON); numbers use the
- * shortest of %.15g/%.17g that reads back exactly; non-finite numbers are written as null. With
- * `pretty`, objects and arrays are indented by two spaces per level. */
-#define TQH__JW_MAX_DEPTH 32
-
-typedef struct tqh__jw_s {
-  tq_buf_t *out; /* borrowed */
-  int pretty;
-  int depth;
-  int count[TQH__JW_MAX_DEPTH]; /* values written at each level */
-  int after_key;
-  tq_status_t error; /* owned until tqh__jw_finish */
-} tqh__jw_t;
-
-void tqh__jw_init(tqh__jw_t *w, tq_buf_t *out, int pretty);
-void tqh__jw_object_begin(tqh__jw_t *w);
-void tqh__jw_object_end(tqh__jw_t *w);
-void tqh__jw_array_begin(tqh__jw_t *w);
-void tqh__jw_array_end(tqh__jw_t *w);
-void tqh__jw_key(tqh__jw_t *w, const char *key);
-void tqh__jw_string(tqh__jw_t *w, const char *s); /* NULL writes null */
-void tqh__jw_stringn(tqh__jw_t *w, const char *s, size_t len);
-void tqh__jw_number(tqh__jw_t *w, double v);
-void tqh__jw_uint(tqh__jw_t *w, uint64_t v);
-void tqh__jw_bool(tqh__jw_t *w, int v);
-void tqh__jw_null(tqh__jw_t *w);
-void tqh__jw_raw(tqh__jw_t *w, const char *json, size_t len); /* an already valid JSON value */
-/* Returns the sticky error (or TQ_INTERNAL for unbalanced nesting); the writer is done. */
-tq_status_t tqh__jw_finish(tqh__jw_t *w) TQ_MUST_USE;
-
-/* Appends `v` formatted as the writer does, to other text formats. */
-tq_status_t tqh__format_double(tq_buf_t *out, double v) TQ_MUST_USE;
 
 /* ---- Test records as JSON (record.c) ----------------------------------------------------------
  * The journal line and report.json hold one object with these keys, in this order:

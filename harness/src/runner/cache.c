@@ -26,13 +26,10 @@
 #include "torq/base/file.h"
 #include "torq/base/version.h"
 #include "torq/base/sha256.h"
+#include "torq/harness/files.h"
 #include "torq/runtime/runtime.h"
 
 #define CACHE_LAYOUT "v1"
-
-static tq_status_t errno_status(int err, const char *path, const char *what) {
-  return TQ_STATUS(err == ENOENT ? TQ_NOT_FOUND : TQ_IO, "%s: %s: %s", path, what, strerror(err));
-}
 
 /* ---- Compiler identity ------------------------------------------------------------------------
  */
@@ -86,140 +83,6 @@ tq_status_t tqh__compiler_identity(char *out, size_t size) {
   }
   snprintf(out, size, "%s", cached);
   return NULL;
-}
-
-/* ---- Files ------------------------------------------------------------------------------------
- */
-
-tq_status_t tqh__write_plain(const char *path, const void *data, size_t len) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) return errno_status(errno, path, "cannot create");
-  tq_status_t st = tq_fd_write_all(fd, path, data, len);
-  if (close(fd) != 0 && !st) st = errno_status(errno, path, "close failed");
-  return st;
-}
-
-tq_status_t tqh__write_quick_atomic(const char *path, const void *data, size_t len) {
-  /* The pid and a counter keep the temporary name apart from other processes and threads. */
-  static unsigned long counter;
-  unsigned long n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
-  const char *slash = strrchr(path, '/');
-  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-  tq_buf_t tmp;
-  tq_buf_init(&tmp, 0);
-  tq_status_t st = tq_buf_append(&tmp, path, dir_len);
-  if (!st) st = tq_buf_printf(&tmp, ".%s.tmp.%ld.%lu", path + dir_len, (long)getpid(), n);
-  if (st) {
-    tq_buf_deinit(&tmp);
-    return st;
-  }
-  /* O_EXCL with 0666: the mode a new file gets from the umask, and no clash with a stale file. */
-  int fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    st = errno_status(errno, path, "cannot create a temporary file");
-    tq_buf_deinit(&tmp);
-    return st;
-  }
-  st = tq_fd_write_all(fd, tmp.data, data, len);
-  if (close(fd) != 0 && !st) st = errno_status(errno, tmp.data, "close failed");
-  if (!st && rename(tmp.data, path) != 0) st = errno_status(errno, path, "cannot rename into place");
-  /* Whatever failed, the temporary goes: a failed write must not leave litter beside `path`. */
-  if (st) unlink(tmp.data);
-  tq_buf_deinit(&tmp);
-  return st;
-}
-
-/* Copies the regular file `from` to `to`, keeping its permission bits. An existing `to` is
- * removed first, never written through: it may be a hard link to another tree's file. */
-static tq_status_t copy_file(const char *from, const char *to, mode_t mode) {
-  int in = open(from, O_RDONLY | O_CLOEXEC);
-  if (in < 0) return errno_status(errno, from, "cannot open");
-  int out = -1;
-  if (unlink(to) == 0 || errno == ENOENT)
-    out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
-  if (out < 0) {
-    tq_status_t st = errno_status(errno, to, "cannot create");
-    close(in);
-    return st;
-  }
-  char buf[65536];
-  tq_status_t st = NULL;
-  while (!st) {
-    ssize_t n = read(in, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) st = errno_status(errno, from, "read failed");
-    if (n <= 0) break;
-    st = tq_fd_write_all(out, to, buf, (size_t)n);
-  }
-  close(in);
-  if (close(out) != 0 && !st) st = errno_status(errno, to, "close failed");
-  return st;
-}
-
-tq_status_t tqh__link_tree(const char *from, const char *to) {
-  struct stat sb;
-  if (lstat(from, &sb) != 0) return errno_status(errno, from, "cannot stat");
-  if (S_ISDIR(sb.st_mode)) {
-    if (mkdir(to, 0777) != 0 && errno != EEXIST) return errno_status(errno, to, "cannot create");
-    DIR *d = opendir(from);
-    if (!d) return errno_status(errno, from, "cannot open");
-    tq_status_t st = NULL;
-    struct dirent *e;
-    tq_buf_t a, b;
-    tq_buf_init(&a, 0);
-    tq_buf_init(&b, 0);
-    while (!st && (e = readdir(d))) {
-      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-      tq_buf_clear(&a);
-      tq_buf_clear(&b);
-      st = tq_buf_printf(&a, "%s/%s", from, e->d_name);
-      if (!st) st = tq_buf_printf(&b, "%s/%s", to, e->d_name);
-      if (!st) st = tqh__link_tree(a.data, b.data);
-    }
-    closedir(d);
-    tq_buf_deinit(&a);
-    tq_buf_deinit(&b);
-    return st;
-  }
-  if (S_ISLNK(sb.st_mode)) {
-    char target[PATH_MAX];
-    ssize_t n = readlink(from, target, sizeof(target) - 1);
-    if (n < 0) return errno_status(errno, from, "cannot read link");
-    target[n] = 0;
-    if (symlink(target, to) == 0) return NULL;
-    if (errno == EEXIST && unlink(to) == 0 && symlink(target, to) == 0) return NULL;
-    return errno_status(errno, to, "cannot create link");
-  }
-  if (!S_ISREG(sb.st_mode)) return NULL; /* sockets, FIFOs: not results */
-  if (link(from, to) == 0) return NULL;
-  if (errno == EEXIST && unlink(to) == 0 && link(from, to) == 0) return NULL;
-  return copy_file(from, to, sb.st_mode);
-}
-
-tq_status_t tqh__remove_tree(const char *path) {
-  struct stat sb;
-  if (lstat(path, &sb) != 0)
-    return errno == ENOENT ? NULL : errno_status(errno, path, "cannot stat");
-  if (!S_ISDIR(sb.st_mode)) {
-    if (unlink(path) != 0 && errno != ENOENT) return errno_status(errno, path, "cannot remove");
-    return NULL;
-  }
-  DIR *d = opendir(path);
-  if (!d) return errno_status(errno, path, "cannot open");
-  tq_status_t st = NULL;
-  tq_buf_t child;
-  tq_buf_init(&child, 0);
-  struct dirent *e;
-  while (!st && (e = readdir(d))) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    tq_buf_clear(&child);
-    st = tq_buf_printf(&child, "%s/%s", path, e->d_name);
-    if (!st) st = tqh__remove_tree(child.data);
-  }
-  closedir(d);
-  tq_buf_deinit(&child);
-  if (!st && rmdir(path) != 0 && errno != ENOENT) st = errno_status(errno, path, "cannot remove");
-  return st;
 }
 
 /* ---- The cache --------------------------------------------------------------------------------
@@ -294,22 +157,23 @@ static tq_status_t publish(const tqh__cache_t *cache, const char *tmp, const cha
   if (slash) *slash = 0;
   TQ_TRY(tq_file_mkdirs(parent));
   if (rename(tmp, final) == 0) return NULL;
-  if (errno != EEXIST && errno != ENOTEMPTY) return errno_status(errno, final, "cannot publish");
-  if (!cache->recompute) return tqh__remove_tree(tmp);
+  if (errno != EEXIST && errno != ENOTEMPTY)
+    return tqh_errno_status(errno, final, "cannot publish");
+  if (!cache->recompute) return tqh_remove_tree(tmp);
   /* Replace: move the old entry aside first (a reader at that moment sees a miss, never a mix). */
   char trash[4200];
   snprintf(trash, sizeof(trash), "%s/tmp/old-%ld-%ld", cache->root, (long)getpid(),
            (long)time(NULL));
   if (rename(final, trash) != 0 && errno != ENOENT)
-    return errno_status(errno, final, "cannot replace");
+    return tqh_errno_status(errno, final, "cannot replace");
   tq_status_t st = NULL;
   if (rename(tmp, final) != 0) {
     if (errno == EEXIST || errno == ENOTEMPTY)
-      st = tqh__remove_tree(tmp); /* a concurrent worker published a fresh one meanwhile */
+      st = tqh_remove_tree(tmp); /* a concurrent worker published a fresh one meanwhile */
     else
-      st = errno_status(errno, final, "cannot publish");
+      st = tqh_errno_status(errno, final, "cannot publish");
   }
-  tq_status_free(tqh__remove_tree(trash));
+  tq_status_free(tqh_remove_tree(trash));
   return st;
 }
 
@@ -329,8 +193,8 @@ tq_status_t tqh__cache_fetch(tqh__cache_t *cache, const char *key, tqh__cache_fi
     static unsigned counter;
     st = tq_buf_printf(&tmp, "%s/tmp/%s.%ld.%u", cache->root, key, (long)getpid(), counter++);
     if (!st) {
-      tq_status_free(tqh__remove_tree(tmp.data));
-      if (mkdir(tmp.data, 0777) != 0) st = errno_status(errno, tmp.data, "cannot create");
+      tq_status_free(tqh_remove_tree(tmp.data));
+      if (mkdir(tmp.data, 0777) != 0) st = tqh_errno_status(errno, tmp.data, "cannot create");
     }
     if (!st) {
       tq_buf_t info;
@@ -341,10 +205,10 @@ tq_status_t tqh__cache_fetch(tqh__cache_t *cache, const char *key, tqh__cache_fi
         tq_buf_clear(&probe);
         st = tq_buf_printf(&probe, "%s/key.txt", tmp.data);
       }
-      if (!st) st = tqh__write_plain(probe.data, info.data, info.len);
+      if (!st) st = tqh_write_plain(probe.data, info.data, info.len);
       tq_buf_deinit(&info);
       if (!st) st = publish(cache, tmp.data, final.data);
-      if (st) tq_status_free(tqh__remove_tree(tmp.data));
+      if (st) tq_status_free(tqh_remove_tree(tmp.data));
     }
   }
   if (!st) {
@@ -361,7 +225,7 @@ tq_status_t tqh__cache_evict(tqh__cache_t *cache, const char *key) {
   tq_buf_t path;
   tq_buf_init(&path, 0);
   tq_status_t st = entry_path(cache, key, &path);
-  if (!st) st = tqh__remove_tree(path.data);
+  if (!st) st = tqh_remove_tree(path.data);
   tq_buf_deinit(&path);
   return st;
 }

@@ -13,6 +13,7 @@
 
 #include "runner_internal.h"
 #include "torq/harness/overview.h"
+#include "torq/harness/process.h"
 
 #define GREEN "\033[32m"
 #define RED "\033[31m"
@@ -29,7 +30,7 @@ void tqh__progress_init(tqh__progress_t *p, FILE *out, int tty, int color, int v
   p->color = color;
   p->verbosity = verbosity;
   p->total = total;
-  p->start_ns = tqh__now_ns();
+  p->start_ns = tqh_now_ns();
 }
 
 const char *tqh__outcome_word(tqh_outcome_t outcome, int color, const char **out_reset) {
@@ -60,7 +61,7 @@ void tqh__progress_clear(tqh__progress_t *p) {
 }
 
 static void draw(tqh__progress_t *p) {
-  const uint64_t now = tqh__now_ns();
+  const uint64_t now = tqh_now_ns();
   double elapsed = (double)(now - p->start_ns) / 1e9;
   char el[32], eta[32];
   clock_text(elapsed, el, sizeof(el));
@@ -90,7 +91,7 @@ static void draw(tqh__progress_t *p) {
 void tqh__progress_tick(tqh__progress_t *p, size_t running) {
   p->running = running;
   if (!p->tty || p->verbosity < 0) return;
-  if (p->line_shown && tqh__now_ns() - p->last_draw_ns < 100000000u) return;
+  if (p->line_shown && tqh_now_ns() - p->last_draw_ns < 100000000u) return;
   draw(p);
 }
 

@@ -32,6 +32,7 @@
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/baseline.h"
+#include "torq/harness/process.h"
 #include "torq/harness/stats.h"
 #include "torq/harness/upload.h"
 
@@ -250,7 +251,7 @@ static tq_status_t record(run_t *run, size_t i, tqh__result_t *r) {
   if (t->tag_count && tags.data) props[np++] = (tqh_property_t){"tags", tags.data};
   if (t->model.kind == TQH_MODEL_PATH) props[np++] = (tqh_property_t){"model_path", t->model.path};
 
-  double now = tqh__now_unix();
+  double now = tqh_now_unix();
   tqh_test_record_t rec;
   memset(&rec, 0, sizeof(rec));
   rec.id = t->fs_id;
@@ -263,7 +264,7 @@ static tq_status_t record(run_t *run, size_t i, tqh__result_t *r) {
   rec.failure_type = r->failure_type;
   rec.text = r->text;
   rec.started_at = run->started_at[i];
-  rec.duration_s = run->started_ns[i] ? (double)(tqh__now_ns() - run->started_ns[i]) / 1e9 : 0;
+  rec.duration_s = run->started_ns[i] ? (double)(tqh_now_ns() - run->started_ns[i]) / 1e9 : 0;
   if (!run->started_ns[i]) rec.started_at = now;
   rec.has_wall_time = r->has_wall_time && r->num_samples > 0;
   rec.wall_time_s = stats.median;
@@ -286,10 +287,10 @@ static tq_status_t record(run_t *run, size_t i, tqh__result_t *r) {
   if (!st && run->options->baseline)
     st = tqh_baseline_apply(run->options->baseline, t->settings.baseline_floor_pct, &rec, &bv);
   r->outcome = rec.outcome;
-  uint64_t t0 = tqh__now_ns();
+  uint64_t t0 = tqh_now_ns();
   if (!st) st = tqh_results_test_finished(run->results, &rec);
   if (!st) st = tqh_uploader_test_finished(run->options->uploader, t->fs_id);
-  run->summary->record_s += (double)(tqh__now_ns() - t0) / 1e9;
+  run->summary->record_s += (double)(tqh_now_ns() - t0) / 1e9;
   tq_free(metrics);
   tq_buf_deinit(&tags);
 
@@ -373,7 +374,7 @@ static void finish_test(run_t *run, tqh__worker_t *w, int status) {
     tqh__result_init(r);
     if (status >= 0 && WIFSIGNALED(status)) {
       tqh__result_fail(r, TQH_OUTCOME_ERROR, "crash", "crashed with %s in the %s phase",
-                       tqh__signal_name(WTERMSIG(status), sig), w->phase);
+                       tqh_signal_name(WTERMSIG(status), sig), w->phase);
     } else {
       tqh__result_fail(r, TQH_OUTCOME_ERROR, "crash",
                        "the worker exited with status %d without a result",
@@ -442,14 +443,14 @@ static tq_status_t fail_orphans(run_t *run) {
     while (!st && queue_pop(run, cls, &i)) {
       char msg[512];
       snprintf(msg, sizeof(msg), "not run: board %s is down", run->boards->boards[b].name);
-      run->started_at[i] = tqh__now_unix();
+      run->started_at[i] = tqh_now_unix();
       st = record_simple(run, i, TQH_OUTCOME_ERROR, "infra_board_down", msg);
     }
   }
   if (!alive && run->num_boards) {
     size_t i;
     while (!st && queue_pop(run, run->pool_class, &i)) {
-      run->started_at[i] = tqh__now_unix();
+      run->started_at[i] = tqh_now_unix();
       st = record_simple(run, i, TQH_OUTCOME_ERROR, "infra_board_down",
                          "not run: every board of the pool is down");
     }
@@ -495,7 +496,7 @@ static tq_status_t drain(run_t *run, tqh__worker_t *w) {
       snprintf(w->phase, sizeof(w->phase), "%.*s",
                (int)strnlen(data + sizeof(double), len - sizeof(double)), data + sizeof(double));
       w->phase_s = limit;
-      w->deadline_ns = limit > 0 ? tqh__now_ns() + (uint64_t)(limit * 1e9) : 0;
+      w->deadline_ns = limit > 0 ? tqh_now_ns() + (uint64_t)(limit * 1e9) : 0;
     } else if (type == TQH__MSG_RESULT) {
       TQ_TRY(tqh__result_decode(data, len, &w->result));
       w->have_result = 1;
@@ -518,10 +519,10 @@ static tq_status_t spawn(run_t *run, tqh__worker_t *w) {
   }
   size_t slot = (size_t)(w - run->workers);
   int board = slot_board(run, slot);
-  uint64_t t0 = tqh__now_ns();
+  uint64_t t0 = tqh_now_ns();
   tq_status_t st = tqh__worker_spawn_hooks(w, fds, nfds, tqh__exec_main, &run->ctxs[slot],
                                            board >= 0 ? &run->board_hooks : NULL);
-  run->summary->spawn_s += (double)(tqh__now_ns() - t0) / 1e9;
+  run->summary->spawn_s += (double)(tqh_now_ns() - t0) / 1e9;
   tq_free(fds);
   return st;
 }
@@ -531,8 +532,8 @@ static tq_status_t start_test(run_t *run, size_t i, size_t k) {
   const tqh_test_t *t = run->tests[i];
   tqh__worker_t *w = &run->workers[k];
   if (w->pid == 0) TQ_TRY(spawn(run, w));
-  run->started_at[i] = tqh__now_unix();
-  run->started_ns[i] = tqh__now_ns();
+  run->started_at[i] = tqh_now_unix();
+  run->started_ns[i] = tqh_now_ns();
   run->attempts[i]++;
   /* Until the worker says which phase it is in, it has the compile phase's time. */
   tq_status_t st = tqh__worker_assign(w, i, t->settings.compile_timeout_s);
@@ -574,7 +575,7 @@ static tq_status_t start_tests(run_t *run) {
     while (!st && slot_free(run, k) && next_for_slot(run, k, &i)) {
       const tqh_test_t *t = run->tests[i];
       if (t->skip) {
-        run->started_at[i] = tqh__now_unix();
+        run->started_at[i] = tqh_now_unix();
         st = record_simple(run, i, TQH_OUTCOME_SKIPPED, "skip", t->skip);
         continue;
       }
@@ -593,12 +594,12 @@ static void stop_workers(run_t *run) {
     if (w->busy) tqh__worker_kill(w);
     tqh__worker_retire(w);
   }
-  uint64_t give_up = tqh__now_ns() + 60ull * 1000000000u;
+  uint64_t give_up = tqh_now_ns() + 60ull * 1000000000u;
   for (size_t k = 0; k < run->num_workers; k++) {
     tqh__worker_t *w = &run->workers[k];
     if (w->pid <= 0) continue;
     while (slot_board(run, k) >= 0 && w->fd >= 0 && !w->busy) {
-      uint64_t now = tqh__now_ns();
+      uint64_t now = tqh_now_ns();
       if (now >= give_up) {
         tqh__worker_kill(w);
         break;
@@ -649,7 +650,7 @@ static tq_status_t loop(run_t *run, const sigset_t *wait_mask) {
     if (st || (run->running == 0 && (stopping || run->queued == 0))) break;
 
     size_t n = 0;
-    uint64_t now = tqh__now_ns(), wake = 0;
+    uint64_t now = tqh_now_ns(), wake = 0;
     for (size_t k = 0; k < run->num_workers; k++) {
       tqh__worker_t *w = &run->workers[k];
       if (w->pid <= 0 || w->fd < 0) continue;
@@ -694,7 +695,7 @@ static tq_status_t loop(run_t *run, const sigset_t *wait_mask) {
       if (w->busy) finish_test(run, w, status);
       tqh__result_deinit(&w->result);
     }
-    now = tqh__now_ns();
+    now = tqh_now_ns();
     for (size_t k = 0; k < run->num_workers; k++) {
       tqh__worker_t *w = &run->workers[k];
       if (w->pid > 0 && w->busy && w->deadline_ns && !w->timed_out && now >= w->deadline_ns) {
@@ -790,7 +791,7 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "no board to run the tests on");
   if (boards && boards->count > 256)
     return TQ_STATUS(TQ_LIMIT, "%zu boards: at most 256 in one run", boards->count);
-  uint64_t t0 = tqh__now_ns();
+  uint64_t t0 = tqh_now_ns();
   run_t run;
   memset(&run, 0, sizeof(run));
   run.options = options;
@@ -900,7 +901,7 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   sigaction(SIGPIPE, &old_pipe, NULL);
   tqh__progress_clear(&run.progress);
   if (!st) st = tqh_results_finish(results);
-  out_summary->elapsed_s = (double)(tqh__now_ns() - t0) / 1e9;
+  out_summary->elapsed_s = (double)(tqh_now_ns() - t0) / 1e9;
   if (!st && options->print_summary) {
     char *text = NULL;
     st = tqh_results_summary(results, &text);

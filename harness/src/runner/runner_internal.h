@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "harness_internal.h"
 #include "torq/base/sha256.h"
 #include "torq/base/status.h"
 #include "torq/base/str.h"
 #include "torq/harness/board.h"
+#include "torq/harness/process.h"
 #include "torq/harness/results.h"
 #include "torq/harness/runner.h"
 
@@ -188,9 +188,6 @@ void tqh__worker_kill(tqh__worker_t *w);
 /* Closes its pipes, waits for the worker to exit and returns its wait status; frees the slot's
  * buffers but not w->result. */
 int tqh__worker_reap(tqh__worker_t *w);
-
-/* "SIGSEGV" for 11; "signal N" for unknown ones (static or in `buf`). */
-const char *tqh__signal_name(int sig, char buf[32]);
 
 /* ---- Progress (progress.c) ------------------------------------------------------------------ */
 

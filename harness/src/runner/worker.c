@@ -29,50 +29,7 @@
 #include "torq/base/alloc.h"
 #include "torq/base/checked.h"
 #include "torq/base/file.h"
-
-uint64_t tqh__now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-double tqh__now_unix(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-const char *tqh__signal_name(int sig, char buf[32]) {
-  switch (sig) {
-    case SIGSEGV:
-      return "SIGSEGV";
-    case SIGABRT:
-      return "SIGABRT";
-    case SIGBUS:
-      return "SIGBUS";
-    case SIGFPE:
-      return "SIGFPE";
-    case SIGILL:
-      return "SIGILL";
-    case SIGKILL:
-      return "SIGKILL";
-    case SIGTERM:
-      return "SIGTERM";
-    case SIGINT:
-      return "SIGINT";
-    case SIGPIPE:
-      return "SIGPIPE";
-    case SIGTRAP:
-      return "SIGTRAP";
-    case SIGSYS:
-      return "SIGSYS";
-    case SIGXCPU:
-      return "SIGXCPU";
-    default:
-      snprintf(buf, 32, "signal %d", sig);
-      return buf;
-  }
-}
+#include "torq/harness/process.h"
 
 /* ---- Results ----------------------------------------------------------------------------------
  */
@@ -453,7 +410,7 @@ tq_status_t tqh__worker_assign(tqh__worker_t *w, size_t test, double timeout_s) 
   uint64_t cmd = test;
   w->test = test;
   w->busy = 1;
-  w->started_ns = tqh__now_ns();
+  w->started_ns = tqh_now_ns();
   w->deadline_ns = timeout_s > 0 ? w->started_ns + (uint64_t)(timeout_s * 1e9) : 0;
   w->timed_out = 0;
   w->cancelled = 0;

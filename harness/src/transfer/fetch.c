@@ -11,6 +11,7 @@
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "torq/harness/files.h"
 
 /* The largest model a URL may give (as the compiler's parser allows). */
 #define MAX_FETCH_BYTES ((size_t)256 << 20)
@@ -108,7 +109,7 @@ tq_status_t tqh__fetch_model(const tqh__cache_t *cache, const char *url, const c
                        url, hex, sha256);
     }
   }
-  if (!st) st = tqh__write_quick_atomic(path.data, data.data ? data.data : "", data.len);
+  if (!st) st = tqh_write_quick_atomic(path.data, data.data ? data.data : "", data.len);
 done:
   if (!st) {
     *out_path = tq_buf_detach(&path);

@@ -19,6 +19,7 @@
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "upload_internal.h"
+#include "torq/harness/process.h"
 
 #define OUTBOX_MAX_BYTES ((size_t)64 << 20)
 #define BODY_MAX_BYTES ((size_t)1 << 30)
@@ -452,7 +453,7 @@ static verdict_t send_request(pass_t *p, const request_t *rq, const char *what) 
   for (unsigned a = 1;; a++) {
     double timeout = o->timeout_s > 0 ? o->timeout_s : 30;
     if (p->ctl->deadline_ns) {
-      uint64_t now = tqh__now_ns();
+      uint64_t now = tqh_now_ns();
       if (now >= p->ctl->deadline_ns) {
         snprintf(p->report->last_error, sizeof(p->report->last_error),
                  "%s: no time left to send it", what);

@@ -19,6 +19,7 @@
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
 #include "upload_internal.h"
+#include "torq/harness/process.h"
 
 #define PAUSE_MIN_S 1.0
 #define PAUSE_MAX_S 60.0
@@ -47,7 +48,7 @@ typedef struct child_s {
 static void start_finishing(tqh__upload_ctl_t *ctl, const child_t *c) {
   if (ctl->finishing) return;
   ctl->finishing = 1;
-  ctl->deadline_ns = tqh__now_ns() + (uint64_t)(c->options->grace_s * 1e9);
+  ctl->deadline_ns = tqh_now_ns() + (uint64_t)(c->options->grace_s * 1e9);
 }
 
 /* Waits `seconds` (< 0: until the runner writes) and reads what the runner wrote. The end of
@@ -55,10 +56,10 @@ static void start_finishing(tqh__upload_ctl_t *ctl, const child_t *c) {
  * after failures is kept whatever the runner queues meanwhile). */
 static void child_wait(tqh__upload_ctl_t *ctl, double seconds) {
   child_t *c = ctl->ctx;
-  uint64_t end = tqh__now_ns() + (uint64_t)(seconds > 0 ? seconds * 1e9 : 0);
+  uint64_t end = tqh_now_ns() + (uint64_t)(seconds > 0 ? seconds * 1e9 : 0);
   if (seconds >= 0 && ctl->deadline_ns && end > ctl->deadline_ns) end = ctl->deadline_ns;
   for (;;) {
-    uint64_t now = tqh__now_ns();
+    uint64_t now = tqh_now_ns();
     int timeout_ms = seconds < 0 ? -1 : now >= end ? 0 : (int)((end - now) / 1000000) + 1;
     if (timeout_ms == 0 || (c->eof && timeout_ms < 0)) return;
     struct pollfd pfd = {c->eof ? -1 : c->fd, POLLIN, 0}; /* -1: poll only sleeps */
@@ -196,12 +197,12 @@ tq_status_t tqh_uploader_test_finished(tqh_uploader_t *u, const char *test_id) {
 /* Waits for the uploader to exit, up to `seconds`, then kills it. */
 static void stop_child(tqh_uploader_t *u, double seconds) {
   if (u->pid <= 0) return;
-  uint64_t end = tqh__now_ns() + (uint64_t)(seconds * 1e9);
+  uint64_t end = tqh_now_ns() + (uint64_t)(seconds * 1e9);
   for (;;) {
     int status;
     pid_t r = waitpid(u->pid, &status, WNOHANG);
     if (r == u->pid || (r < 0 && errno != EINTR)) break;
-    if (tqh__now_ns() >= end) {
+    if (tqh_now_ns() >= end) {
       kill(u->pid, SIGKILL);
       while (waitpid(u->pid, &status, 0) < 0 && errno == EINTR) {
       }

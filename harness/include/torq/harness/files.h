@@ -1,0 +1,61 @@
+/* Files as the harness writes them (component common/, harness/src/common/): whole files, plain
+ * or atomic; a streaming writer for outputs too large to hold in memory; folder trees mirrored
+ * with hard links, and removed. Every error names the path. */
+#ifndef TORQ_HARNESS_FILES_H
+#define TORQ_HARNESS_FILES_H
+
+#include <stddef.h>
+
+#include "torq/base/status.h"
+#include "torq/base/str.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The status of a failed system call on `path`: TQ_NOT_FOUND for ENOENT, else TQ_IO, with the
+ * message "PATH: WHAT: strerror(err)". */
+tq_status_t tqh_errno_status(int err, const char *path, const char *what) TQ_MUST_USE;
+
+/* Writes `len` bytes to `path` (create or truncate), without fsync. */
+tq_status_t tqh_write_plain(const char *path, const void *data, size_t len) TQ_MUST_USE;
+
+/* Writes to a temporary name beside `path` and renames it into place: never torn by a killed
+ * process (no fsync: not durable across a power loss). On error the temporary is removed and
+ * `path` is as it was. */
+tq_status_t tqh_write_quick_atomic(const char *path, const void *data, size_t len) TQ_MUST_USE;
+
+/* Mirrors `from` (a file or a folder tree) at `to` with hard links, copying where linking fails
+ * (another file system; the copy keeps the file's permission bits). Symbolic links are recreated;
+ * other special files are left out. Existing files and links at `to` are replaced. */
+tq_status_t tqh_link_tree(const char *from, const char *to) TQ_MUST_USE;
+
+/* rm -rf `path`; a missing path is fine. */
+tq_status_t tqh_remove_tree(const char *path) TQ_MUST_USE;
+
+/* ---- Streaming atomic file output ------------------------------------------------------------ */
+
+/* Writes a file through a buffer into `path`.tmp<pid>, renamed over `path` on commit, so large
+ * outputs need no memory of their size and a failure leaves no torn file. The writer owns its
+ * buffer, paths and open file until commit or abort. */
+typedef struct tqh_out_file_s {
+  tq_buf_t buf; /* pending bytes; flushed past TQH_OUT_FILE_CHUNK */
+  void *file;   /* FILE * */
+  char *path, *tmp;
+  int failed; /* errno of the first failed write, or 0 */
+} tqh_out_file_t;
+
+#define TQH_OUT_FILE_CHUNK ((size_t)1 << 20)
+
+tq_status_t tqh_out_file_open(tqh_out_file_t *out, const char *path) TQ_MUST_USE;
+/* Writes out the buffer when it holds TQH_OUT_FILE_CHUNK bytes or more (call between records). */
+tq_status_t tqh_out_file_maybe_flush(tqh_out_file_t *out) TQ_MUST_USE;
+/* Flushes, fsyncs, closes and renames into place. */
+tq_status_t tqh_out_file_commit(tqh_out_file_t *out) TQ_MUST_USE;
+/* Closes and removes the temporary (after an error, or without commit); accepts a closed one. */
+void tqh_out_file_abort(tqh_out_file_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

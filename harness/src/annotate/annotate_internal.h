@@ -1,0 +1,42 @@
+/* Private to the annotate component: what its files share (the Perfetto writer, perfetto.c, used
+ * by the annotation and the compile-time trace; whole-file writes). */
+#ifndef TORQ_HARNESS_SRC_ANNOTATE_INTERNAL_H
+#define TORQ_HARNESS_SRC_ANNOTATE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "torq/base/arena.h"
+#include "torq/base/status.h"
+#include "torq/base/str.h"
+#include "torq/harness/files.h"
+
+/* Writes `len` bytes to `path` atomically (tq_file_write_atomic), naming the path on error
+ * (annotate_csv.c). */
+tq_status_t tqh__write_file(const char *path, const void *data, size_t len) TQ_MUST_USE;
+
+/* ---- The Perfetto writer (perfetto.c), shared by the annotation and the compile-time trace --- */
+
+typedef struct tqh__pf_track_s {
+  uint64_t uuid;
+  uint64_t last_end; /* slices on one track never overlap: later ones start here at the earliest */
+} tqh__pf_track_t;
+
+typedef struct tqh__pf_writer_s {
+  tq_buf_t out; /* the packets, unless streaming */
+  int first_packet;
+  int streaming; /* 1: packets go to `file` (opened by the caller) instead */
+  tqh_out_file_t file;
+} tqh__pf_writer_t;
+
+void tqh__pf_init(tqh__pf_writer_t *w);
+void tqh__pf_deinit(tqh__pf_writer_t *w);
+/* A track descriptor; parent_uuid 0 = a top-level track (a "process" of DESIGN 5.5). */
+tq_status_t tqh__pf_track(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t uuid,
+                          uint64_t parent_uuid, const char *name) TQ_MUST_USE;
+/* A slice [start, end) ns on `track`, as SLICE_BEGIN and SLICE_END events. A slice that would
+ * overlap the previous one of the track starts at its end (clamped), so every track nests. */
+tq_status_t tqh__pf_slice(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
+                          uint64_t end_ns, const char *name) TQ_MUST_USE;
+
+#endif
