@@ -177,8 +177,8 @@ START_TEST(record_reads_back_equal_to_what_was_written) {
   tq_buf_init(&buf, 0);
   RT_OK(tqh__record_to_json(&r, 0, &buf));
   ck_assert_ptr_null(memchr(buf.data, '\n', buf.len));
-  tqh__records_t list;
-  tqh__records_init(&list);
+  tqh_records_t list;
+  tqh_records_init(&list);
   RT_OK(tqh__record_parse(&list, buf.data, buf.len));
   ck_assert_uint_eq(list.count, 1);
   assert_same_record(&r, &list.items[0]);
@@ -187,7 +187,7 @@ START_TEST(record_reads_back_equal_to_what_was_written) {
   RT_OK(tqh__record_to_json(&r, 1, &buf));
   RT_OK(tqh__record_parse(&list, buf.data, buf.len));
   assert_same_record(&r, &list.items[1]);
-  tqh__records_deinit(&list);
+  tqh_records_deinit(&list);
   tq_buf_deinit(&buf);
 }
 END_TEST
@@ -210,8 +210,8 @@ START_TEST(record_without_optional_fields_reads_back_with_defaults) {
       "\"ci95_low\":0,\"ci95_high\":0},\"wall_time_samples\":[],\"cache\":\"none\","
       "\"compile_time\":0,\"run_time\":0,\"estimated_cycles\":null,\"metrics\":{},"
       "\"properties\":{},\"files\":[]}");
-  tqh__records_t list;
-  tqh__records_init(&list);
+  tqh_records_t list;
+  tqh_records_init(&list);
   RT_OK(tqh__record_parse(&list, "{\"id\":\"x\",\"name\":\"y\",\"outcome\":\"passed\"}", 40));
   const tqh_test_record_t *p = &list.items[0];
   ck_assert_str_eq(p->id, "x");
@@ -230,7 +230,7 @@ START_TEST(record_without_optional_fields_reads_back_with_defaults) {
   RT_OK(tqh__record_parse(&list, buf.data, buf.len));
   ck_assert_int_eq(list.items[1].has_estimated_cycles, 1);
   ck_assert_uint_eq(list.items[1].estimated_cycles, 123456789);
-  tqh__records_deinit(&list);
+  tqh_records_deinit(&list);
   tq_buf_deinit(&buf);
 }
 END_TEST
@@ -263,8 +263,8 @@ static const struct {
 };
 
 START_TEST(record_parse_rejects_invalid_lines) {
-  tqh__records_t list;
-  tqh__records_init(&list);
+  tqh_records_t list;
+  tqh_records_init(&list);
   tq_status_t s = tqh__record_parse(&list, bad_records[_i].line, strlen(bad_records[_i].line));
   ck_assert_ptr_nonnull(s);
   ck_assert_int_eq(tq_status_code(s), TQ_INVALID_INPUT);
@@ -273,35 +273,35 @@ START_TEST(record_parse_rejects_invalid_lines) {
                 "message '%s', expected '%s...'", msg, bad_records[_i].message);
   tq_status_free(s);
   ck_assert_uint_eq(list.count, 0);
-  tqh__records_deinit(&list);
+  tqh_records_deinit(&list);
 }
 END_TEST
 
 /* ---- The journal file ----------------------------------------------------------------------- */
 
-static void append_line(tqh__journal_t *j, const char *id, const char *outcome) {
+static void append_line(tqh_journal_t *j, const char *id, const char *outcome) {
   char line[256];
   snprintf(line, sizeof line, "{\"id\":\"%s\",\"name\":\"test %s\",\"outcome\":\"%s\"}", id, id,
            outcome);
-  RT_OK(tqh__journal_append(j, line, strlen(line)));
+  RT_OK(tqh_journal_append(j, line, strlen(line)));
 }
 
 START_TEST(journal_appends_lines_that_read_back) {
   char *dir = rt_tmpdir();
   char *path = rt_path(dir, "journal.jsonl");
-  tqh__journal_t j;
-  RT_OK(tqh__journal_open(&j, path, 1, 0));
+  tqh_journal_t j;
+  RT_OK(tqh_journal_open(&j, path, 1, 0));
   append_line(&j, "a", "passed");
   ck_assert_int_eq(j.unsynced, 0); /* interval 0: an fsync after every line */
   append_line(&j, "b", "failed");
-  RT_FAILS(tqh__journal_append(&j, "{}\n{}", 5), TQ_INVALID_ARGUMENT);
-  tqh__journal_close(&j);
+  RT_FAILS(tqh_journal_append(&j, "{}\n{}", 5), TQ_INVALID_ARGUMENT);
+  tqh_journal_close(&j);
   /* Reopening appends after what is there. */
-  RT_OK(tqh__journal_open(&j, path, 1, 60000));
+  RT_OK(tqh_journal_open(&j, path, 1, 60000));
   append_line(&j, "c", "xpassed");
   ck_assert_int_eq(j.unsynced, 1); /* within the interval: written, fsync deferred to close */
-  tqh__journal_close(&j);
-  tqh__journal_close(&j); /* closing twice is harmless */
+  tqh_journal_close(&j);
+  tqh_journal_close(&j); /* closing twice is harmless */
 
   char *text = rt_read(path);
   ck_assert_str_eq(text,
@@ -310,12 +310,12 @@ START_TEST(journal_appends_lines_that_read_back) {
                    "{\"id\":\"c\",\"name\":\"test c\",\"outcome\":\"xpassed\"}\n");
   tq_free(text);
 
-  tqh__records_t list;
-  tqh__records_init(&list);
+  tqh_records_t list;
+  tqh_records_init(&list);
   tqh_diags_t diags;
   tqh_diags_init(&diags);
-  tqh__journal_read_t info;
-  RT_OK(tqh__journal_read(path, &list, &diags, &info));
+  tqh_journal_read_t info;
+  RT_OK(tqh_journal_read(path, &list, &diags, &info));
   ck_assert_uint_eq(list.count, 3);
   ck_assert_str_eq(list.items[2].id, "c");
   ck_assert_int_eq(list.items[2].outcome, TQH_OUTCOME_XPASSED);
@@ -324,7 +324,7 @@ START_TEST(journal_appends_lines_that_read_back) {
   ck_assert_int_eq(info.torn_tail, 0);
   ck_assert_uint_eq(diags.count, 0);
   tqh_diags_deinit(&diags);
-  tqh__records_deinit(&list);
+  tqh_records_deinit(&list);
   free(path);
   rt_tmpdir_remove(dir);
 }
@@ -349,12 +349,12 @@ START_TEST(journal_reader_keeps_good_lines_around_a_corrupt_one_and_a_torn_tail)
     len += strlen(pieces[i]);
     if (i == 1) text[len++] = 0;
   }
-  tqh__records_t list;
-  tqh__records_init(&list);
+  tqh_records_t list;
+  tqh_records_init(&list);
   tqh_diags_t diags;
   tqh_diags_init(&diags);
-  tqh__journal_read_t info;
-  RT_OK(tqh__journal_parse("journal.jsonl", text, len, &list, &diags, &info));
+  tqh_journal_read_t info;
+  RT_OK(tqh_journal_parse("journal.jsonl", text, len, &list, &diags, &info));
   ck_assert_uint_eq(list.count, 3);
   ck_assert_str_eq(list.items[0].id, "a");
   ck_assert_str_eq(list.items[1].id, "c");
@@ -377,20 +377,20 @@ START_TEST(journal_reader_keeps_good_lines_around_a_corrupt_one_and_a_torn_tail)
                 "%s", out.data);
   tq_buf_deinit(&out);
   tqh_diags_deinit(&diags);
-  tqh__records_deinit(&list);
+  tqh_records_deinit(&list);
 }
 END_TEST
 
 START_TEST(journal_reader_accepts_a_complete_last_line_without_newline) {
   const char *text = "{\"id\":\"a\",\"name\":\"A\",\"outcome\":\"passed\"}";
-  tqh__records_t list;
-  tqh__records_init(&list);
-  tqh__journal_read_t info;
-  RT_OK(tqh__journal_parse("j", text, strlen(text), &list, NULL, &info));
+  tqh_records_t list;
+  tqh_records_init(&list);
+  tqh_journal_read_t info;
+  RT_OK(tqh_journal_parse("j", text, strlen(text), &list, NULL, &info));
   ck_assert_uint_eq(list.count, 1);
   ck_assert_int_eq(info.torn_tail, 0);
   ck_assert_uint_eq(info.lines, 0);
-  tqh__records_deinit(&list);
+  tqh_records_deinit(&list);
 }
 END_TEST
 
@@ -400,49 +400,49 @@ START_TEST(records_by_id_keep_the_last_line_of_each_test) {
       "{\"id\":\"a\",\"name\":\"A\",\"outcome\":\"passed\"}\n"
       "{\"id\":\"c\",\"name\":\"C\",\"outcome\":\"passed\"}\n"
       "{\"id\":\"b\",\"name\":\"B2\",\"outcome\":\"passed\"}\n";
-  tqh__records_t list;
-  tqh__records_init(&list);
-  tqh__journal_read_t info;
-  RT_OK(tqh__journal_parse("j", text, strlen(text), &list, NULL, &info));
+  tqh_records_t list;
+  tqh_records_init(&list);
+  tqh_journal_read_t info;
+  RT_OK(tqh_journal_parse("j", text, strlen(text), &list, NULL, &info));
   ck_assert_uint_eq(list.count, 4);
   /* In journal order, each test once, where its last line is. */
   size_t *order = NULL, count = 0;
-  RT_OK(tqh__records_latest(&list, &order, &count));
+  RT_OK(tqh_records_latest(&list, &order, &count));
   ck_assert_uint_eq(count, 3);
   ck_assert_uint_eq(order[0], 1);
   ck_assert_uint_eq(order[1], 2);
   ck_assert_uint_eq(order[2], 3);
   tq_free(order);
   /* By id: the last line wins; an unknown id is NULL. */
-  tqh__records_index_t index;
-  RT_OK(tqh__records_index(&list, &index));
+  tqh_records_index_t index;
+  RT_OK(tqh_records_index(&list, &index));
   ck_assert_uint_eq(index.count, 3);
-  ck_assert_ptr_eq(tqh__records_find(&index, "b"), &list.items[3]);
-  ck_assert_ptr_eq(tqh__records_find(&index, "a"), &list.items[1]);
-  ck_assert_ptr_eq(tqh__records_find(&index, "c"), &list.items[2]);
-  ck_assert_ptr_null(tqh__records_find(&index, "d"));
-  ck_assert_ptr_null(tqh__records_find(&index, ""));
-  tqh__records_index_deinit(&index);
-  tqh__records_deinit(&list);
+  ck_assert_ptr_eq(tqh_records_find(&index, "b"), &list.items[3]);
+  ck_assert_ptr_eq(tqh_records_find(&index, "a"), &list.items[1]);
+  ck_assert_ptr_eq(tqh_records_find(&index, "c"), &list.items[2]);
+  ck_assert_ptr_null(tqh_records_find(&index, "d"));
+  ck_assert_ptr_null(tqh_records_find(&index, ""));
+  tqh_records_index_deinit(&index);
+  tqh_records_deinit(&list);
 }
 END_TEST
 
 START_TEST(journal_read_of_a_missing_file_is_not_found) {
-  tqh__records_t list;
-  tqh__records_init(&list);
-  tqh__journal_read_t info;
-  RT_FAILS(tqh__journal_read("/nonexistent/journal.jsonl", &list, NULL, &info), TQ_NOT_FOUND);
-  tqh__records_deinit(&list);
+  tqh_records_t list;
+  tqh_records_init(&list);
+  tqh_journal_read_t info;
+  RT_FAILS(tqh_journal_read("/nonexistent/journal.jsonl", &list, NULL, &info), TQ_NOT_FOUND);
+  tqh_records_deinit(&list);
 }
 END_TEST
 
 START_TEST(journal_open_in_a_missing_folder_fails_with_the_path) {
-  tqh__journal_t j;
-  tq_status_t s = tqh__journal_open(&j, "/nonexistent/dir/journal.jsonl", 1, 1000);
+  tqh_journal_t j;
+  tq_status_t s = tqh_journal_open(&j, "/nonexistent/dir/journal.jsonl", 1, 1000);
   ck_assert_int_eq(tq_status_code(s), TQ_IO);
   ck_assert_ptr_nonnull(strstr(tq_status_message(s), "/nonexistent/dir/journal.jsonl"));
   tq_status_free(s);
-  tqh__journal_close(&j);
+  tqh_journal_close(&j);
 }
 END_TEST
 

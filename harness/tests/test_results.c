@@ -201,12 +201,12 @@ START_TEST(finished_test_writes_its_files_journal_and_reports) {
   /* report.json is the record, pretty, and reads back. */
   char *report = run_file(r, "add/report.json");
   ck_assert_ptr_nonnull(strstr(report, "\n  \"outcome\": \"failed\",\n"));
-  tqh__records_t list;
-  tqh__records_init(&list);
+  tqh_records_t list;
+  tqh_records_init(&list);
   RT_OK(tqh__record_parse(&list, report, strlen(report)));
   ck_assert_str_eq(list.items[0].message, "mismatch \"out\" <1>");
   ck_assert_str_eq(list.items[0].host, "test-host");
-  tqh__records_deinit(&list);
+  tqh_records_deinit(&list);
   tq_free(report);
 
   char *journal = run_file(r, "journal.jsonl");
@@ -506,13 +506,13 @@ START_TEST(parallel_workers_append_whole_lines) {
   }
   RT_OK(tqh_results_finish(r));
   char *jl = rt_path(tqh_results_run_dir(r), "journal.jsonl");
-  tqh__records_t list;
-  tqh__records_init(&list);
-  tqh__journal_read_t info;
-  RT_OK(tqh__journal_read(jl, &list, NULL, &info));
+  tqh_records_t list;
+  tqh_records_init(&list);
+  tqh_journal_read_t info;
+  RT_OK(tqh_journal_read(jl, &list, NULL, &info));
   ck_assert_uint_eq(list.count, 100);
   ck_assert_uint_eq(info.corrupt, 0);
-  tqh__records_deinit(&list);
+  tqh_records_deinit(&list);
   char *junit = run_file(r, "junit.xml");
   ck_assert_int_eq(count_of(junit, "<testcase "), 100);
   tq_free(junit);

@@ -61,13 +61,13 @@ START_TEST(an_outbox_is_read_back_skipping_bad_and_torn_lines) {
   ck_assert_uint_eq(r.remaining, 0);
   ck_assert_str_eq(r.last_error, "");
   /* Enqueued items append whole lines; an id with a space is refused. */
-  tqh__journal_t q;
+  tqh_journal_t q;
   TH_OK(tqh__upload_queue_open(dir, &q));
   TH_OK(tqh__upload_enqueue(&q, 5, "test", "s+c"));
   tq_status_t st = tqh__upload_enqueue(&q, 6, "test", "s c");
   ck_assert_ptr_nonnull(st);
   tq_status_free(st);
-  tqh__journal_close(&q);
+  tqh_journal_close(&q);
   TH_OK(tqh__upload_status(dir, &r));
   ck_assert_uint_eq(r.remaining, 0); /* "4 test s+b" was torn; "5 test s+c" joined it */
   /* A kept outbox reads only what the queue gained: one new item is one more remaining. */
@@ -90,7 +90,7 @@ START_TEST(an_outbox_is_read_back_skipping_bad_and_torn_lines) {
   free(test_dir);
   TH_OK(tqh__upload_queue_open(dir, &q));
   TH_OK(tqh__upload_enqueue(&q, 7, "test", "s+d"));
-  tqh__journal_close(&q);
+  tqh_journal_close(&q);
   TH_OK(tqh__upload_pass(dir, &o, &ctl, &r));
   ck_assert_uint_eq(r.remaining, 1);
   ck_assert_uint_eq(r.sent, 0);

@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 
 #include "html_internal.h"
-#include "results_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/harness/files.h"
 #include "torq/harness/html_report.h"
+#include "torq/harness/journal.h"
 #include "torq/harness/json.h"
 #include "torq/harness/junit.h"
 #include "torq/harness/overview.h"
@@ -34,7 +34,7 @@ typedef struct page_s {
   const char *run_dir;
   const tqh_baseline_t *baseline;
   tqh_diags_t *diags; /* may be NULL */
-  tqh__records_t records;
+  tqh_records_t records;
   size_t *order; /* the records shown: the last of each id, in journal order */
   size_t count;
   tq_arena_t arena;
@@ -462,7 +462,7 @@ tq_status_t tqh_html_report_write(const char *run_dir, const tqh_baseline_t *bas
   p.run_dir = run_dir;
   p.baseline = baseline;
   p.diags = diags;
-  tqh__records_init(&p.records);
+  tqh_records_init(&p.records);
   tq_arena_init(&p.arena, 0, 0);
   tq_buf_t path;
   tq_buf_init(&path, 0);
@@ -470,9 +470,9 @@ tq_status_t tqh_html_report_write(const char *run_dir, const tqh_baseline_t *bas
   struct stat sb;
   if (!st && stat(path.data, &sb) != 0)
     st = TQ_STATUS(TQ_NOT_FOUND, "%s: no journal (%s): %s", run_dir, path.data, strerror(errno));
-  tqh__journal_read_t info;
-  if (!st) st = tqh__journal_read(path.data, &p.records, diags, &info);
-  if (!st) st = tqh__records_latest(&p.records, &p.order, &p.count);
+  tqh_journal_read_t info;
+  if (!st) st = tqh_journal_read(path.data, &p.records, diags, &info);
+  if (!st) st = tqh_records_latest(&p.records, &p.order, &p.count);
   if (!st) st = compare_all(&p);
   if (!st) read_run_json(&p);
   tq_buf_clear(&path);
@@ -493,6 +493,6 @@ tq_status_t tqh_html_report_write(const char *run_dir, const tqh_baseline_t *bas
   tq_free(p.compared);
   tq_free(p.order);
   tq_arena_deinit(&p.arena);
-  tqh__records_deinit(&p.records);
+  tqh_records_deinit(&p.records);
   return st;
 }

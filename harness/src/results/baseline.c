@@ -157,8 +157,8 @@ static tq_status_t format_header(tq_buf_t *out) {
 
 struct tqh_baseline_s {
   tqh_baseline_options_t options;
-  tqh__records_t records;
-  tqh__records_index_t index; /* every finished test looks itself up: by id, not a scan */
+  tqh_records_t records;
+  tqh_records_index_t index; /* every finished test looks itself up: by id, not a scan */
 };
 
 tq_status_t tqh_baseline_load(const char *path, const tqh_baseline_options_t *options,
@@ -170,7 +170,7 @@ tq_status_t tqh_baseline_load(const char *path, const tqh_baseline_options_t *op
     b->options = *options;
   else
     tqh_baseline_options_initialize(&b->options);
-  tqh__records_init(&b->records);
+  tqh_records_init(&b->records);
   struct stat sb;
   tq_buf_t journal;
   tq_buf_init(&journal, 0);
@@ -182,9 +182,9 @@ tq_status_t tqh_baseline_load(const char *path, const tqh_baseline_options_t *op
   if (!st && stat(journal.data, &sb) != 0)
     st = TQ_STATUS(TQ_NOT_FOUND, "baseline %s: no journal (%s): %s", path, journal.data,
                    strerror(errno));
-  tqh__journal_read_t info;
-  if (!st) st = tqh__journal_read(journal.data, &b->records, NULL, &info);
-  if (!st) st = tqh__records_index(&b->records, &b->index);
+  tqh_journal_read_t info;
+  if (!st) st = tqh_journal_read(journal.data, &b->records, NULL, &info);
+  if (!st) st = tqh_records_index(&b->records, &b->index);
   if (st) st = tq_status_annotate(st, "while loading the baseline %s", path);
   tq_buf_deinit(&journal);
   if (st) {
@@ -197,13 +197,13 @@ tq_status_t tqh_baseline_load(const char *path, const tqh_baseline_options_t *op
 
 void tqh_baseline_destroy(tqh_baseline_t *baseline) {
   if (!baseline) return;
-  tqh__records_index_deinit(&baseline->index);
-  tqh__records_deinit(&baseline->records);
+  tqh_records_index_deinit(&baseline->index);
+  tqh_records_deinit(&baseline->records);
   tq_free(baseline);
 }
 
 const tqh_test_record_t *tqh_baseline_find(const tqh_baseline_t *baseline, const char *id) {
-  return tqh__records_find(&baseline->index, id);
+  return tqh_records_find(&baseline->index, id);
 }
 
 const tqh_baseline_options_t *tqh_baseline_options(const tqh_baseline_t *baseline) {
@@ -331,7 +331,7 @@ tq_status_t tqh_baseline_compare_runs(const char *run_a, const char *run_b,
                        a->options.floor_pct, a->options.k);
   if (!st) st = format_header(out);
   size_t *latest = NULL, count = 0; /* a later line of the same test wins */
-  if (!st) st = tqh__records_latest(&b->records, &latest, &count);
+  if (!st) st = tqh_records_latest(&b->records, &latest, &count);
   for (size_t i = 0; !st && i < count; i++) {
     const tqh_test_record_t *now = &b->records.items[latest[i]];
     const tqh_test_record_t *base = tqh_baseline_find(a, now->id);

@@ -23,8 +23,8 @@
 #include "torq/base/file.h"
 #include "torq/harness/process.h"
 
-tq_status_t tqh__journal_open(tqh__journal_t *journal, const char *path, int sync,
-                              unsigned sync_interval_ms) {
+tq_status_t tqh_journal_open(tqh_journal_t *journal, const char *path, int sync,
+                             unsigned sync_interval_ms) {
   journal->fd = -1;
   journal->sync = sync;
   journal->sync_interval_ms = sync_interval_ms;
@@ -42,7 +42,7 @@ tq_status_t tqh__journal_open(tqh__journal_t *journal, const char *path, int syn
   return NULL;
 }
 
-void tqh__journal_close(tqh__journal_t *journal) {
+void tqh_journal_close(tqh_journal_t *journal) {
   /* Best effort: the lines are written; a failed fsync here only weakens power-cut safety. */
   if (journal->fd >= 0 && journal->sync && journal->unsynced) (void)fdatasync(journal->fd);
   if (journal->fd >= 0) close(journal->fd);
@@ -51,7 +51,7 @@ void tqh__journal_close(tqh__journal_t *journal) {
   journal->path = NULL;
 }
 
-tq_status_t tqh__journal_append(tqh__journal_t *journal, const char *line, size_t len) {
+tq_status_t tqh_journal_append(tqh_journal_t *journal, const char *line, size_t len) {
   if (memchr(line, '\n', len))
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "%s: a journal line may not hold a newline",
                      journal->path);
@@ -91,8 +91,8 @@ static const char *strip_position(const char *msg, unsigned *out_col) {
   return msg;
 }
 
-tq_status_t tqh__journal_parse(const char *name, const char *data, size_t len, tqh__records_t *list,
-                               tqh_diags_t *diags, tqh__journal_read_t *out_info) {
+tq_status_t tqh_journal_parse(const char *name, const char *data, size_t len, tqh_records_t *list,
+                              tqh_diags_t *diags, tqh_journal_read_t *out_info) {
   memset(out_info, 0, sizeof(*out_info));
   size_t pos = 0;
   uint32_t lineno = 0;
@@ -135,16 +135,16 @@ tq_status_t tqh__journal_parse(const char *name, const char *data, size_t len, t
   return NULL;
 }
 
-tq_status_t tqh__journal_read(const char *path, tqh__records_t *list, tqh_diags_t *diags,
-                              tqh__journal_read_t *out_info) {
+tq_status_t tqh_journal_read(const char *path, tqh_records_t *list, tqh_diags_t *diags,
+                             tqh_journal_read_t *out_info) {
   memset(out_info, 0, sizeof(*out_info));
   tq_buf_t buf;
   tq_buf_init(&buf, 0);
   tq_status_t s = tq_file_read(path, 0, &buf);
   if (!s) {
     const char *base = strrchr(path, '/');
-    s = tqh__journal_parse(base ? base + 1 : path, buf.data ? buf.data : "", buf.len, list, diags,
-                           out_info);
+    s = tqh_journal_parse(base ? base + 1 : path, buf.data ? buf.data : "", buf.len, list, diags,
+                          out_info);
   }
   tq_buf_deinit(&buf);
   return s;

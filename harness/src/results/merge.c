@@ -13,7 +13,7 @@ static tq_status_t oom(void) { return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory
 
 typedef struct shard_run_s {
   tq_buf_t text; /* journal.jsonl */
-  tqh__records_t records;
+  tqh_records_t records;
 } shard_run_t;
 
 tq_status_t tqh_merge_runs(const char *const *run_dirs, size_t num_runs,
@@ -32,7 +32,7 @@ tq_status_t tqh_merge_runs(const char *const *run_dirs, size_t num_runs,
   size_t num_dups = 0;
   tqh_results_t *results = NULL;
   char *run_dir = NULL;
-  for (size_t i = 0; i < num_runs; i++) tqh__records_init(&runs[i].records);
+  for (size_t i = 0; i < num_runs; i++) tqh_records_init(&runs[i].records);
 
   /* Read every journal, and find duplicates, before creating anything. */
   for (size_t i = 0; !s && i < num_runs; i++) {
@@ -44,10 +44,10 @@ tq_status_t tqh_merge_runs(const char *const *run_dirs, size_t num_runs,
     }
     tqh_diags_t diags;
     tqh_diags_init(&diags);
-    tqh__journal_read_t ji;
+    tqh_journal_read_t ji;
     if (!s)
-      s = tqh__journal_parse(path.data, runs[i].text.data ? runs[i].text.data : "",
-                             runs[i].text.len, &runs[i].records, &diags, &ji);
+      s = tqh_journal_parse(path.data, runs[i].text.data ? runs[i].text.data : "", runs[i].text.len,
+                            &runs[i].records, &diags, &ji);
     tqh_diags_deinit(&diags);
   }
   for (size_t i = 0; !s && i < num_runs; i++) {
@@ -114,7 +114,7 @@ tq_status_t tqh_merge_runs(const char *const *run_dirs, size_t num_runs,
   tq_free(run_dir);
   for (size_t i = 0; i < num_runs; i++) {
     tq_buf_deinit(&runs[i].text);
-    tqh__records_deinit(&runs[i].records);
+    tqh_records_deinit(&runs[i].records);
   }
   tq_free(runs);
   tq_buf_deinit(&path);

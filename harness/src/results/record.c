@@ -95,12 +95,12 @@ tq_status_t tqh__record_to_json(const tqh_test_record_t *r, int pretty, tq_buf_t
   return tqh_jw_finish(&w);
 }
 
-void tqh__records_init(tqh__records_t *list) {
+void tqh_records_init(tqh_records_t *list) {
   memset(list, 0, sizeof(*list));
   tq_arena_init(&list->arena, 0, 0);
 }
 
-void tqh__records_deinit(tqh__records_t *list) {
+void tqh_records_deinit(tqh_records_t *list) {
   tq_arena_deinit(&list->arena);
   tq_free(list->items);
   memset(list, 0, sizeof(*list));
@@ -114,7 +114,7 @@ static int cmp_by_id(const void *a, const void *b, void *ctx) {
 }
 
 /* The indexes of the last record of each id, sorted by id, in *out (tq_free). */
-static tq_status_t latest_by_id(const tqh__records_t *list, size_t **out, size_t *out_count) {
+static tq_status_t latest_by_id(const tqh_records_t *list, size_t **out, size_t *out_count) {
   *out = NULL;
   *out_count = 0;
   size_t n = list->count;
@@ -137,24 +137,23 @@ static int cmp_index(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-tq_status_t tqh__records_latest(const tqh__records_t *list, size_t **out_order,
-                                size_t *out_count) {
+tq_status_t tqh_records_latest(const tqh_records_t *list, size_t **out_order, size_t *out_count) {
   TQ_TRY(latest_by_id(list, out_order, out_count));
   qsort(*out_order, *out_count, sizeof(**out_order), cmp_index);
   return NULL;
 }
 
-tq_status_t tqh__records_index(const tqh__records_t *list, tqh__records_index_t *out) {
+tq_status_t tqh_records_index(const tqh_records_t *list, tqh_records_index_t *out) {
   out->list = list;
   return latest_by_id(list, &out->by_id, &out->count);
 }
 
-void tqh__records_index_deinit(tqh__records_index_t *index) {
+void tqh_records_index_deinit(tqh_records_index_t *index) {
   tq_free(index->by_id);
   memset(index, 0, sizeof(*index));
 }
 
-const tqh_test_record_t *tqh__records_find(const tqh__records_index_t *index, const char *id) {
+const tqh_test_record_t *tqh_records_find(const tqh_records_index_t *index, const char *id) {
   size_t lo = 0, hi = index->count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -337,7 +336,7 @@ static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
   return NULL;
 }
 
-tq_status_t tqh__record_parse(tqh__records_t *list, const char *line, size_t len) {
+tq_status_t tqh__record_parse(tqh_records_t *list, const char *line, size_t len) {
   tq_arena_t scratch;
   tq_arena_init(&scratch, 16384, 0);
   tqh_json_t *tree = NULL;

@@ -117,8 +117,8 @@ struct tqh_results_s {
   double started_at;
 
   pthread_mutex_t mu; /* guards what follows */
-  tqh__journal_t journal;
-  tqh__records_t records; /* the journal's lines as read back */
+  tqh_journal_t journal;
+  tqh_records_t records; /* the journal's lines as read back */
   size_t counts[TQH_OUTCOME_COUNT];
   uint64_t last_regen_ns; /* when the last regeneration ended */
   uint64_t regen_cost_ns; /* and how long it took */
@@ -305,7 +305,7 @@ tq_status_t tqh_results_create(const tqh_results_options_t *options, const tqh_r
   tq_arena_init(&r->arena, 0, 0);
   pthread_mutex_init(&r->mu, NULL);
   r->journal.fd = -1;
-  tqh__records_init(&r->records);
+  tqh_records_init(&r->records);
   tq_buf_init(&r->line, 0);
   tq_buf_init(&r->render, 0);
   r->throttle_after = o.throttle_after;
@@ -361,7 +361,7 @@ tq_status_t tqh_results_create(const tqh_results_options_t *options, const tqh_r
   if (!s) s = write_run_json(r, 0);
   if (!s) {
     char *jpath = join(r->run_dir, "journal.jsonl");
-    s = jpath ? tqh__journal_open(&r->journal, jpath, o.sync, o.sync_interval_ms) : oom();
+    s = jpath ? tqh_journal_open(&r->journal, jpath, o.sync, o.sync_interval_ms) : oom();
     tq_free(jpath);
   }
   if (s) {
@@ -508,7 +508,7 @@ tq_status_t tqh_results_test_finished(tqh_results_t *results, const tqh_test_rec
   pthread_mutex_lock(&results->mu);
   tq_buf_clear(&results->line);
   tq_status_t s = tqh__record_to_json(&rec, 0, &results->line);
-  if (!s) s = tqh__journal_append(&results->journal, results->line.data, results->line.len);
+  if (!s) s = tqh_journal_append(&results->journal, results->line.data, results->line.len);
   if (!s) {
     s = tqh__record_parse(&results->records, results->line.data, results->line.len);
     if (s && tq_status_code(s) != TQ_OUT_OF_MEMORY)
@@ -556,8 +556,8 @@ tq_status_t tqh_results_summary(tqh_results_t *results, char **out_text) {
 
 void tqh_results_destroy(tqh_results_t *results) {
   if (!results) return;
-  tqh__journal_close(&results->journal);
-  tqh__records_deinit(&results->records);
+  tqh_journal_close(&results->journal);
+  tqh_records_deinit(&results->records);
   tq_buf_deinit(&results->line);
   tq_buf_deinit(&results->render);
   tqh__pieces_deinit(&results->junit_pieces);
@@ -578,7 +578,7 @@ tq_status_t tqh_results_rebuild(const char *run_dir, const char *hostname, char 
   }
   tqh_results_t r;
   memset(&r, 0, sizeof(r));
-  tqh__records_init(&r.records);
+  tqh_records_init(&r.records);
   tq_buf_init(&r.render, 0);
   tqh__pieces_init(&r.junit_pieces);
   tqh__pieces_init(&r.summary_pieces);
@@ -590,8 +590,8 @@ tq_status_t tqh_results_rebuild(const char *run_dir, const char *hostname, char 
   r.hostname = host;
   char *jpath = join(run_dir, "journal.jsonl");
   tq_status_t s = (!host || !jpath) ? oom() : NULL;
-  tqh__journal_read_t info;
-  if (!s) s = tqh__journal_read(jpath, &r.records, &diags, &info);
+  tqh_journal_read_t info;
+  if (!s) s = tqh_journal_read(jpath, &r.records, &diags, &info);
   if (!s) s = regenerate(&r);
   if (!s && out_problems && diags.errors) {
     tq_buf_t text;
@@ -614,6 +614,6 @@ tq_status_t tqh_results_rebuild(const char *run_dir, const char *hostname, char 
   tq_buf_deinit(&r.render);
   tqh__pieces_deinit(&r.junit_pieces);
   tqh__pieces_deinit(&r.summary_pieces);
-  tqh__records_deinit(&r.records);
+  tqh_records_deinit(&r.records);
   return s;
 }

@@ -10,6 +10,7 @@
 #include "torq/base/status.h"
 #include "torq/base/str.h"
 #include "torq/harness/diag.h"
+#include "torq/harness/journal.h"
 #include "torq/harness/json.h"
 #include "torq/harness/junit.h"
 #include "torq/harness/results.h"
@@ -27,83 +28,11 @@
 tq_status_t tqh__record_to_json(const tqh_test_record_t *record, int pretty,
                                 tq_buf_t *out) TQ_MUST_USE;
 
-/* A list of records whose strings and arrays live in `arena`. */
-typedef struct tqh__records_s {
-  tq_arena_t arena;
-  tqh_test_record_t *items; /* owned (tq_malloc) */
-  size_t count, cap;
-} tqh__records_t;
-
-void tqh__records_init(tqh__records_t *list);
-void tqh__records_deinit(tqh__records_t *list);
-
-/* The indexes of the last record of each id, in journal order (a test recorded twice, e.g. by a
- * rerun appended to the journal, counts once, as its last line says): *out_order (tq_free) holds
- * *out_count of them. */
-tq_status_t tqh__records_latest(const tqh__records_t *list, size_t **out_order,
-                                size_t *out_count) TQ_MUST_USE;
-
-/* The records of a list by id (the last record of each id), for lookups in O(log n). The list
- * must outlive the index and not change. */
-typedef struct tqh__records_index_s {
-  const tqh__records_t *list;
-  size_t *by_id; /* owned: indexes into list->items, sorted by id */
-  size_t count;
-} tqh__records_index_t;
-tq_status_t tqh__records_index(const tqh__records_t *list,
-                               tqh__records_index_t *out) TQ_MUST_USE;
-void tqh__records_index_deinit(tqh__records_index_t *index);
-/* The last record of `id`, or NULL. */
-const tqh_test_record_t *tqh__records_find(const tqh__records_index_t *index, const char *id);
-
 /* Parses one journal line (`len` bytes, no newline) and appends the record to `list`.
  * TQ_INVALID_INPUT with a message without location ("expected a JSON object", "missing
  * \"id\"", or the JSON error "1:5: error: ...") when the line is not a valid record;
  * TQ_OUT_OF_MEMORY. On error the list is unchanged (arena memory may be used). */
-tq_status_t tqh__record_parse(tqh__records_t *list, const char *line, size_t len) TQ_MUST_USE;
-
-/* ---- The journal (journal.c) ---------------------------------------------------------------- */
-
-typedef struct tqh__journal_s {
-  int fd;
-  int sync;              /* 0: never fsync; otherwise see sync_interval_ms */
-  unsigned sync_interval_ms; /* fsync when this long has passed since the last one (0: always) */
-  uint64_t last_sync_ns; /* CLOCK_MONOTONIC of the last fsync (or of opening) */
-  int unsynced;          /* lines appended since the last fsync */
-  char *path;            /* owned */
-} tqh__journal_t;
-
-/* Opens (creating if needed) `path` for appending. */
-tq_status_t tqh__journal_open(tqh__journal_t *journal, const char *path, int sync,
-                              unsigned sync_interval_ms) TQ_MUST_USE;
-/* Closes it, with a last fsync of unsynced lines; accepts a journal that never opened (fd -1). */
-void tqh__journal_close(tqh__journal_t *journal);
-
-/* Appends `len` bytes and a newline with one write() (a short write is completed and the line
- * may then be torn by a crash, which readers tolerate), then fsyncs when the interval has passed. `line` must not
- * hold a newline (TQ_INVALID_ARGUMENT). */
-tq_status_t tqh__journal_append(tqh__journal_t *journal, const char *line,
-                                size_t len) TQ_MUST_USE;
-
-/* What reading a journal found besides its records. */
-typedef struct tqh__journal_read_s {
-  size_t lines;        /* complete lines seen (blank ones included) */
-  size_t corrupt;      /* lines skipped as not a valid record */
-  int torn_tail;       /* the file ended in a line without newline that was not a valid record */
-} tqh__journal_read_t;
-
-/* Reads the records of the journal text `data` (named `name` in diagnostics) into `list`: one
- * record per line; blank lines are ignored; a corrupt line is skipped and reported in `diags` as
- * an error "NAME:LINE: ..." (the others are kept); a last line without newline is a record when
- * it parses, otherwise a torn append, ignored (a warning in `diags`). Only TQ_OUT_OF_MEMORY
- * fails. */
-tq_status_t tqh__journal_parse(const char *name, const char *data, size_t len,
-                               tqh__records_t *list, tqh_diags_t *diags,
-                               tqh__journal_read_t *out_info) TQ_MUST_USE;
-
-/* Reads the file `path` with tqh__journal_parse (diagnostics name its base name). */
-tq_status_t tqh__journal_read(const char *path, tqh__records_t *list, tqh_diags_t *diags,
-                              tqh__journal_read_t *out_info) TQ_MUST_USE;
+tq_status_t tqh__record_parse(tqh_records_t *list, const char *line, size_t len) TQ_MUST_USE;
 
 /* ---- Rendered pieces kept between regenerations (junit.c, summary.c) ----------------------
  * A test's JUnit <testcase> element and its overview block never change once it is recorded, so

@@ -74,21 +74,21 @@ static tq_status_t load_durations(const char *run_dir, item_t *items, size_t n,
   tq_buf_t path;
   tq_buf_init(&path, 0);
   tq_status_t s = tq_buf_printf(&path, "%s/journal.jsonl", run_dir);
-  tqh__records_t list;
-  tqh__records_init(&list);
+  tqh_records_t list;
+  tqh_records_init(&list);
   tqh_diags_t diags;
   tqh_diags_init(&diags);
-  tqh__journal_read_t info;
-  if (!s) s = tqh__journal_read(path.data, &list, &diags, &info);
-  tqh__records_index_t index; /* the last record of a test wins (a journal holds one per test) */
+  tqh_journal_read_t info;
+  if (!s) s = tqh_journal_read(path.data, &list, &diags, &info);
+  tqh_records_index_t index; /* the last record of a test wins (a journal holds one per test) */
   memset(&index, 0, sizeof(index));
-  if (!s) s = tqh__records_index(&list, &index);
+  if (!s) s = tqh_records_index(&list, &index);
   if (s) s = tq_status_annotate(s, "--shard-durations=%s", run_dir);
   double sum = 0;
   size_t known = 0;
   for (size_t i = 0; !s && i < n; i++) {
     const tqh_test_t *t = tests[items[i].pos];
-    const tqh_test_record_t *r = tqh__records_find(&index, t->fs_id ? t->fs_id : t->id);
+    const tqh_test_record_t *r = tqh_records_find(&index, t->fs_id ? t->fs_id : t->id);
     if (r) {
       items[i].duration = r->duration_s > 0 ? r->duration_s : 0;
       sum += items[i].duration;
@@ -98,9 +98,9 @@ static tq_status_t load_durations(const char *run_dir, item_t *items, size_t n,
   double fill = known ? sum / (double)known : 1.0;
   for (size_t i = 0; !s && i < n; i++)
     if (items[i].duration < 0) items[i].duration = fill;
-  tqh__records_index_deinit(&index);
+  tqh_records_index_deinit(&index);
   tqh_diags_deinit(&diags);
-  tqh__records_deinit(&list);
+  tqh_records_deinit(&list);
   tq_buf_deinit(&path);
   return s;
 }

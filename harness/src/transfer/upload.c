@@ -14,12 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "results_internal.h"
-#include "runner_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
-#include "upload_internal.h"
 #include "torq/harness/process.h"
+#include "upload_internal.h"
 
 #define OUTBOX_MAX_BYTES ((size_t)64 << 20)
 #define BODY_MAX_BYTES ((size_t)1 << 30)
@@ -80,32 +78,32 @@ static tq_status_t outbox_append(const char *run_dir, const char *name, const ch
   tq_buf_t path;
   tq_buf_init(&path, 0);
   tq_status_t st = outbox_path(run_dir, name, &path);
-  tqh__journal_t j;
-  if (!st) st = tqh__journal_open(&j, path.data, 0, 0);
+  tqh_journal_t j;
+  if (!st) st = tqh_journal_open(&j, path.data, 0, 0);
   if (!st) {
-    st = tqh__journal_append(&j, line, strlen(line));
-    tqh__journal_close(&j);
+    st = tqh_journal_append(&j, line, strlen(line));
+    tqh_journal_close(&j);
   }
   tq_buf_deinit(&path);
   return st;
 }
 
-tq_status_t tqh__upload_queue_open(const char *run_dir, tqh__journal_t *out_queue) {
+tq_status_t tqh__upload_queue_open(const char *run_dir, tqh_journal_t *out_queue) {
   tq_buf_t path;
   tq_buf_init(&path, 0);
   tq_status_t st = outbox_path(run_dir, "queue", &path);
-  if (!st) st = tqh__journal_open(out_queue, path.data, 0, 0);
+  if (!st) st = tqh_journal_open(out_queue, path.data, 0, 0);
   tq_buf_deinit(&path);
   return st;
 }
 
-tq_status_t tqh__upload_enqueue(tqh__journal_t *queue, unsigned long seq, const char *kind,
+tq_status_t tqh__upload_enqueue(tqh_journal_t *queue, unsigned long seq, const char *kind,
                                 const char *id) {
   char line[320];
   int n = snprintf(line, sizeof(line), "%lu %s %s", seq, kind, id);
   if (n < 0 || (size_t)n >= sizeof(line) || strpbrk(id, " \n"))
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "'%s' cannot be an upload item", id);
-  return tqh__journal_append(queue, line, (size_t)n);
+  return tqh_journal_append(queue, line, (size_t)n);
 }
 
 tq_status_t tqh_upload_outbox_create(const char *run_dir, const char *url, int profiles) {
@@ -642,20 +640,20 @@ tq_status_t tqh_upload_outbox_fill(const char *run_dir) {
   tq_buf_t path, text;
   tq_buf_init(&path, 0);
   tq_buf_init(&text, 0);
-  tqh__records_t records;
-  tqh__records_init(&records);
+  tqh_records_t records;
+  tqh_records_init(&records);
   size_t *latest = NULL, count = 0; /* a test recorded twice is sent once */
   int found = 0, open = 0;
-  tqh__journal_t queue;
+  tqh_journal_t queue;
   tq_status_t st = outbox_path(run_dir, "queue", &path);
   if (st || access(path.data, F_OK) == 0) goto done;
   if (!st) st = outbox_path(run_dir, "", &path);
   if (!st) st = tq_file_mkdirs(path.data);
   tq_buf_clear(&path);
   if (!st) st = tq_buf_printf(&path, "%s/journal.jsonl", run_dir);
-  tqh__journal_read_t info;
-  if (!st) st = tqh__journal_read(path.data, &records, NULL, &info);
-  if (!st) st = tqh__records_latest(&records, &latest, &count);
+  tqh_journal_read_t info;
+  if (!st) st = tqh_journal_read(path.data, &records, NULL, &info);
+  if (!st) st = tqh_records_latest(&records, &latest, &count);
   /* The run finished when run.json has its finishing time. */
   if (!st) st = read_run_file(run_dir, NULL, "run.json", &text, &found);
   if (!st) open = !(st = tqh__upload_queue_open(run_dir, &queue));
@@ -667,9 +665,9 @@ tq_status_t tqh_upload_outbox_fill(const char *run_dir) {
   if (!st && found && text.data && strstr(text.data, "\"finished_at\""))
     st = tqh__upload_enqueue(&queue, ++seq, "complete", "-");
 done:
-  if (open) tqh__journal_close(&queue);
+  if (open) tqh_journal_close(&queue);
   tq_free(latest);
-  tqh__records_deinit(&records);
+  tqh_records_deinit(&records);
   tq_buf_deinit(&path);
   tq_buf_deinit(&text);
   return st;

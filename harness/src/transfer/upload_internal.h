@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "results_internal.h"
+#include "torq/harness/journal.h"
 #include "torq/harness/upload.h"
 
 /* The outbox as read back: its items, which are sent, how many remain. A pass given one (the
@@ -37,10 +37,10 @@ tq_status_t tqh__upload_pass(const char *run_dir, const tqh_upload_options_t *op
 tq_status_t tqh__upload_status(const char *run_dir, tqh_upload_report_t *out_report) TQ_MUST_USE;
 
 /* Opens RUN_DIR/upload/queue for appending. */
-tq_status_t tqh__upload_queue_open(const char *run_dir, tqh__journal_t *out_queue) TQ_MUST_USE;
+tq_status_t tqh__upload_queue_open(const char *run_dir, tqh_journal_t *out_queue) TQ_MUST_USE;
 
 /* Appends "SEQ KIND ID" to the queue, with one write(). */
-tq_status_t tqh__upload_enqueue(tqh__journal_t *queue, unsigned long seq, const char *kind,
+tq_status_t tqh__upload_enqueue(tqh_journal_t *queue, unsigned long seq, const char *kind,
                                 const char *id) TQ_MUST_USE;
 
 #endif

@@ -16,10 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runner_internal.h"
 #include "torq/base/alloc.h"
-#include "upload_internal.h"
 #include "torq/harness/process.h"
+#include "upload_internal.h"
 
 #define PAUSE_MIN_S 1.0
 #define PAUSE_MAX_S 60.0
@@ -32,7 +31,7 @@ struct tqh_uploader_s {
   char *run_dir;
   char *url, *token;
   tqh_upload_options_t options; /* its strings point into this struct */
-  tqh__journal_t queue;         /* RUN_DIR/upload/queue, open for appending */
+  tqh_journal_t queue;          /* RUN_DIR/upload/queue, open for appending */
   int queue_open;
   unsigned long next_seq;
 };
@@ -235,7 +234,7 @@ void tqh_uploader_destroy(tqh_uploader_t *u) {
     kill(u->pid, SIGTERM);
     stop_child(u, KILL_MARGIN_S);
   }
-  if (u->queue_open) tqh__journal_close(&u->queue);
+  if (u->queue_open) tqh_journal_close(&u->queue);
   if (u->token) memset(u->token, 0, strlen(u->token));
   tq_free(u->run_dir);
   tq_free(u->url);
