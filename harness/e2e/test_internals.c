@@ -48,30 +48,30 @@ static tq_status_t failing_fill(void *ctx, const char *dir, tq_buf_t *info) {
 START_TEST(cache_key_depends_on_model_options_and_compiler) {
   e2e_scratch_t s;
   e2e_scratch_init(&s);
-  tqh__cache_t c;
-  ck_assert_ptr_null(tqh__cache_init(&c, s.cache, 0));
+  tqh_compile_cache_t c;
+  ck_assert_ptr_null(tqh_compile_cache_init(&c, s.cache, 0));
   char a[TQ_SHA256_HEX_SIZE], b[TQ_SHA256_HEX_SIZE], d[TQ_SHA256_HEX_SIZE],
       e[TQ_SHA256_HEX_SIZE];
-  ck_assert_ptr_null(tqh__cache_key(&c, "abc", 3, "hw=sl2610\n", a));
-  ck_assert_ptr_null(tqh__cache_key(&c, "abc", 3, "hw=sl2610\n", b));
+  ck_assert_ptr_null(tqh_compile_cache_key(&c, "abc", 3, "hw=sl2610\n", a));
+  ck_assert_ptr_null(tqh_compile_cache_key(&c, "abc", 3, "hw=sl2610\n", b));
   ck_assert_str_eq(a, b);
   ck_assert_uint_eq(strlen(a), 64);
-  ck_assert_ptr_null(tqh__cache_key(&c, "abd", 3, "hw=sl2610\n", d));
+  ck_assert_ptr_null(tqh_compile_cache_key(&c, "abd", 3, "hw=sl2610\n", d));
   ck_assert_str_ne(a, d);
-  ck_assert_ptr_null(tqh__cache_key(&c, "abc", 3, "hw=sl2610,lram=256K\n", e));
+  ck_assert_ptr_null(tqh_compile_cache_key(&c, "abc", 3, "hw=sl2610,lram=256K\n", e));
   ck_assert_str_ne(a, e);
   /* Another compiler build: another key. */
   snprintf(c.identity, sizeof(c.identity), "torq-compiler other");
-  ck_assert_ptr_null(tqh__cache_key(&c, "abc", 3, "hw=sl2610\n", e));
+  ck_assert_ptr_null(tqh_compile_cache_key(&c, "abc", 3, "hw=sl2610\n", e));
   ck_assert_str_ne(a, e);
   /* Length prefixes: moving bytes between model and options changes the key. */
-  ck_assert_ptr_null(tqh__cache_key(&c, "ab", 2, "chw=sl2610\n", d));
-  ck_assert_ptr_null(tqh__cache_key(&c, "abc", 3, "hw=sl2610\n", e));
+  ck_assert_ptr_null(tqh_compile_cache_key(&c, "ab", 2, "chw=sl2610\n", d));
+  ck_assert_ptr_null(tqh_compile_cache_key(&c, "abc", 3, "hw=sl2610\n", e));
   ck_assert_str_ne(d, e);
   char id[256];
-  ck_assert_ptr_null(tqh__compiler_identity(id, sizeof(id)));
+  ck_assert_ptr_null(tqh_compiler_identity(id, sizeof(id)));
   ck_assert_msg(strstr(id, "torq-compiler ") == id && strstr(id, " build "), "%s", id);
-  tqh__cache_deinit(&c);
+  tqh_compile_cache_deinit(&c);
   e2e_scratch_free(&s);
 }
 END_TEST
@@ -79,14 +79,14 @@ END_TEST
 START_TEST(cache_fills_once_then_hits_and_recompute_replaces) {
   e2e_scratch_t s;
   e2e_scratch_init(&s);
-  tqh__cache_t c;
-  ck_assert_ptr_null(tqh__cache_init(&c, s.cache, 0));
+  tqh_compile_cache_t c;
+  ck_assert_ptr_null(tqh_compile_cache_init(&c, s.cache, 0));
   char key[TQ_SHA256_HEX_SIZE];
-  ck_assert_ptr_null(tqh__cache_key(&c, "m", 1, "", key));
+  ck_assert_ptr_null(tqh_compile_cache_key(&c, "m", 1, "", key));
   fill_count_t fc = {0, "first"};
   char *dir = NULL;
   int hit = -1;
-  ck_assert_ptr_null(tqh__cache_fetch(&c, key, fake_fill, &fc, &dir, &hit));
+  ck_assert_ptr_null(tqh_compile_cache_fetch(&c, key, fake_fill, &fc, &dir, &hit));
   ck_assert_int_eq(hit, 0);
   ck_assert_int_eq(fc.calls, 1);
   char *expect = e2e_path("%s/v1/%.2s/%s", s.cache, key, key);
@@ -102,16 +102,16 @@ START_TEST(cache_fills_once_then_hits_and_recompute_replaces) {
   free(text);
   tq_free(dir);
 
-  ck_assert_ptr_null(tqh__cache_fetch(&c, key, fake_fill, &fc, &dir, &hit));
+  ck_assert_ptr_null(tqh_compile_cache_fetch(&c, key, fake_fill, &fc, &dir, &hit));
   ck_assert_int_eq(hit, 1);
   ck_assert_int_eq(fc.calls, 1);
   tq_free(dir);
-  tqh__cache_deinit(&c);
+  tqh_compile_cache_deinit(&c);
 
   /* --recompute-cache: compiled again, the entry replaced. */
-  ck_assert_ptr_null(tqh__cache_init(&c, s.cache, 1));
+  ck_assert_ptr_null(tqh_compile_cache_init(&c, s.cache, 1));
   fc.content = "second";
-  ck_assert_ptr_null(tqh__cache_fetch(&c, key, fake_fill, &fc, &dir, &hit));
+  ck_assert_ptr_null(tqh_compile_cache_fetch(&c, key, fake_fill, &fc, &dir, &hit));
   ck_assert_int_eq(hit, 0);
   ck_assert_int_eq(fc.calls, 2);
   text = e2e_read(vmfb);
@@ -121,8 +121,8 @@ START_TEST(cache_fills_once_then_hits_and_recompute_replaces) {
 
   /* A failed fill leaves nothing behind, and the error comes back as it was. */
   char key2[TQ_SHA256_HEX_SIZE];
-  ck_assert_ptr_null(tqh__cache_key(&c, "x", 1, "", key2));
-  tq_status_t st = tqh__cache_fetch(&c, key2, failing_fill, NULL, &dir, &hit);
+  ck_assert_ptr_null(tqh_compile_cache_key(&c, "x", 1, "", key2));
+  tq_status_t st = tqh_compile_cache_fetch(&c, key2, failing_fill, NULL, &dir, &hit);
   ck_assert_ptr_nonnull(st);
   ck_assert_int_eq(tq_status_code(st), TQ_INVALID_INPUT);
   tq_status_free(st);
@@ -139,7 +139,7 @@ START_TEST(cache_fills_once_then_hits_and_recompute_replaces) {
   free(ls);
   free(tmpdir);
   free(entry2);
-  tqh__cache_deinit(&c);
+  tqh_compile_cache_deinit(&c);
   free(expect);
   free(vmfb);
   free(keytxt);
@@ -150,10 +150,10 @@ END_TEST
 START_TEST(cache_concurrent_fills_of_one_key_all_succeed) {
   e2e_scratch_t s;
   e2e_scratch_init(&s);
-  tqh__cache_t c;
-  ck_assert_ptr_null(tqh__cache_init(&c, s.cache, 0));
+  tqh_compile_cache_t c;
+  ck_assert_ptr_null(tqh_compile_cache_init(&c, s.cache, 0));
   char key[TQ_SHA256_HEX_SIZE];
-  ck_assert_ptr_null(tqh__cache_key(&c, "race", 4, "", key));
+  ck_assert_ptr_null(tqh_compile_cache_key(&c, "race", 4, "", key));
   pid_t pids[4];
   for (int i = 0; i < 4; i++) {
     fflush(NULL);
@@ -162,7 +162,7 @@ START_TEST(cache_concurrent_fills_of_one_key_all_succeed) {
       fill_count_t fc = {0, "same bytes"};
       char *dir = NULL;
       int hit;
-      tq_status_t st = tqh__cache_fetch(&c, key, fake_fill, &fc, &dir, &hit);
+      tq_status_t st = tqh_compile_cache_fetch(&c, key, fake_fill, &fc, &dir, &hit);
       char *v = dir ? e2e_path("%s/model.vmfb", dir) : NULL;
       char *text = v ? e2e_read(v) : NULL;
       int rc = st || !text || strcmp(text, "same bytes") != 0 ? 1 : 0;
@@ -170,7 +170,7 @@ START_TEST(cache_concurrent_fills_of_one_key_all_succeed) {
       free(text);
       free(v);
       tq_free(dir);
-      tqh__cache_deinit(&c);
+      tqh_compile_cache_deinit(&c);
       free(s.dir);
       free(s.results);
       free(s.cache);
@@ -178,7 +178,7 @@ START_TEST(cache_concurrent_fills_of_one_key_all_succeed) {
     }
   }
   for (int i = 0; i < 4; i++) ck_assert_int_eq(e2e_wait(pids[i]), 0);
-  tqh__cache_deinit(&c);
+  tqh_compile_cache_deinit(&c);
   e2e_scratch_free(&s);
 }
 END_TEST

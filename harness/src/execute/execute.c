@@ -35,6 +35,7 @@
 #include "torq/compiler/mlir.h"
 #include "torq/compiler/reference.h"
 #include "torq/harness/annotate.h"
+#include "torq/harness/fetch.h"
 #include "torq/harness/files.h"
 #include "torq/harness/overview.h"
 #include "torq/harness/process.h"
@@ -140,7 +141,7 @@ static tq_status_t parse_model(exec_t *e) {
   return st;
 }
 
-/* tqh__cache_fill_fn: compiles into a fresh cache entry. */
+/* tqh_compile_cache_fill_fn: compiles into a fresh cache entry. */
 static tq_status_t fill_entry(void *vctx, const char *dir, tq_buf_t *info) {
   exec_t *e = vctx;
   uint64_t t0 = tqh_now_ns();
@@ -196,8 +197,8 @@ static int compile_and_load(exec_t *e) {
   if (t->model.kind == TQH_MODEL_URL) {
     phase(e, "fetch", t->settings.compile_timeout_s);
     uint64_t t0 = tqh_now_ns();
-    st = tqh__fetch_model(e->ctx->cache, t->model.url, t->model.sha256,
-                          t->settings.compile_timeout_s, &e->fetched_path);
+    st = tqh_fetch_model(e->ctx->cache->root, t->model.url, t->model.sha256,
+                         t->settings.compile_timeout_s, &e->fetched_path);
     if (st) {
       int infra = tq_status_code(st) != TQ_INVALID_INPUT;
       r->infrastructure = infra;
@@ -218,8 +219,8 @@ static int compile_and_load(exec_t *e) {
   tq_buf_init(&canonical, 0);
   st = compile_options(e, &canonical);
   if (!st)
-    st = tqh__cache_key(e->ctx->cache, e->model_text.data ? e->model_text.data : "",
-                        e->model_text.len, canonical.data, e->cache_key);
+    st = tqh_compile_cache_key(e->ctx->cache, e->model_text.data ? e->model_text.data : "",
+                               e->model_text.len, canonical.data, e->cache_key);
   tq_buf_deinit(&canonical);
   if (st) {
     tqh__result_fail_status(r, TQH_OUTCOME_FAILED, "compile_error", st);
@@ -231,7 +232,7 @@ static int compile_and_load(exec_t *e) {
     tq_free(e->entry_dir);
     e->entry_dir = NULL;
     e->compile_s = 0;
-    st = tqh__cache_fetch(e->ctx->cache, e->cache_key, fill_entry, e, &e->entry_dir, &hit);
+    st = tqh_compile_cache_fetch(e->ctx->cache, e->cache_key, fill_entry, e, &e->entry_dir, &hit);
     if (st) {
       /* The compiler ran (and refused the model): a miss, with its time. */
       r->cache = TQH_CACHE_MISS;
@@ -260,7 +261,7 @@ static int compile_and_load(exec_t *e) {
       logf_(e, "cache entry %s is damaged (%s); compiling again", e->cache_key,
             tq_status_message(st));
       tq_status_free(st);
-      tq_status_free(tqh__cache_evict(e->ctx->cache, e->cache_key));
+      tq_status_free(tqh_compile_cache_evict(e->ctx->cache, e->cache_key));
       continue;
     }
     tqh__result_fail_status(r, TQH_OUTCOME_FAILED, "runtime_error", st);

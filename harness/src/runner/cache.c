@@ -1,11 +1,8 @@
-/* The content-addressed compile cache of torq-test.
+/* The content-addressed compile cache of torq-test (cache.h).
  *
- * Layout: ROOT/v1/<first two hex digits>/<64 hex digits>/ holding model.vmfb, trace.csv, debug/
- * and key.txt (what went into the key, for people). An entry is built in ROOT/tmp/ and renamed
- * into place in one step, so an entry that exists is complete: a reader never sees half an entry,
- * and two workers that compile the same model at once both succeed (the loser of the rename
- * throws its copy away). Files inside an entry are written without fsync: the rename protects
- * against a killed process; after a power loss a damaged entry fails to load and is rebuilt.
+ * Files inside an entry are written without fsync: the rename that publishes an entry protects
+ * against a killed process (a reader never sees half an entry; the loser of two concurrent fills
+ * throws its copy away); after a power loss a damaged entry fails to load and is rebuilt.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -21,11 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runner_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/base/version.h"
 #include "torq/base/sha256.h"
+#include "torq/harness/cache.h"
 #include "torq/harness/files.h"
 #include "torq/runtime/runtime.h"
 
@@ -65,7 +62,7 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *data) {
 
 /* The compiler is linked into this program, so the program's identity is the compiler's: its GNU
  * build id when it has one (any rebuild changes it), else the SHA-256 of /proc/self/exe. */
-tq_status_t tqh__compiler_identity(char *out, size_t size) {
+tq_status_t tqh_compiler_identity(char *out, size_t size) {
   static char cached[256];
   if (!cached[0]) {
     build_id_t id;
@@ -88,10 +85,10 @@ tq_status_t tqh__compiler_identity(char *out, size_t size) {
 /* ---- The cache --------------------------------------------------------------------------------
  */
 
-tq_status_t tqh__cache_init(tqh__cache_t *cache, const char *root, int recompute) {
+tq_status_t tqh_compile_cache_init(tqh_compile_cache_t *cache, const char *root, int recompute) {
   memset(cache, 0, sizeof(*cache));
   cache->recompute = recompute;
-  TQ_TRY(tqh__compiler_identity(cache->identity, sizeof(cache->identity)));
+  TQ_TRY(tqh_compiler_identity(cache->identity, sizeof(cache->identity)));
   /* One digest now, so that libcrypto's one-time set-up (it reads openssl.cnf) happens here and
    * the forked workers inherit it instead of each doing it again. */
   uint8_t warm[TQ_SHA256_SIZE];
@@ -114,13 +111,13 @@ tq_status_t tqh__cache_init(tqh__cache_t *cache, const char *root, int recompute
   return st;
 }
 
-void tqh__cache_deinit(tqh__cache_t *cache) {
+void tqh_compile_cache_deinit(tqh_compile_cache_t *cache) {
   tq_free(cache->root);
   cache->root = NULL;
 }
 
-tq_status_t tqh__cache_key(const tqh__cache_t *cache, const void *model, size_t len,
-                           const char *options, char out_key[TQ_SHA256_HEX_SIZE]) {
+tq_status_t tqh_compile_cache_key(const tqh_compile_cache_t *cache, const void *model, size_t len,
+                                  const char *options, char out_key[TQ_SHA256_HEX_SIZE]) {
   out_key[0] = 0;
   tq_sha256_t h;
   uint8_t digest[TQ_SHA256_SIZE];
@@ -144,13 +141,13 @@ tq_status_t tqh__cache_key(const tqh__cache_t *cache, const void *model, size_t 
   return NULL;
 }
 
-static tq_status_t entry_path(const tqh__cache_t *cache, const char *key, tq_buf_t *out) {
+static tq_status_t entry_path(const tqh_compile_cache_t *cache, const char *key, tq_buf_t *out) {
   return tq_buf_printf(out, "%s/" CACHE_LAYOUT "/%.2s/%s", cache->root, key, key);
 }
 
 /* Moves the finished temporary entry `tmp` to `final`. When another process got there first
  * (and we are not replacing on purpose), its entry is kept and ours removed. */
-static tq_status_t publish(const tqh__cache_t *cache, const char *tmp, const char *final) {
+static tq_status_t publish(const tqh_compile_cache_t *cache, const char *tmp, const char *final) {
   char parent[4096];
   snprintf(parent, sizeof(parent), "%s", final);
   char *slash = strrchr(parent, '/');
@@ -177,8 +174,9 @@ static tq_status_t publish(const tqh__cache_t *cache, const char *tmp, const cha
   return st;
 }
 
-tq_status_t tqh__cache_fetch(tqh__cache_t *cache, const char *key, tqh__cache_fill_fn fill,
-                             void *ctx, char **out_dir, int *out_hit) {
+tq_status_t tqh_compile_cache_fetch(tqh_compile_cache_t *cache, const char *key,
+                                    tqh_compile_cache_fill_fn fill, void *ctx, char **out_dir,
+                                    int *out_hit) {
   *out_dir = NULL;
   *out_hit = 0;
   tq_buf_t final, tmp, probe;
@@ -221,7 +219,7 @@ tq_status_t tqh__cache_fetch(tqh__cache_t *cache, const char *key, tqh__cache_fi
   return st;
 }
 
-tq_status_t tqh__cache_evict(tqh__cache_t *cache, const char *key) {
+tq_status_t tqh_compile_cache_evict(tqh_compile_cache_t *cache, const char *key) {
   tq_buf_t path;
   tq_buf_init(&path, 0);
   tq_status_t st = entry_path(cache, key, &path);

@@ -32,6 +32,7 @@
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/baseline.h"
+#include "torq/harness/fetch.h"
 #include "torq/harness/process.h"
 #include "torq/harness/stats.h"
 #include "torq/harness/upload.h"
@@ -73,7 +74,7 @@ typedef struct run_s {
   tqh_runner_summary_t *summary;
   tqh__progress_t progress;
   tqh__exec_ctx_t exec;
-  tqh__cache_t cache;
+  tqh_compile_cache_t cache;
   tqh__worker_t *workers;
   size_t num_workers, running;
   pending_t *pending; /* finished, not yet recorded: at most one per worker */
@@ -822,12 +823,12 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
     st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   if (!st) st = plan(&run);
   run.num_workers = run.num_sim + run.num_boards;
-  if (!st) st = tqh__cache_init(&run.cache, options->cache_dir, options->recompute_cache);
+  if (!st) st = tqh_compile_cache_init(&run.cache, options->cache_dir, options->recompute_cache);
   int cache_ready = !st;
   int fetching = 0;
   for (size_t i = 0; !st && i < num_tests && !fetching; i++)
     fetching = tests[i]->model.kind == TQH_MODEL_URL && !tests[i]->skip;
-  if (fetching && (st = tqh__fetch_global_init())) fetching = 0;
+  if (fetching && (st = tqh_fetch_global_init())) fetching = 0;
   run.exec.options = options;
   run.exec.tests = tests;
   run.exec.cache = &run.cache;
@@ -928,7 +929,7 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   tq_free(run.started_ns);
   tq_free(run.workers);
   tq_free(run.pending);
-  if (cache_ready) tqh__cache_deinit(&run.cache);
-  if (fetching) tqh__fetch_global_cleanup();
+  if (cache_ready) tqh_compile_cache_deinit(&run.cache);
+  if (fetching) tqh_fetch_global_cleanup();
   return st;
 }

@@ -13,54 +13,10 @@
 #include "torq/base/status.h"
 #include "torq/base/str.h"
 #include "torq/harness/board.h"
+#include "torq/harness/cache.h"
 #include "torq/harness/process.h"
 #include "torq/harness/results.h"
 #include "torq/harness/runner.h"
-
-/* ---- The compile cache (cache.c) ------------------------------------------------------------ */
-
-/* "torq-compiler VERSION module-format 1 build <GNU build id of this program>": the compiler is
- * linked in, so any rebuild changes the identity and invalidates the cache. */
-tq_status_t tqh__compiler_identity(char *out, size_t size) TQ_MUST_USE;
-
-typedef struct tqh__cache_s {
-  char *root; /* owned */
-  int recompute;
-  char identity[256];
-} tqh__cache_t;
-
-/* Fills an entry: writes model.vmfb, trace.csv and debug/ into the (empty) folder `dir`, and may
- * append "key value" lines describing the inputs of the key to `info` (key.txt). */
-typedef tq_status_t (*tqh__cache_fill_fn)(void *ctx, const char *dir, tq_buf_t *info);
-
-/* Creates ROOT/v1 and ROOT/tmp. */
-tq_status_t tqh__cache_init(tqh__cache_t *cache, const char *root, int recompute) TQ_MUST_USE;
-void tqh__cache_deinit(tqh__cache_t *cache);
-
-/* The key of a model (its bytes) compiled with `options` (canonical text) by this compiler. */
-tq_status_t tqh__cache_key(const tqh__cache_t *cache, const void *model, size_t len,
-                           const char *options, char out_key[TQ_SHA256_HEX_SIZE]) TQ_MUST_USE;
-
-/* The entry folder of `key` in *out_dir (heap; tq_free). On a miss (or with recompute) calls
- * `fill` on a fresh temporary folder and publishes it atomically; *out_hit says which. */
-tq_status_t tqh__cache_fetch(tqh__cache_t *cache, const char *key, tqh__cache_fill_fn fill,
-                             void *ctx, char **out_dir, int *out_hit) TQ_MUST_USE;
-
-/* Removes the entry of `key` (a damaged entry, found when loading it). */
-tq_status_t tqh__cache_evict(tqh__cache_t *cache, const char *key) TQ_MUST_USE;
-
-/* ---- Models from URLs (fetch.c) ------------------------------------------------------------- */
-
-/* libcurl's process-wide set-up: once, in the parent, before any worker is forked. */
-tq_status_t tqh__fetch_global_init(void) TQ_MUST_USE;
-void tqh__fetch_global_cleanup(void);
-
-/* The model at `url` as a file, CACHE_ROOT/downloads/<sha256>.mlir (heap path in *out_path):
- * reused when present and matching, else fetched (redirects followed; `timeout_s` > 0 bounds
- * the transfer) and checked. Errors: TQ_UNAVAILABLE (the network, the server: an
- * infrastructure fault), TQ_INVALID_INPUT (the bytes do not have `sha256`), TQ_LIMIT, TQ_IO. */
-tq_status_t tqh__fetch_model(const tqh__cache_t *cache, const char *url, const char *sha256,
-                             double timeout_s, char **out_path) TQ_MUST_USE;
 
 /* ---- What a worker reports (worker.c) ------------------------------------------------------ */
 
@@ -242,7 +198,7 @@ typedef struct tqh__exec_ctx_s {
   const tqh_runner_options_t *options;
   const tqh_test_t *const *tests;
   char **test_dirs; /* absolute folders, made by the parent */
-  tqh__cache_t *cache;
+  tqh_compile_cache_t *cache;
   const char *run_dir, *run_id;
   /* A board worker: its board (NULL: the simulator) and the options of every board. */
   const tqh_board_spec_t *board;

@@ -8,22 +8,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runner_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "torq/base/sha256.h"
+#include "torq/harness/fetch.h"
 #include "torq/harness/files.h"
 
 /* The largest model a URL may give (as the compiler's parser allows). */
 #define MAX_FETCH_BYTES ((size_t)256 << 20)
 
-tq_status_t tqh__fetch_global_init(void) {
+tq_status_t tqh_fetch_global_init(void) {
   CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
   if (rc != CURLE_OK)
     return TQ_STATUS(TQ_UNAVAILABLE, "libcurl cannot start: %s", curl_easy_strerror(rc));
   return NULL;
 }
 
-void tqh__fetch_global_cleanup(void) { curl_global_cleanup(); }
+void tqh_fetch_global_cleanup(void) {
+  curl_global_cleanup();
+}
 
 typedef struct sink_s {
   tq_buf_t *buf;
@@ -58,13 +61,13 @@ static int matches(const char *path, const char *sha256) {
   return !strcmp(hex, sha256);
 }
 
-tq_status_t tqh__fetch_model(const tqh__cache_t *cache, const char *url, const char *sha256,
-                             double timeout_s, char **out_path) {
+tq_status_t tqh_fetch_model(const char *cache_root, const char *url, const char *sha256,
+                            double timeout_s, char **out_path) {
   *out_path = NULL;
   tq_buf_t path, data;
   tq_buf_init(&path, 0);
   tq_buf_init(&data, 0);
-  tq_status_t st = tq_buf_printf(&path, "%s/downloads", cache->root);
+  tq_status_t st = tq_buf_printf(&path, "%s/downloads", cache_root);
   if (!st) st = tq_file_mkdirs(path.data);
   if (!st) st = tq_buf_printf(&path, "/%s.mlir", sha256);
   if (!st && access(path.data, R_OK) == 0 && matches(path.data, sha256)) goto done;
