@@ -13,7 +13,8 @@
 #include <unistd.h>
 
 #include "e2e.h"
-#include "runner_internal.h"
+#include "execute/execute_internal.h"
+#include "runner/runner_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/harness/files.h"
@@ -279,10 +280,10 @@ END_TEST
 /* ---- Worker protocol ------------------------------------------------------------------------ */
 
 START_TEST(result_roundtrips_through_encoding) {
-  tqh__result_t r, back;
-  tqh__result_init(&r);
-  tqh__result_fail(&r, TQH_OUTCOME_FAILED, "mismatch", "output %d differs", 0);
-  tqh__result_fail(&r, TQH_OUTCOME_ERROR, "later", "ignored: the first failure wins");
+  tqh_test_result_t r, back;
+  tqh_test_result_init(&r);
+  tqh_test_result_fail(&r, TQH_OUTCOME_FAILED, "mismatch", "output %d differs", 0);
+  tqh_test_result_fail(&r, TQH_OUTCOME_ERROR, "later", "ignored: the first failure wins");
   r.cache = TQH_CACHE_HIT;
   r.compile_s = 0.25;
   r.run_s = 1.5;
@@ -291,9 +292,9 @@ START_TEST(result_roundtrips_through_encoding) {
   r.samples[0] = 0.1;
   r.samples[1] = 0.2;
   r.num_samples = 2;
-  ck_assert_ptr_null(tqh__result_add_metric(&r, "OVERALL", 12.5));
-  ck_assert_ptr_null(tqh__result_add_metric(&r, "Dma Total", 3));
-  ck_assert_ptr_null(tqh__result_add_file(&r, "profile.pb"));
+  ck_assert_ptr_null(tqh_test_result_add_metric(&r, "OVERALL", 12.5));
+  ck_assert_ptr_null(tqh_test_result_add_metric(&r, "Dma Total", 3));
+  ck_assert_ptr_null(tqh_test_result_add_file(&r, "profile.pb"));
   tq_buf_t b;
   tq_buf_init(&b, 0);
   ck_assert_ptr_null(tqh__result_encode(&r, &b));
@@ -311,17 +312,17 @@ START_TEST(result_roundtrips_through_encoding) {
   ck_assert_double_eq(back.metric_us[0], 12.5);
   ck_assert_uint_eq(back.num_files, 1);
   ck_assert_str_eq(back.files[0], "profile.pb");
-  tqh__result_deinit(&back);
+  tqh_test_result_deinit(&back);
   /* Every truncation is refused, never read past. */
   for (size_t len = 0; len < b.len; len++) {
     tq_status_t st = tqh__result_decode(b.data, len, &back);
     ck_assert_ptr_nonnull(st);
     ck_assert_int_eq(tq_status_code(st), TQ_INVALID_INPUT);
     tq_status_free(st);
-    tqh__result_deinit(&back);
+    tqh_test_result_deinit(&back);
   }
   tq_buf_deinit(&b);
-  tqh__result_deinit(&r);
+  tqh_test_result_deinit(&r);
 }
 END_TEST
 
@@ -333,15 +334,15 @@ static void child_talks(void *ctx, size_t test, int fd) {
     raise(SIGSEGV);
   }
   if (test == 2) pause();
-  tqh__result_t r;
-  tqh__result_init(&r);
-  tq_status_free(tqh__result_add_file(&r, "stdout.txt"));
+  tqh_test_result_t r;
+  tqh_test_result_init(&r);
+  tq_status_free(tqh_test_result_add_file(&r, "stdout.txt"));
   tq_buf_t b;
   tq_buf_init(&b, 0);
   tq_status_free(tqh__result_encode(&r, &b));
   tq_status_free(tqh__msg_send(fd, TQH__MSG_RESULT, b.data, b.len));
   tq_buf_deinit(&b);
-  tqh__result_deinit(&r);
+  tqh_test_result_deinit(&r);
 }
 
 /* Reads a worker until its test is over (a RESULT) or it is gone (end of file); counts its
@@ -365,10 +366,10 @@ static int pump(tqh__worker_t *w, int *logs, int *results) {
         (*logs)++;
       }
       if (type == TQH__MSG_RESULT) {
-        tqh__result_t r;
+        tqh_test_result_t r;
         ck_assert_ptr_null(tqh__result_decode(data, len, &r));
         ck_assert_str_eq(r.files[0], "stdout.txt");
-        tqh__result_deinit(&r);
+        tqh_test_result_deinit(&r);
         (*results)++;
       }
     }
@@ -397,7 +398,7 @@ START_TEST(worker_pool_runs_tests_and_reports_crash_and_timeout) {
   tqh__worker_retire(&w);
   int status = pump(&w, &logs, &results);
   ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  tqh__result_deinit(&w.result);
+  tqh_test_result_deinit(&w.result);
 
   ck_assert_ptr_null(tqh__worker_spawn(&w, NULL, 0, child_talks, NULL));
   ck_assert_ptr_null(tqh__worker_assign(&w, 1, 10));
@@ -405,14 +406,14 @@ START_TEST(worker_pool_runs_tests_and_reports_crash_and_timeout) {
   ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
   ck_assert_int_eq(logs, 1);
   ck_assert_int_eq(results, 0);
-  tqh__result_deinit(&w.result);
+  tqh_test_result_deinit(&w.result);
 
   ck_assert_ptr_null(tqh__worker_spawn(&w, NULL, 0, child_talks, NULL));
   ck_assert_ptr_null(tqh__worker_assign(&w, 2, 0.05));
   status = pump(&w, &logs, &results);
   ck_assert(w.timed_out);
   ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-  tqh__result_deinit(&w.result);
+  tqh_test_result_deinit(&w.result);
 
   /* A worker that died while idle: handing it a test fails instead of hanging. */
   signal(SIGPIPE, SIG_IGN);
@@ -426,7 +427,7 @@ START_TEST(worker_pool_runs_tests_and_reports_crash_and_timeout) {
   tq_status_free(st);
   w.pid = 0;
   tqh__worker_reap(&w);
-  tqh__result_deinit(&w.result);
+  tqh_test_result_deinit(&w.result);
   signal(SIGPIPE, SIG_DFL);
   char buf[32];
   ck_assert_str_eq(tqh_signal_name(SIGSEGV, buf), "SIGSEGV");

@@ -282,7 +282,7 @@ tq_status_t tqh__board_exec(tqh_board_conn_t *conn, const char *const *argv, uin
 }
 
 /* The last non-empty line of `text`, into `out`. */
-void tqh__last_line(const char *text, char *out, size_t size) {
+void tqh_board_last_line(const char *text, char *out, size_t size) {
   out[0] = 0;
   if (!text) return;
   size_t n = strlen(text);
@@ -295,8 +295,8 @@ void tqh__last_line(const char *text, char *out, size_t size) {
 tq_status_t tqh__board_command_failed(const tqh_board_conn_t *conn, const char *what,
                                       const tqh_exec_result_t *res) {
   char line[512];
-  tqh__last_line(res->err.data, line, sizeof(line));
-  if (!line[0]) tqh__last_line(res->out.data, line, sizeof(line));
+  tqh_board_last_line(res->err.data, line, sizeof(line));
+  if (!line[0]) tqh_board_last_line(res->out.data, line, sizeof(line));
   int full = tqh_board_text_says_disk_full(res->err.data);
   if (res->signal)
     return TQ_STATUS(full ? TQ_UNAVAILABLE : TQ_IO, "board %s: %s was killed by signal %d%s%s",

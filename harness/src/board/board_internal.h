@@ -43,7 +43,4 @@ tq_status_t tqh__board_exec(tqh_board_conn_t *conn, const char *const *argv, uin
 tq_status_t tqh__board_command_failed(const tqh_board_conn_t *conn, const char *what,
                                       const tqh_exec_result_t *res) TQ_MUST_USE;
 
-/* The last non-empty line of `text` (NULL: none), into `out` (truncated to `size`). */
-void tqh__last_line(const char *text, char *out, size_t size);
-
 #endif

@@ -1,4 +1,4 @@
-/* One test on a board, inside its worker (runner_internal.h): the worker's board connection
+/* One test on a board, inside its worker (execute_internal.h): the worker's board connection
  * (made on its first test, kept for the run), the lease and the runtime, the board's content
  * cache, the timed remote invocations and the downloads.
  *
@@ -6,7 +6,7 @@
  * output_N.npy and profile.csv; the command that runs the runtime also removes the previous
  * test's folder, so cleaning costs no extra round trip.
  *
- * Log lines go to the parent (LOG for -v, NOTE always shown) and, with a UTC timestamp, to
+ * Log lines go to the execution's log (-v) or notes (always shown) and, with a UTC timestamp, to
  * board-<name>.log in the run folder, so that a run's board events (connections, runtime sync,
  * lease acquired/renewed/released) can be read after it.
  */
@@ -21,20 +21,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "board_internal.h"
-#include "runner_internal.h"
+#include "execute_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/process.h"
 #include "torq/harness/stats.h"
 #include "torq/runtime/npy.h"
 #include "torq/runtime/tensor.h"
 
-struct tqh__board_worker_s {
-  tqh__exec_ctx_t *ctx;
+struct tqh_board_worker_s {
+  tqh_executor_t *ctx;
   tqh_board_options_t options;
   tqh_board_conn_t *conn;
-  int ready;       /* lease and runtime checked on this connection */
-  int log_fd;      /* the result pipe to the parent, or -1 */
+  int ready; /* lease and runtime checked on this connection */
+  const tqh_execute_io_t *io; /* of the current test (or the idle or exit work), or NULL */
   int file_fd;     /* board-<name>.log, or -1 (not opened yet: -2 after a failure) */
   char *prev_work; /* the previous test's remote work folder, removed by the next command */
   char *run_work;  /* <user_dir>/work/<run-id> */
@@ -58,14 +57,13 @@ static const char k_run_script[] =
     "cd -- \"$w\" || exit 125\n"
     "exec \"$@\"\n";
 
-/* ---- Messages to the parent and the board log ------------------------------------------------ */
+/* ---- Messages to the execution and the board log ---------------------------------------- */
 
-static void send_phase(tqh__board_worker_t *bw, const char *name, double limit_s) {
-  if (bw->log_fd < 0) return;
-  tq_status_free(tqh__msg_send_phase(bw->log_fd, name, limit_s));
+static void send_phase(tqh_board_worker_t *bw, const char *name, double limit_s) {
+  if (bw->io && bw->io->phase) bw->io->phase(bw->io->ctx, name, limit_s);
 }
 
-static void open_log_file(tqh__board_worker_t *bw) {
+static void open_log_file(tqh_board_worker_t *bw) {
   if (bw->file_fd != -1 || !bw->ctx->run_dir) return;
   bw->file_fd = -2;
   tq_buf_t name, path;
@@ -84,7 +82,7 @@ static void open_log_file(tqh__board_worker_t *bw) {
 
 /* tqh_board_log_fn. */
 static void sink(void *vctx, int level, const char *line) {
-  tqh__board_worker_t *bw = vctx;
+  tqh_board_worker_t *bw = vctx;
   open_log_file(bw);
   if (bw->file_fd >= 0) {
     struct timespec ts;
@@ -102,13 +100,12 @@ static void sink(void *vctx, int level, const char *line) {
       (void)w; /* the log is a convenience; the test's result does not depend on it */
     }
   }
-  if (bw->log_fd >= 0)
-    tq_status_free(
-        tqh__msg_send(bw->log_fd, level ? TQH__MSG_NOTE : TQH__MSG_LOG, line, strlen(line)));
+  void (*to)(void *, const char *, size_t) = !bw->io ? NULL : level ? bw->io->note : bw->io->log;
+  if (to) to(bw->io->ctx, line, strlen(line));
 }
 
-static void logf_(tqh__board_worker_t *bw, int level, const char *fmt, ...) TQ_PRINTF(3, 4);
-static void logf_(tqh__board_worker_t *bw, int level, const char *fmt, ...) {
+static void logf_(tqh_board_worker_t *bw, int level, const char *fmt, ...) TQ_PRINTF(3, 4);
+static void logf_(tqh_board_worker_t *bw, int level, const char *fmt, ...) {
   char line[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -119,21 +116,20 @@ static void logf_(tqh__board_worker_t *bw, int level, const char *fmt, ...) {
 
 /* ---- The worker's board ---------------------------------------------------------------------- */
 
-tqh__board_worker_t *tqh__board_worker(tqh__exec_ctx_t *ctx) {
+tqh_board_worker_t *tqh__board_worker(tqh_executor_t *ctx) {
   if (ctx->board_worker) return ctx->board_worker;
-  tqh__board_worker_t *bw = tq_calloc(1, sizeof(*bw));
+  tqh_board_worker_t *bw = tq_calloc(1, sizeof(*bw));
   if (!bw) return NULL;
   bw->ctx = ctx;
   bw->options = *ctx->board_options;
   bw->options.log = sink;
   bw->options.log_ctx = bw;
-  bw->log_fd = -1;
   bw->file_fd = -1;
   ctx->board_worker = bw;
   return bw;
 }
 
-static double setup_limit(const tqh__board_worker_t *bw) {
+static double setup_limit(const tqh_board_worker_t *bw) {
   const tqh_board_spec_t *b = bw->ctx->board;
   double connect = (b->ssh.connect_timeout_ms ? b->ssh.connect_timeout_ms : 10000) / 1e3;
   /* Connect, wait for the lease, copy the runtime (a few MB at the I/O timeout's pace). */
@@ -141,7 +137,7 @@ static double setup_limit(const tqh__board_worker_t *bw) {
 }
 
 /* Connected, leased, with a runtime: what every test needs first. */
-static tq_status_t ensure_ready(tqh__board_worker_t *bw) {
+static tq_status_t ensure_ready(tqh_board_worker_t *bw) {
   if (!bw->conn) {
     send_phase(bw, "connect", setup_limit(bw));
     TQ_TRY(tqh_board_connect(bw->ctx->board, &bw->options, &bw->conn));
@@ -172,7 +168,7 @@ static tq_status_t ensure_ready(tqh__board_worker_t *bw) {
 
 /* After an infrastructure fault of `type`: reconnect when the connection is gone, or tell the
  * parent that this board can take no more tests. */
-static void recover(tqh__board_worker_t *bw, const char *type, tqh__result_t *r) {
+static void recover(tqh_board_worker_t *bw, const char *type, tqh_test_result_t *r) {
   if (!tqh_board_fault_is_transient(type) || !bw->conn) {
     r->board_down = 1;
     return;
@@ -193,10 +189,10 @@ static void recover(tqh__board_worker_t *bw, const char *type, tqh__result_t *r)
 }
 
 /* Records an infrastructure fault (ERROR of its fault type) and recovers. Returns 0. */
-static int fault(tqh__board_worker_t *bw, tqh__result_t *r, tq_status_t st) {
+static int fault(tqh_board_worker_t *bw, tqh_test_result_t *r, tq_status_t st) {
   const char *type = tqh_board_fault_type(st);
   r->infrastructure = 1;
-  tqh__result_fail_status(r, TQH_OUTCOME_ERROR, type, st);
+  tqh_test_result_fail_status(r, TQH_OUTCOME_ERROR, type, st);
   recover(bw, type, r);
   return 0;
 }
@@ -228,26 +224,29 @@ static double device_wall_us(const char *err) {
   return (double)v;
 }
 
-/* The runtime's own output goes into the test's stdout.txt and stderr.txt (this worker's). */
-static void keep_output(const tqh_exec_result_t *res, uint32_t run, uint32_t runs) {
+/* The runtime's own output goes into the test's stdout.txt and stderr.txt. */
+static void keep_output(tqh_board_worker_t *bw, const tqh_exec_result_t *res, uint32_t run,
+                        uint32_t runs) {
+  static const char out_cut[] = "\n[... stdout truncated ...]\n";
+  static const char err_cut[] = "\n[... stderr truncated ...]\n";
   if (runs > 1) {
-    fprintf(stdout, "== torq-run-module, run %u of %u ==\n", run + 1, runs);
-    fprintf(stderr, "== torq-run-module, run %u of %u ==\n", run + 1, runs);
+    char head[64];
+    int n = snprintf(head, sizeof(head), "== torq-run-module, run %u of %u ==\n", run + 1, runs);
+    tqh__exec_output(bw->io, 1, head, (size_t)n);
+    tqh__exec_output(bw->io, 2, head, (size_t)n);
   }
-  if (res->out.len) fwrite(res->out.data, 1, res->out.len, stdout);
-  if (res->out_truncated) fputs("\n[... stdout truncated ...]\n", stdout);
-  if (res->err.len) fwrite(res->err.data, 1, res->err.len, stderr);
-  if (res->err_truncated) fputs("\n[... stderr truncated ...]\n", stderr);
-  fflush(stdout);
-  fflush(stderr);
+  tqh__exec_output(bw->io, 1, res->out.data, res->out.len);
+  if (res->out_truncated) tqh__exec_output(bw->io, 1, out_cut, sizeof(out_cut) - 1);
+  tqh__exec_output(bw->io, 2, res->err.data, res->err.len);
+  if (res->err_truncated) tqh__exec_output(bw->io, 2, err_cut, sizeof(err_cut) - 1);
 }
 
 /* Judges a finished remote invocation: 1 when it succeeded; else `r` is failed. */
-static int judge(tqh__board_worker_t *bw, const tqh_exec_result_t *res, tqh__result_t *r,
+static int judge(tqh_board_worker_t *bw, const tqh_exec_result_t *res, tqh_test_result_t *r,
                  const char *when) {
   const char *name = bw->ctx->board->name;
   char line[512];
-  tqh__last_line(res->err.data, line, sizeof(line));
+  tqh_board_last_line(res->err.data, line, sizeof(line));
   if (tqh_board_text_says_disk_full(res->err.data))
     return fault(
         bw, r,
@@ -261,13 +260,13 @@ static int judge(tqh__board_worker_t *bw, const tqh_exec_result_t *res, tqh__res
   int sig = res->signal ? res->signal : (res->exit_status > 128 ? res->exit_status - 128 : 0);
   if (sig) {
     char buf[32];
-    tqh__result_fail(r, TQH_OUTCOME_FAILED, "runtime_error",
-                     "torq-run-module was killed by %s on board %s%s%s%s",
-                     tqh_signal_name(sig, buf), name, when, line[0] ? ": " : "", line);
+    tqh_test_result_fail(r, TQH_OUTCOME_FAILED, "runtime_error",
+                         "torq-run-module was killed by %s on board %s%s%s%s",
+                         tqh_signal_name(sig, buf), name, when, line[0] ? ": " : "", line);
   } else {
-    tqh__result_fail(r, TQH_OUTCOME_FAILED, "runtime_error",
-                     "torq-run-module failed on board %s with exit status %d%s%s%s", name,
-                     res->exit_status, when, line[0] ? ": " : "", line);
+    tqh_test_result_fail(r, TQH_OUTCOME_FAILED, "runtime_error",
+                         "torq-run-module failed on board %s with exit status %d%s%s%s", name,
+                         res->exit_status, when, line[0] ? ": " : "", line);
   }
   return 0;
 }
@@ -276,9 +275,9 @@ static int judge(tqh__board_worker_t *bw, const tqh_exec_result_t *res, tqh__res
  */
 
 typedef struct job_s {
-  tqh__board_worker_t *bw;
+  tqh_board_worker_t *bw;
   const tqh__board_test_t *bt;
-  tqh__result_t *r;
+  tqh_test_result_t *r;
   char *model_remote;
   char **input_remote;
   char *work;
@@ -307,7 +306,7 @@ static tq_status_t keep_for_upload(tqh_board_conn_t *conn, const char *path) {
 static int stage(job_t *j) {
   const tqh__board_test_t *bt = j->bt;
   tqh_board_conn_t *conn = j->bw->conn;
-  tqh__result_t *r = j->r;
+  tqh_test_result_t *r = j->r;
   j->input_remote = tq_calloc(bt->num_inputs + 1, sizeof(char *));
   tq_status_t st = j->input_remote ? NULL : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; !st && i < bt->num_inputs; i++) {
@@ -315,13 +314,13 @@ static int stage(job_t *j) {
     snprintf(name, sizeof(name), "input_%zu.npy", i);
     char *local = tq_strdup_printf("%s/%s", bt->dir, name);
     st = local ? tqr_npy_write(local, bt->inputs[i]) : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-    if (!st) st = tqh__result_add_file(r, name);
+    if (!st) st = tqh_test_result_add_file(r, name);
     tq_free(local);
   }
   if (st) {
     /* Ours, on this side: not the board's fault. */
     r->infrastructure = 1;
-    tqh__result_fail_status(r, TQH_OUTCOME_ERROR, "infrastructure", st);
+    tqh_test_result_fail_status(r, TQH_OUTCOME_ERROR, "infrastructure", st);
     return 0;
   }
   st = keep_for_upload(conn, bt->model_path);
@@ -367,16 +366,16 @@ static tq_status_t build_argv(job_t *j) {
 
 /* Warm-up and timed invocations. Returns 1 when all succeeded. */
 static int invoke_all(job_t *j) {
-  tqh__board_worker_t *bw = j->bw;
+  tqh_board_worker_t *bw = j->bw;
   const tqh__board_test_t *bt = j->bt;
-  tqh__result_t *r = j->r;
+  tqh_test_result_t *r = j->r;
   uint32_t runs = bt->warmup + bt->repeat;
   double *device = tq_calloc(bt->repeat + 1, sizeof(double));
   r->samples = tq_calloc(bt->repeat + 1, sizeof(double));
   if (!device || !r->samples) {
     tq_free(device);
     r->infrastructure = 1;
-    tqh__result_fail(r, TQH_OUTCOME_ERROR, "infrastructure", "out of memory");
+    tqh_test_result_fail(r, TQH_OUTCOME_ERROR, "infrastructure", "out of memory");
     return 0;
   }
   size_t num_device = 0;
@@ -411,7 +410,7 @@ static int invoke_all(job_t *j) {
       tq_free(bw->prev_work);
       bw->prev_work = NULL;
     }
-    keep_output(&res, i, runs);
+    keep_output(bw, &res, i, runs);
     if (st) {
       if (tq_status_code(st) == TQ_DEADLINE_EXCEEDED) {
         /* The transport names the command ("sh"); say which, and where. */
@@ -450,9 +449,9 @@ static int invoke_all(job_t *j) {
 
 /* profile.csv and the outputs, into the test's folder; the outputs also as tensors. */
 static int fetch(job_t *j, tqr_tensor_t **outputs) {
-  tqh__board_worker_t *bw = j->bw;
+  tqh_board_worker_t *bw = j->bw;
   const tqh__board_test_t *bt = j->bt;
-  tqh__result_t *r = j->r;
+  tqh_test_result_t *r = j->r;
   tqh_ssh_session_t *ssh = tqh_board_session(bw->conn);
   send_phase(bw, "fetch", 300);
   size_t n = bt->num_outputs + (bt->profile ? 1 : 0);
@@ -470,18 +469,18 @@ static int fetch(job_t *j, tqr_tensor_t **outputs) {
     if (st && tq_status_code(st) == TQ_NOT_FOUND) {
       tq_status_free(st);
       tq_free(local);
-      tqh__result_fail(r, TQH_OUTCOME_FAILED, "runtime_error",
-                       "torq-run-module succeeded on board %s but wrote no %s",
-                       bw->ctx->board->name, name);
+      tqh_test_result_fail(r, TQH_OUTCOME_FAILED, "runtime_error",
+                           "torq-run-module succeeded on board %s but wrote no %s",
+                           bw->ctx->board->name, name);
       return 0;
     }
-    if (!st) st = tqh__result_add_file(r, name);
+    if (!st) st = tqh_test_result_add_file(r, name);
     if (!st && k < bt->num_outputs) {
       st = tqr_npy_read(local, MAX_OUTPUT_BYTES, &outputs[k]);
       if (st) {
         tq_free(local);
-        tqh__result_fail_status(r, TQH_OUTCOME_FAILED, "runtime_error",
-                                tq_status_annotate(st, "an output the runtime wrote"));
+        tqh_test_result_fail_status(r, TQH_OUTCOME_FAILED, "runtime_error",
+                                    tq_status_annotate(st, "an output the runtime wrote"));
         return 0;
       }
     }
@@ -491,9 +490,10 @@ static int fetch(job_t *j, tqr_tensor_t **outputs) {
   return 1;
 }
 
-int tqh__board_run_test(tqh__board_worker_t *bw, const tqh__board_test_t *bt, int log_fd,
-                        tqh__result_t *r, tqr_tensor_t **out_outputs) {
-  bw->log_fd = log_fd;
+int tqh__board_run_test(tqh_board_worker_t *bw, const tqh__board_test_t *bt,
+                        const tqh_execute_io_t *io, tqh_test_result_t *r,
+                        tqr_tensor_t **out_outputs) {
+  bw->io = io;
   tq_free(r->board);
   r->board = tq_strdup_printf("%s", bw->ctx->board->name);
   tq_status_t st = ensure_ready(bw);
@@ -513,7 +513,7 @@ int tqh__board_run_test(tqh__board_worker_t *bw, const tqh__board_test_t *bt, in
     st = j.work ? build_argv(&j) : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
     if (st) {
       r->infrastructure = 1;
-      tqh__result_fail_status(r, TQH_OUTCOME_ERROR, "infrastructure", st);
+      tqh_test_result_fail_status(r, TQH_OUTCOME_ERROR, "infrastructure", st);
     } else if (invoke_all(&j)) {
       ok = fetch(&j, out_outputs);
     }
@@ -536,9 +536,9 @@ int tqh__board_run_test(tqh__board_worker_t *bw, const tqh__board_test_t *bt, in
 /* ---- Idle and exit ------------------------------------------------------------------------------
  */
 
-void tqh__board_worker_idle(tqh__board_worker_t *bw, int fd) {
+void tqh__board_worker_idle(tqh_board_worker_t *bw, const tqh_execute_io_t *io) {
   if (!bw || !bw->conn || !tqh_board_is_connected(bw->conn)) return;
-  bw->log_fd = fd;
+  bw->io = io;
   tq_status_t st = tqh_board_lease_touch(bw->conn);
   if (!st) st = tqh_ssh_keepalive(tqh_board_session(bw->conn));
   if (st) {
@@ -550,9 +550,9 @@ void tqh__board_worker_idle(tqh__board_worker_t *bw, int fd) {
   }
 }
 
-void tqh__board_worker_exit(tqh__board_worker_t *bw, int fd) {
+void tqh__board_worker_exit(tqh_board_worker_t *bw, const tqh_execute_io_t *io) {
   if (!bw) return;
-  bw->log_fd = fd;
+  bw->io = io;
   if (bw->conn && tqh_board_is_connected(bw->conn)) {
     if (bw->prev_work) {
       /* This test's folder, and the run's and work folders if they are empty now. */

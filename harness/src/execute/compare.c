@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runner_internal.h"
+#include "execute_internal.h"
 #include "torq/runtime/tensor.h"
 #include "torq/sim/tensor.h"
 

@@ -55,7 +55,7 @@ int tqh_runner_exit_code(const tqh_runner_summary_t *summary) {
 
 typedef struct pending_s {
   size_t test;
-  tqh__result_t result;
+  tqh_test_result_t result;
 } pending_t;
 
 /* Tests waiting for a slot, in order; room in front for the retried ones. */
@@ -73,7 +73,7 @@ typedef struct run_s {
   tqh_results_t *results;
   tqh_runner_summary_t *summary;
   tqh__progress_t progress;
-  tqh__exec_ctx_t exec;
+  tqh__worker_ctx_t exec;
   tqh_compile_cache_t cache;
   tqh__worker_t *workers;
   size_t num_workers, running;
@@ -84,7 +84,7 @@ typedef struct run_s {
 
   const tqh_runner_boards_t *boards; /* NULL: the simulator only */
   size_t num_boards, num_sim;        /* slots: num_sim simulator workers, then the boards */
-  tqh__exec_ctx_t *ctxs;             /* per slot */
+  tqh__worker_ctx_t *ctxs;           /* per slot */
   tqh_board_options_t board_options;
   char *lease_owner;
   tqh__worker_hooks_t board_hooks;
@@ -173,7 +173,7 @@ static char *stderr_tail(const char *dir) {
 /* Applies the expected-failure rules to a worker's outcome. A crash counts as a failure here
  * (a model known to crash the runtime can be marked); a timeout or an infrastructure error
  * stays an error. */
-static void apply_xfail(const run_t *run, const tqh_test_t *t, tqh__result_t *r) {
+static void apply_xfail(const run_t *run, const tqh_test_t *t, tqh_test_result_t *r) {
   if (!t->xfail.expected) return;
   int strict = t->xfail.strict || run->options->strict;
   if (r->outcome == TQH_OUTCOME_PASSED) {
@@ -208,7 +208,7 @@ static void apply_xfail(const run_t *run, const tqh_test_t *t, tqh__result_t *r)
 }
 
 /* Records a finished (or never run) test: the results, the progress, the summary. */
-static tq_status_t record(run_t *run, size_t i, tqh__result_t *r) {
+static tq_status_t record(run_t *run, size_t i, tqh_test_result_t *r) {
   const tqh_test_t *t = run->tests[i];
   char model[256];
   model_title(t, model, sizeof(model));
@@ -311,14 +311,14 @@ static tq_status_t record(run_t *run, size_t i, tqh__result_t *r) {
 
 static tq_status_t record_simple(run_t *run, size_t i, tqh_outcome_t outcome, const char *type,
                                  const char *message) {
-  tqh__result_t r;
-  tqh__result_init(&r);
+  tqh_test_result_t r;
+  tqh_test_result_init(&r);
   r.outcome = outcome;
   r.infrastructure = type && !strncmp(type, "infra_", 6);
   r.failure_type = type ? tq_strndup(type, strlen(type)) : NULL;
   r.message = message ? tq_strndup(message, strlen(message)) : NULL;
   tq_status_t st = record(run, i, &r);
-  tqh__result_deinit(&r);
+  tqh_test_result_deinit(&r);
   return st;
 }
 
@@ -341,7 +341,7 @@ static int can_retry(const run_t *run, size_t i) {
 static void finish_test(run_t *run, tqh__worker_t *w, int status) {
   size_t i = w->test;
   const tqh_test_t *t = run->tests[i];
-  tqh__result_t *r = &w->result;
+  tqh_test_result_t *r = &w->result;
   int board = worker_board(run, w);
   char sig[32];
   int interrupted = status >= 0 && WIFSIGNALED(status) &&
@@ -350,40 +350,40 @@ static void finish_test(run_t *run, tqh__worker_t *w, int status) {
   if (w->have_result) {
     /* Done, whatever happened after (a kill at the deadline that came too late). */
   } else if (w->cancelled || (interrupted && cancelled(run))) {
-    tqh__result_deinit(r);
-    tqh__result_init(r);
+    tqh_test_result_deinit(r);
+    tqh_test_result_init(r);
     r->outcome = TQH_OUTCOME_NOT_RUN;
     r->message = tq_strndup("interrupted while running", 25);
   } else if (w->timed_out) {
-    tqh__result_deinit(r);
-    tqh__result_init(r);
+    tqh_test_result_deinit(r);
+    tqh_test_result_init(r);
     if (board >= 0) {
       /* The transport bounds every remote step itself: a worker past the deadline is stuck on
        * the board's side (a connection that hangs). */
-      tqh__result_fail(r, TQH_OUTCOME_ERROR, "infra_timeout",
-                       "timeout: the %s phase on board %s took longer than %gs", w->phase,
-                       run->boards->boards[board].name, w->phase_s);
+      tqh_test_result_fail(r, TQH_OUTCOME_ERROR, "infra_timeout",
+                           "timeout: the %s phase on board %s took longer than %gs", w->phase,
+                           run->boards->boards[board].name, w->phase_s);
       r->infrastructure = 1;
       r->board = tq_strndup(run->boards->boards[board].name,
                             strlen(run->boards->boards[board].name));
     } else {
-      tqh__result_fail(r, TQH_OUTCOME_ERROR, "timeout",
-                       "timeout: the %s phase took longer than %gs", w->phase, w->phase_s);
+      tqh_test_result_fail(r, TQH_OUTCOME_ERROR, "timeout",
+                           "timeout: the %s phase took longer than %gs", w->phase, w->phase_s);
     }
   } else {
-    tqh__result_deinit(r);
-    tqh__result_init(r);
+    tqh_test_result_deinit(r);
+    tqh_test_result_init(r);
     if (status >= 0 && WIFSIGNALED(status)) {
-      tqh__result_fail(r, TQH_OUTCOME_ERROR, "crash", "crashed with %s in the %s phase",
-                       tqh_signal_name(WTERMSIG(status), sig), w->phase);
+      tqh_test_result_fail(r, TQH_OUTCOME_ERROR, "crash", "crashed with %s in the %s phase",
+                           tqh_signal_name(WTERMSIG(status), sig), w->phase);
     } else {
-      tqh__result_fail(r, TQH_OUTCOME_ERROR, "crash",
-                       "the worker exited with status %d without a result",
-                       status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+      tqh_test_result_fail(r, TQH_OUTCOME_ERROR, "crash",
+                           "the worker exited with status %d without a result",
+                           status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
     r->text = stderr_tail(run->exec.test_dirs[i]);
-    tq_status_free(tqh__result_add_file(r, "stdout.txt"));
-    tq_status_free(tqh__result_add_file(r, "stderr.txt"));
+    tq_status_free(tqh_test_result_add_file(r, "stdout.txt"));
+    tq_status_free(tqh_test_result_add_file(r, "stderr.txt"));
   }
   w->tests_run++;
   if (board >= 0) {
@@ -423,15 +423,15 @@ static void finish_test(run_t *run, tqh__worker_t *w, int status) {
       tqh__progress_print(&run->progress, line);
     }
     queue_push_front(run, run->test_class[i], i);
-    tqh__result_deinit(r);
-    tqh__result_init(r);
+    tqh_test_result_deinit(r);
+    tqh_test_result_init(r);
     return;
   }
   apply_xfail(run, t, r);
   run->pending[run->num_pending].test = i;
   run->pending[run->num_pending].result = *r;
   run->num_pending++;
-  tqh__result_init(r);
+  tqh_test_result_init(r);
 }
 
 /* The tests that only dead boards could run end as errors. */
@@ -465,7 +465,7 @@ static tq_status_t record_pending(run_t *run) {
   for (size_t k = 0; k < run->num_pending; k++) {
     pending_t *p = &run->pending[k];
     if (!st) st = record(run, p->test, &p->result);
-    tqh__result_deinit(&p->result);
+    tqh_test_result_deinit(&p->result);
   }
   run->num_pending = 0;
   return st;
@@ -521,7 +521,7 @@ static tq_status_t spawn(run_t *run, tqh__worker_t *w) {
   size_t slot = (size_t)(w - run->workers);
   int board = slot_board(run, slot);
   uint64_t t0 = tqh_now_ns();
-  tq_status_t st = tqh__worker_spawn_hooks(w, fds, nfds, tqh__exec_main, &run->ctxs[slot],
+  tq_status_t st = tqh__worker_spawn_hooks(w, fds, nfds, tqh__worker_test_main, &run->ctxs[slot],
                                            board >= 0 ? &run->board_hooks : NULL);
   run->summary->spawn_s += (double)(tqh_now_ns() - t0) / 1e9;
   tq_free(fds);
@@ -543,7 +543,7 @@ static tq_status_t start_test(run_t *run, size_t i, size_t k) {
     tq_status_free(st);
     tqh__worker_kill(w);
     tqh__worker_reap(w);
-    tqh__result_deinit(&w->result);
+    tqh_test_result_deinit(&w->result);
     TQ_TRY(spawn(run, w));
     TQ_TRY(tqh__worker_assign(w, i, t->settings.compile_timeout_s));
   }
@@ -618,7 +618,7 @@ static void stop_workers(run_t *run) {
       }
     }
     tqh__worker_reap(w);
-    tqh__result_deinit(&w->result);
+    tqh_test_result_deinit(&w->result);
   }
 }
 
@@ -694,7 +694,7 @@ static tq_status_t loop(run_t *run, const sigset_t *wait_mask) {
       if (w->pid <= 0 || w->fd >= 0) continue;
       int status = tqh__worker_reap(w);
       if (w->busy) finish_test(run, w, status);
-      tqh__result_deinit(&w->result);
+      tqh_test_result_deinit(&w->result);
     }
     now = tqh_now_ns();
     for (size_t k = 0; k < run->num_workers; k++) {
@@ -706,7 +706,7 @@ static tq_status_t loop(run_t *run, const sigset_t *wait_mask) {
     }
     tqh__progress_tick(&run->progress, run->running);
   }
-  for (size_t k = 0; k < run->num_pending; k++) tqh__result_deinit(&run->pending[k].result);
+  for (size_t k = 0; k < run->num_pending; k++) tqh_test_result_deinit(&run->pending[k].result);
   run->num_pending = 0;
   stop_workers(run);
   run->running = 0;
@@ -829,17 +829,18 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   for (size_t i = 0; !st && i < num_tests && !fetching; i++)
     fetching = tests[i]->model.kind == TQH_MODEL_URL && !tests[i]->skip;
   if (fetching && (st = tqh_fetch_global_init())) fetching = 0;
-  run.exec.options = options;
   run.exec.tests = tests;
-  run.exec.cache = &run.cache;
-  run.exec.run_dir = tqh_results_run_dir(results);
-  run.exec.run_id = tqh_results_run_id(results);
+  run.exec.exec.cache = &run.cache;
+  run.exec.exec.run_dir = tqh_results_run_dir(results);
+  run.exec.exec.run_id = tqh_results_run_id(results);
+  run.exec.exec.profiling = options->profiling;
+  run.exec.exec.profile_copy_dir = options->profile_copy_dir;
   run.exec.test_dirs = tq_calloc(num_tests + 1, sizeof(char *));
   run.started_at = tq_calloc(num_tests + 1, sizeof(double));
   run.started_ns = tq_calloc(num_tests + 1, sizeof(uint64_t));
   run.workers = tq_calloc(run.num_workers + 1, sizeof(tqh__worker_t));
   run.pending = tq_calloc(run.num_workers + 1, sizeof(pending_t));
-  run.ctxs = tq_calloc(run.num_workers + 1, sizeof(tqh__exec_ctx_t));
+  run.ctxs = tq_calloc(run.num_workers + 1, sizeof(tqh__worker_ctx_t));
   if (!st && (!run.exec.test_dirs || !run.started_at || !run.started_ns || !run.workers ||
               !run.pending || !run.ctxs))
     st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
@@ -861,13 +862,13 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
     /* The lease names this runner (its pid) and this run, so that a worker restarted after a
      * crash takes the lease back at once, and another runner waits. */
     run.board_options = boards->options;
-    run.lease_owner = tqh_board_lease_owner(run.exec.run_id);
+    run.lease_owner = tqh_board_lease_owner(run.exec.exec.run_id);
     if (!run.lease_owner) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
     run.board_options.lease_owner = run.lease_owner;
     run.board_options.log = NULL;
     run.board_options.log_ctx = NULL;
-    run.board_hooks.idle = tqh__exec_idle;
-    run.board_hooks.exit = tqh__exec_exit;
+    run.board_hooks.idle = tqh__worker_board_idle;
+    run.board_hooks.exit = tqh__worker_board_exit;
     double renew = run.board_options.lease_renew_s > 0 ? run.board_options.lease_renew_s : 10;
     run.board_hooks.idle_s = renew / 2 < 5 ? renew / 2 : 5;
   }
@@ -875,8 +876,8 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
     run.ctxs[k] = run.exec;
     int b = slot_board(&run, k);
     if (b >= 0) {
-      run.ctxs[k].board = &boards->boards[b];
-      run.ctxs[k].board_options = &run.board_options;
+      run.ctxs[k].exec.board = &boards->boards[b];
+      run.ctxs[k].exec.board_options = &run.board_options;
     }
   }
 

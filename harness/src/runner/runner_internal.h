@@ -1,6 +1,6 @@
-/* Private parts of the test runner (runner.h): the compile cache (cache.c), forked workers and
- * the messages they send (worker.c), the progress display (progress.c) and the work of one test
- * inside a worker (execute.c). Tests include this header to test them directly. */
+/* Private to the runner component (runner.h): forked workers and the messages they send
+ * (worker.c), what a worker runs per test (worker_main.c), the progress display (progress.c).
+ * Tests include this header to test them directly. */
 #ifndef TORQ_HARNESS_SRC_RUNNER_INTERNAL_H
 #define TORQ_HARNESS_SRC_RUNNER_INTERNAL_H
 
@@ -14,57 +14,19 @@
 #include "torq/base/str.h"
 #include "torq/harness/board.h"
 #include "torq/harness/cache.h"
-#include "torq/harness/process.h"
+#include "torq/harness/execute.h"
 #include "torq/harness/results.h"
 #include "torq/harness/runner.h"
 
 /* ---- What a worker reports (worker.c) ------------------------------------------------------ */
 
-/* A finished test as the worker saw it; owns its strings and arrays. */
-typedef struct tqh__result_s {
-  tqh_outcome_t outcome; /* PASSED, FAILED or ERROR from the worker */
-  char *message;
-  char *failure_type;
-  char *text;
-  int infrastructure; /* an ERROR not caused by the model */
-  tqh_cache_t cache;
-  double compile_s, run_s;
-  int has_estimated_cycles; /* the module loaded: estimated_cycles is its compile-time estimate */
-  uint64_t estimated_cycles;
-  int has_wall_time;
-  double *samples; /* seconds, one per timed repetition */
-  size_t num_samples;
-  char **metric_names;
-  double *metric_us;
-  size_t num_metrics;
-  char **files; /* relative to the test's folder */
-  size_t num_files;
-  /* On a board: */
-  char *board;         /* the board's name, or NULL (the simulator) */
-  int has_device_wall; /* the runtime reported device_wall_time_us */
-  double device_wall_s; /* its median over the timed runs */
-  int board_down;      /* the board cannot be reached again: give it no more tests */
-} tqh__result_t;
-
-void tqh__result_init(tqh__result_t *r);
-void tqh__result_deinit(tqh__result_t *r);
-/* Sets outcome, type and message (printf) unless a failure is already recorded (the first
- * failure wins). Never fails: without memory the message is dropped. */
-void tqh__result_fail(tqh__result_t *r, tqh_outcome_t outcome, const char *type, const char *fmt,
-                      ...) TQ_PRINTF(4, 5);
-/* As tqh__result_fail with the status's formatted text as the message (the status is freed). */
-void tqh__result_fail_status(tqh__result_t *r, tqh_outcome_t outcome, const char *type,
-                             tq_status_t status);
-tq_status_t tqh__result_add_file(tqh__result_t *r, const char *name) TQ_MUST_USE;
-tq_status_t tqh__result_add_metric(tqh__result_t *r, const char *name, double us) TQ_MUST_USE;
-
-tq_status_t tqh__result_encode(const tqh__result_t *r, tq_buf_t *out) TQ_MUST_USE;
+tq_status_t tqh__result_encode(const tqh_test_result_t *r, tq_buf_t *out) TQ_MUST_USE;
 /* Decodes into `r` (initialized by the call); TQ_INVALID_INPUT for a malformed message. */
-tq_status_t tqh__result_decode(const void *data, size_t len, tqh__result_t *r) TQ_MUST_USE;
+tq_status_t tqh__result_decode(const void *data, size_t len, tqh_test_result_t *r) TQ_MUST_USE;
 
 /* Framed messages from a worker to the parent: u32 type, u32 length, payload. */
 /* LOG: a line for -v. PHASE: a double, the seconds the phase that starts now may take (the
- * parent moves the worker's deadline). RESULT: an encoded tqh__result_t, last. NOTE: a line
+ * parent moves the worker's deadline). RESULT: an encoded tqh_test_result_t, last. NOTE: a line
  * the user always sees (board events: runtime sync, leases, reconnections), also from an idle
  * worker. */
 enum { TQH__MSG_LOG = 1, TQH__MSG_PHASE = 2, TQH__MSG_RESULT = 3, TQH__MSG_NOTE = 4 };
@@ -94,7 +56,7 @@ typedef struct tqh__worker_s {
   tq_buf_t in;          /* received bytes not yet taken as messages */
   size_t in_pos;
   int have_result;
-  tqh__result_t result;
+  tqh_test_result_t result;
 } tqh__worker_t;
 
 /* Tests a worker runs before it is replaced by a fresh one. */
@@ -174,83 +136,24 @@ void tqh__progress_print(tqh__progress_t *p, const char *text);
 /* The colored word for an outcome ("PASSED"), with escapes when `color`. */
 const char *tqh__outcome_word(tqh_outcome_t outcome, int color, const char **out_reset);
 
-/* ---- Outputs against the reference (compare.c) ------------------------------------------------ */
+/* ---- What a worker runs (worker_main.c) --------------------------------------------------- */
 
-struct tqr_tensor_s;
-struct tqs_tensor_s;
-
-/* A view (tqs_tensor_init, borrowing the data) of a runtime tensor for the reference
- * interpreter: the same storage. TQ_UNIMPLEMENTED for an element type it does not have. */
-tq_status_t tqh__as_sim_tensor(const struct tqr_tensor_s *t, struct tqs_tensor_s *out) TQ_MUST_USE;
-
-/* Compares output `o` with its reference: 1 when equal within the tolerance; else 0 with the
- * verdict in `msg` (how many elements differ, the first one's index and values, the largest
- * difference). Integer types compare exactly; floats pass when |got - want| <= atol + rtol *
- * |want|, NaN matches NaN and an infinity only itself. Types and shapes must agree. */
-int tqh__compare_output(size_t o, const struct tqs_tensor_s *got, const struct tqs_tensor_s *want,
-                        double atol, double rtol, char *msg, size_t size);
-
-/* ---- One test in a worker (execute.c) ------------------------------------------------------- */
-
-typedef struct tqh__board_worker_s tqh__board_worker_t;
-
-typedef struct tqh__exec_ctx_s {
-  const tqh_runner_options_t *options;
+/* The context of the workers of one slot: the executor of its tests (execute.h; its board, for a
+ * board's slot) and the plan. */
+typedef struct tqh__worker_ctx_s {
+  tqh_executor_t exec;
   const tqh_test_t *const *tests;
-  char **test_dirs; /* absolute folders, made by the parent */
-  tqh_compile_cache_t *cache;
-  const char *run_dir, *run_id;
-  /* A board worker: its board (NULL: the simulator) and the options of every board. */
-  const tqh_board_spec_t *board;
-  const tqh_board_options_t *board_options;
-  tqh__board_worker_t *board_worker; /* made in the worker process on its first test */
-} tqh__exec_ctx_t;
+  char **test_dirs; /* absolute folders, made by the worker */
+} tqh__worker_ctx_t;
 
-/* The worker's main (tqh__worker_main_fn): runs test `test` and sends its result on `fd`. */
-void tqh__exec_main(void *ctx, size_t test, int fd);
+/* The worker's main (tqh__worker_main_fn): points its stdout and stderr at the test's stdout.txt
+ * and stderr.txt, runs test `test` (tqh_execute_test) with its log lines, phases and notes going
+ * to the parent on `fd`, and sends its result. */
+void tqh__worker_test_main(void *ctx, size_t test, int fd);
 
-/* The worker hooks of a board worker (tqh__worker_hooks_t): keep the lease and the session
+/* The worker hooks of a board's worker (tqh__worker_hooks_t): keep the lease and the session
  * alive while idle; release the lease and disconnect when retired. */
-void tqh__exec_idle(void *ctx, int fd);
-void tqh__exec_exit(void *ctx, int fd);
-
-/* Runs the test, filling `r`; `log_fd` (or -1) receives log lines as TQH__MSG_LOG messages. */
-void tqh__exec_test(tqh__exec_ctx_t *ctx, size_t test, int log_fd, tqh__result_t *r);
-
-/* ---- One test on a board, in a board worker (board_exec.c) ----------------------------------- */
-
-struct tqr_tensor_s;
-
-/* What execute.c hands the board: the compiled model and the inputs it made. Borrowed. */
-typedef struct tqh__board_test_s {
-  const tqh_test_t *test; /* its id names the work folder on the board */
-  const char *dir;        /* the test's local folder */
-  const char *model_path; /* the local model.vmfb */
-  struct tqr_tensor_s *const *inputs;
-  size_t num_inputs;
-  size_t num_outputs;
-  const char *function; /* NULL: the module's entry point */
-  uint32_t warmup, repeat;
-  double run_timeout_s;
-  int profile; /* ask the runtime for profile.csv and download it */
-} tqh__board_test_t;
-
-/* The board worker of `ctx` (made on first use, in the worker process). NULL without memory. */
-tqh__board_worker_t *tqh__board_worker(tqh__exec_ctx_t *ctx);
-
-/* Runs the test on the board: connects (once per worker), takes the lease and checks or syncs the
- * runtime (once per connection), puts the model and inputs in the board's cache, runs warm-up
- * and timed invocations (wall time by CLOCK_MONOTONIC around each remote command; device time
- * from the runtime's stderr), and downloads profile.csv and the outputs (*out_outputs,
- * num_outputs tensors the caller destroys) into the test's folder. Returns 1 when the outputs
- * are there; else 0 with `r` failed: an infrastructure fault as ERROR with its fault type (after
- * which the worker reconnects, or marks r->board_down), a runtime failure as FAILED. `log_fd`
- * receives log lines and phases. */
-int tqh__board_run_test(tqh__board_worker_t *bw, const tqh__board_test_t *bt, int log_fd,
-                        tqh__result_t *r, struct tqr_tensor_s **out_outputs);
-
-/* Idle and exit work of a board worker (see tqh__exec_idle, tqh__exec_exit). */
-void tqh__board_worker_idle(tqh__board_worker_t *bw, int fd);
-void tqh__board_worker_exit(tqh__board_worker_t *bw, int fd);
+void tqh__worker_board_idle(void *ctx, int fd);
+void tqh__worker_board_exit(void *ctx, int fd);
 
 #endif

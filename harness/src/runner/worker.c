@@ -31,95 +31,8 @@
 #include "torq/base/file.h"
 #include "torq/harness/process.h"
 
-/* ---- Results ----------------------------------------------------------------------------------
+/* ---- Results on the wire ----------------------------------------------------------------------
  */
-
-void tqh__result_init(tqh__result_t *r) {
-  memset(r, 0, sizeof(*r));
-  r->outcome = TQH_OUTCOME_PASSED;
-}
-
-static void free_strings(char **v, size_t n) {
-  for (size_t i = 0; v && i < n; i++) tq_free(v[i]);
-  tq_free(v);
-}
-
-void tqh__result_deinit(tqh__result_t *r) {
-  tq_free(r->message);
-  tq_free(r->failure_type);
-  tq_free(r->text);
-  tq_free(r->samples);
-  free_strings(r->metric_names, r->num_metrics);
-  tq_free(r->metric_us);
-  free_strings(r->files, r->num_files);
-  tq_free(r->board);
-  memset(r, 0, sizeof(*r));
-}
-
-static char *dup_cstr(const char *s) {
-  return s ? tq_strndup(s, strlen(s)) : NULL;
-}
-
-void tqh__result_fail(tqh__result_t *r, tqh_outcome_t outcome, const char *type, const char *fmt,
-                      ...) {
-  if (r->outcome != TQH_OUTCOME_PASSED) return;
-  r->outcome = outcome;
-  r->failure_type = dup_cstr(type);
-  tq_buf_t b;
-  tq_buf_init(&b, 0);
-  va_list ap;
-  va_start(ap, fmt);
-  tq_status_t st = tq_buf_vprintf(&b, fmt, ap);
-  va_end(ap);
-  tq_status_free(st);
-  r->message = tq_buf_detach(&b);
-  tq_buf_deinit(&b);
-}
-
-void tqh__result_fail_status(tqh__result_t *r, tqh_outcome_t outcome, const char *type,
-                             tq_status_t status) {
-  if (r->outcome != TQH_OUTCOME_PASSED) {
-    tq_status_free(status);
-    return;
-  }
-  char *text = tq_status_format(status, 0);
-  const char *full = text ? text : tq_status_message(status);
-  /* Without the "error: " that tq_status_format puts first: the JUnit element says that, and a
-   * located diagnostic ("model.mlir:4:5: error: ...") reads as the compiler printed it. */
-  if (!strncmp(full, "error: ", 7)) full += 7;
-  /* The verdict is the first line; the whole text (source line, caret, notes) goes to `text`. */
-  const char *nl = strchr(full, '\n');
-  tqh__result_fail(r, outcome, type, "%.*s", (int)(nl ? (size_t)(nl - full) : strlen(full)), full);
-  if (nl) r->text = dup_cstr(full);
-  free(text);
-  tq_status_free(status);
-}
-
-static tq_status_t grow_strings(char ***v, size_t n, const char *s) {
-  size_t bytes;
-  if (!tq_size_mul(n + 1, sizeof(char *), &bytes)) return TQ_STATUS(TQ_LIMIT, "too many");
-  char **nv = tq_realloc(*v, bytes);
-  if (!nv) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  *v = nv;
-  nv[n] = dup_cstr(s);
-  if (!nv[n]) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  return NULL;
-}
-
-tq_status_t tqh__result_add_file(tqh__result_t *r, const char *name) {
-  TQ_TRY(grow_strings(&r->files, r->num_files, name));
-  r->num_files++;
-  return NULL;
-}
-
-tq_status_t tqh__result_add_metric(tqh__result_t *r, const char *name, double us) {
-  double *nu = tq_realloc(r->metric_us, (r->num_metrics + 1) * sizeof(double));
-  if (!nu) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  r->metric_us = nu;
-  TQ_TRY(grow_strings(&r->metric_names, r->num_metrics, name));
-  nu[r->num_metrics++] = us;
-  return NULL;
-}
 
 /* Encoding: fixed-width host-order fields and length-prefixed strings (both ends are this
  * program). */
@@ -136,7 +49,7 @@ static tq_status_t put_str(tq_buf_t *b, const char *s) {
   return tq_buf_append(b, s, n);
 }
 
-tq_status_t tqh__result_encode(const tqh__result_t *r, tq_buf_t *out) {
+tq_status_t tqh__result_encode(const tqh_test_result_t *r, tq_buf_t *out) {
   TQ_TRY(put_u64(out, (uint64_t)r->outcome));
   TQ_TRY(put_str(out, r->message));
   TQ_TRY(put_str(out, r->failure_type));
@@ -214,8 +127,8 @@ static size_t get_count(reader_t *rd) {
   return (size_t)n;
 }
 
-tq_status_t tqh__result_decode(const void *data, size_t len, tqh__result_t *r) {
-  tqh__result_init(r);
+tq_status_t tqh__result_decode(const void *data, size_t len, tqh_test_result_t *r) {
+  tqh_test_result_init(r);
   reader_t rd = {data, (const char *)data + len, 0};
   uint64_t outcome = get_u64(&rd);
   r->outcome = outcome < TQH_OUTCOME_COUNT ? (tqh_outcome_t)outcome : TQH_OUTCOME_ERROR;
@@ -266,8 +179,8 @@ tq_status_t tqh__result_decode(const void *data, size_t len, tqh__result_t *r) {
     r->board_down = (int)get_u64(&rd);
   }
   if (rd.bad || rd.p != rd.end) {
-    tqh__result_deinit(r);
-    tqh__result_init(r);
+    tqh_test_result_deinit(r);
+    tqh_test_result_init(r);
     return TQ_STATUS(TQ_INVALID_INPUT, "malformed result message from a worker");
   }
   return NULL;
@@ -402,7 +315,7 @@ tq_status_t tqh__worker_spawn_hooks(tqh__worker_t *w, const int *close_fds, size
   w->fd = res[0];
   w->cmd_fd = cmd[1];
   tq_buf_init(&w->in, 0);
-  tqh__result_init(&w->result);
+  tqh_test_result_init(&w->result);
   return NULL;
 }
 
@@ -417,8 +330,8 @@ tq_status_t tqh__worker_assign(tqh__worker_t *w, size_t test, double timeout_s) 
   w->have_result = 0;
   snprintf(w->phase, sizeof(w->phase), "start");
   w->phase_s = timeout_s;
-  tqh__result_deinit(&w->result);
-  tqh__result_init(&w->result);
+  tqh_test_result_deinit(&w->result);
+  tqh_test_result_init(&w->result);
   /* Eight bytes into an empty pipe: never blocks, never split. */
   ssize_t n;
   do {

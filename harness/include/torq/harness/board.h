@@ -176,6 +176,10 @@ tq_status_t tqh_board_put_cached(tqh_board_conn_t *conn, const char *local_path,
  * (ENOSPC: "No space left on device", "Disk quota exceeded"). */
 int tqh_board_text_says_disk_full(const char *text);
 
+/* The last non-empty line of `text` (a command's stderr; NULL: none) into `out`, truncated to
+ * `size` bytes: what a failure message quotes of a remote command. */
+void tqh_board_last_line(const char *text, char *out, size_t size);
+
 /* The JUnit error type of an infrastructure fault:
  *   infra_disk_full   no space left on the board
  *   infra_timeout     a remote command ran past its timeout (TQ_DEADLINE_EXCEEDED)

@@ -1,0 +1,198 @@
+/* The compile phase (execute.h): the model's bytes (fetched when it is a URL), its cache key
+ * (the bytes, the compile options, the compiler build), the cache entry (compiled in-process on
+ * a miss), the loaded module, and the compile outputs linked into the test's folder. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "execute_internal.h"
+#include "torq/base/alloc.h"
+#include "torq/base/file.h"
+#include "torq/harness/fetch.h"
+#include "torq/harness/files.h"
+#include "torq/harness/process.h"
+#include "torq/sim/hw.h"
+
+/* The largest model file a test reads (as the compiler's parser allows). */
+#define MAX_MODEL_BYTES ((size_t)256 << 20)
+
+/* Applies the test's compile options; TQ_INVALID_ARGUMENT for one that torq-compile does not
+ * know. Options about outputs are accepted and ignored: the runner always writes the module, the
+ * trace and the debug info. */
+static tq_status_t compile_options(tqh_execution_t *e, tq_buf_t *canonical) {
+  tqc_compile_options_initialize(&e->compile_options);
+  const tqh_settings_t *s = &e->test->settings;
+  for (size_t i = 0; i < s->compile_option_count; i++) {
+    const char *o = s->compile_options[i];
+    if (!strncmp(o, "--torq-hw=", 10)) {
+      TQ_TRY(tqs_hw_parse(o + 10, &e->compile_options.hw));
+      e->compile_options.hw_spec = o + 10;
+    } else if (strcmp(o, "--torq-enable-profiling") != 0 &&
+               strncmp(o, "--torq-dump-profiling=", 22) != 0 &&
+               strncmp(o, "--torq-debug-info=", 18) != 0) {
+      return TQ_STATUS(TQ_INVALID_ARGUMENT,
+                       "unknown compile option '%s' (torq-compile takes --torq-hw=SPEC)", o);
+    }
+  }
+  return tq_buf_printf(canonical, "hw=%s\n",
+                       e->compile_options.hw_spec ? e->compile_options.hw_spec : "sl2610");
+}
+
+tq_status_t tqh__exec_parse_model(tqh_execution_t *e) {
+  if (e->parsed) return NULL;
+  TQ_TRY(tqc_module_parse(e->model_path, e->model_text.data ? e->model_text.data : "",
+                          e->model_text.len, NULL, &e->parsed));
+  tq_status_t st = tqc_module_verify(e->parsed);
+  if (st) {
+    tqc_module_destroy(e->parsed);
+    e->parsed = NULL;
+  }
+  return st;
+}
+
+/* tqh_compile_cache_fill_fn: compiles into a fresh cache entry. */
+static tq_status_t fill_entry(void *vctx, const char *dir, tq_buf_t *info) {
+  tqh_execution_t *e = vctx;
+  uint64_t t0 = tqh_now_ns();
+  TQ_TRY(tq_buf_printf(info, "model %s\nhw %s\n", e->model_path,
+                       e->compile_options.hw_spec ? e->compile_options.hw_spec : "sl2610"));
+  tqc_compiled_t *compiled = NULL;
+  tq_status_t pst = tqh__exec_parse_model(e);
+  if (!pst) pst = tqc_compile(e->parsed, &e->compile_options, &compiled);
+  if (pst) {
+    e->compile_s = tqh__exec_seconds_since(t0);
+    return pst;
+  }
+  tq_buf_t out, path;
+  tq_buf_init(&out, 0);
+  tq_buf_init(&path, 0);
+  tq_status_t st = tqc_compiled_pack(compiled, &out);
+  if (!st) st = tq_buf_printf(&path, "%s/model.vmfb", dir);
+  if (!st) st = tqh_write_plain(path.data, out.data, out.len);
+  if (!st) {
+    tq_buf_clear(&out);
+    tq_buf_clear(&path);
+    st = tqc_compiled_trace_csv(compiled, &out);
+  }
+  if (!st) st = tq_buf_printf(&path, "%s/trace.csv", dir);
+  if (!st) st = tqh_write_plain(path.data, out.data ? out.data : "", out.len);
+  if (!st) {
+    tq_buf_clear(&path);
+    st = tq_buf_printf(&path, "%s/debug", dir);
+  }
+  if (!st) st = tqc_compiled_write_debug_info(compiled, path.data);
+  tq_buf_deinit(&out);
+  tq_buf_deinit(&path);
+  tqc_compiled_destroy(compiled);
+  e->compile_s = tqh__exec_seconds_since(t0);
+  return st;
+}
+
+static const char *const k_compile_outputs[] = {"model.vmfb", "trace.csv", "debug"};
+
+/* The compile-time estimate, read from the loaded module: each NSS program carries the cycles
+ * the compiler estimated for it, so a cache hit gives the same number as compiling
+ * (tqc_compiled_estimated_cycles) without a cache format of its own. */
+static void record_estimate(tqh_execution_t *e) {
+  e->r->has_estimated_cycles = 1;
+  e->r->estimated_cycles = tqc_module_estimated_cycles(tqr_module_proto(e->module));
+}
+
+/* Model bytes → cache entry → links in the test's folder → loaded module. */
+int tqh_execute_compile(tqh_execution_t *e) {
+  tqh_test_result_t *r = e->r;
+  const tqh_test_t *t = e->test;
+  tq_status_t st = NULL;
+  if (t->model.kind == TQH_MODEL_URL) {
+    tqh__exec_phase(e, "fetch", t->settings.compile_timeout_s);
+    uint64_t t0 = tqh_now_ns();
+    st = tqh_fetch_model(e->exec->cache->root, t->model.url, t->model.sha256,
+                         t->settings.compile_timeout_s, &e->fetched_path);
+    if (st) {
+      int infra = tq_status_code(st) != TQ_INVALID_INPUT;
+      r->infrastructure = infra;
+      tqh_test_result_fail_status(r, infra ? TQH_OUTCOME_ERROR : TQH_OUTCOME_FAILED, "fetch", st);
+      return 0;
+    }
+    tqh__exec_log(e, "fetch: %s (%.3fs)", t->model.url, tqh__exec_seconds_since(t0));
+    e->model_path = e->fetched_path;
+  } else {
+    e->model_path = t->model.path;
+  }
+  st = tq_file_read(e->model_path, MAX_MODEL_BYTES, &e->model_text);
+  if (st) {
+    tqh_test_result_fail_status(r, TQH_OUTCOME_FAILED, "compile_error", st);
+    return 0;
+  }
+  tq_buf_t canonical;
+  tq_buf_init(&canonical, 0);
+  st = compile_options(e, &canonical);
+  if (!st)
+    st = tqh_compile_cache_key(e->exec->cache, e->model_text.data ? e->model_text.data : "",
+                               e->model_text.len, canonical.data, e->cache_key);
+  tq_buf_deinit(&canonical);
+  if (st) {
+    tqh_test_result_fail_status(r, TQH_OUTCOME_FAILED, "compile_error", st);
+    return 0;
+  }
+  tqh__exec_phase(e, "compile", t->settings.compile_timeout_s);
+  for (int attempt = 0; attempt < 2; attempt++) {
+    int hit = 0;
+    tq_free(e->entry_dir);
+    e->entry_dir = NULL;
+    e->compile_s = 0;
+    st = tqh_compile_cache_fetch(e->exec->cache, e->cache_key, fill_entry, e, &e->entry_dir, &hit);
+    if (st) {
+      /* The compiler ran (and refused the model): a miss, with its time. */
+      r->cache = TQH_CACHE_MISS;
+      r->compile_s = e->compile_s;
+      /* An error with a location is the compiler's diagnostic; anything else is ours. */
+      tq_status_code_t code = tq_status_code(st);
+      int ours = code == TQ_IO || code == TQ_OUT_OF_MEMORY;
+      r->infrastructure = ours;
+      tqh_test_result_fail_status(r, ours ? TQH_OUTCOME_ERROR : TQH_OUTCOME_FAILED,
+                                  ours ? "infrastructure" : "compile_error", st);
+      return 0;
+    }
+    r->cache = hit ? TQH_CACHE_HIT : TQH_CACHE_MISS;
+    r->compile_s = e->compile_s;
+    tqh__exec_log(e, "compile: %s (%s)", hit ? "cache hit" : "compiled", e->cache_key);
+    tq_buf_t path;
+    tq_buf_init(&path, 0);
+    st = tq_buf_printf(&path, "%s/model.vmfb", e->entry_dir);
+    uint64_t t0 = tqh_now_ns();
+    if (!st) st = tqr_module_load_file(path.data, NULL, &e->module);
+    r->run_s += tqh__exec_seconds_since(t0);
+    tq_buf_deinit(&path);
+    if (!st) break;
+    if (hit && attempt == 0) {
+      /* A damaged entry (a power loss while it was written): rebuild it once. */
+      tqh__exec_log(e, "cache entry %s is damaged (%s); compiling again", e->cache_key,
+                    tq_status_message(st));
+      tq_status_free(st);
+      tq_status_free(tqh_compile_cache_evict(e->exec->cache, e->cache_key));
+      continue;
+    }
+    tqh_test_result_fail_status(r, TQH_OUTCOME_FAILED, "runtime_error", st);
+    return 0;
+  }
+  record_estimate(e);
+  /* The compile outputs, linked into the test's folder. */
+  tq_buf_t from, to;
+  tq_buf_init(&from, 0);
+  tq_buf_init(&to, 0);
+  for (size_t i = 0; !st && i < 3; i++) {
+    tq_buf_clear(&from);
+    st = tq_buf_printf(&from, "%s/%s", e->entry_dir, k_compile_outputs[i]);
+    if (!st) st = tqh__exec_path_in(e, k_compile_outputs[i], &to);
+    if (!st) st = tqh_link_tree(from.data, to.data);
+    if (!st) st = tqh_test_result_add_file(r, k_compile_outputs[i]);
+  }
+  tq_buf_deinit(&from);
+  tq_buf_deinit(&to);
+  if (st) {
+    r->infrastructure = 1;
+    tqh_test_result_fail_status(r, TQH_OUTCOME_ERROR, "infrastructure", st);
+    return 0;
+  }
+  return 1;
+}

@@ -1,0 +1,113 @@
+/* Private to the execute component: the state of one test between its phases (execute.c,
+ * compile.c, run.c, check.c, profile.c), the comparison of outputs (compare.c) and the run on
+ * a board (board_exec.c). Tests include this header to test them directly. */
+#ifndef TORQ_HARNESS_SRC_EXECUTE_INTERNAL_H
+#define TORQ_HARNESS_SRC_EXECUTE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "torq/base/sha256.h"
+#include "torq/base/status.h"
+#include "torq/base/str.h"
+#include "torq/compiler/compile.h"
+#include "torq/compiler/mlir.h"
+#include "torq/harness/execute.h"
+#include "torq/runtime/runtime.h"
+
+/* ---- One test between its phases ------------------------------------------------------------ */
+
+struct tqh_execution_s {
+  tqh_executor_t *exec;
+  const tqh_test_t *test;
+  const char *dir; /* the test's folder */
+  const tqh_execute_io_t *io;
+  tqh_test_result_t *r;
+
+  tq_buf_t model_text;    /* the model's bytes */
+  const char *model_path; /* the file compiled */
+  tqc_module_t *parsed;   /* parsed model (for the reference), or NULL */
+  tqc_compile_options_t compile_options;
+  double compile_s;
+
+  tqr_module_t *module;
+  tqr_tensor_t **inputs;
+  size_t num_inputs;
+  tqr_tensor_t **outputs;
+  size_t num_outputs;
+  char *entry_dir;    /* the cache entry */
+  char *fetched_path; /* a URL model's downloaded file */
+  char cache_key[TQ_SHA256_HEX_SIZE];
+};
+
+/* A log line (io->log), at most 1023 bytes. */
+void tqh__exec_log(tqh_execution_t *e, const char *fmt, ...) TQ_PRINTF(2, 3);
+/* The phase that starts now (io->phase). */
+void tqh__exec_phase(tqh_execution_t *e, const char *name, double limit_s);
+/* Text for the test's stdout.txt (stream 1) or stderr.txt (2) (io->output). */
+void tqh__exec_output(const tqh_execute_io_t *io, int stream, const char *data, size_t len);
+/* Seconds since the CLOCK_MONOTONIC time `t0` (tqh_now_ns). */
+double tqh__exec_seconds_since(uint64_t t0);
+/* `out` = the test's folder + "/" + name. */
+tq_status_t tqh__exec_path_in(const tqh_execution_t *e, const char *name,
+                              tq_buf_t *out) TQ_MUST_USE;
+/* The entry function the settings ask for, or NULL for the model's entry point. */
+const char *tqh__exec_function_wanted(const tqh_test_t *t);
+/* Parses and verifies the model (once; the compile and the reference share it). */
+tq_status_t tqh__exec_parse_model(tqh_execution_t *e) TQ_MUST_USE;
+/* One invocation of the module in `session`: the outputs replace e->outputs. */
+tq_status_t tqh__exec_invoke(tqh_execution_t *e, tqr_session_t *session) TQ_MUST_USE;
+/* Destroys the outputs (the array stays). */
+void tqh__exec_free_outputs(tqh_execution_t *e);
+
+/* ---- Outputs against the reference (compare.c) ---------------------------------------------- */
+
+struct tqs_tensor_s;
+
+/* A view (tqs_tensor_init, borrowing the data) of a runtime tensor for the reference
+ * interpreter: the same storage. TQ_UNIMPLEMENTED for an element type it does not have. */
+tq_status_t tqh__as_sim_tensor(const struct tqr_tensor_s *t, struct tqs_tensor_s *out) TQ_MUST_USE;
+
+/* Compares output `o` with its reference: 1 when equal within the tolerance; else 0 with the
+ * verdict in `msg` (how many elements differ, the first one's index and values, the largest
+ * difference). Integer types compare exactly; floats pass when |got - want| <= atol + rtol *
+ * |want|, NaN matches NaN and an infinity only itself. Types and shapes must agree. */
+int tqh__compare_output(size_t o, const struct tqs_tensor_s *got, const struct tqs_tensor_s *want,
+                        double atol, double rtol, char *msg, size_t size);
+
+/* ---- One test on a board, in a board's worker (board_exec.c) -------------------------------- */
+
+/* What the run phase hands the board: the compiled model and the inputs it made. Borrowed. */
+typedef struct tqh__board_test_s {
+  const tqh_test_t *test; /* its id names the work folder on the board */
+  const char *dir;        /* the test's local folder */
+  const char *model_path; /* the local model.vmfb */
+  struct tqr_tensor_s *const *inputs;
+  size_t num_inputs;
+  size_t num_outputs;
+  const char *function; /* NULL: the module's entry point */
+  uint32_t warmup, repeat;
+  double run_timeout_s;
+  int profile; /* ask the runtime for profile.csv and download it */
+} tqh__board_test_t;
+
+/* The board worker of `exec` (made on first use, in the worker process). NULL without memory. */
+tqh_board_worker_t *tqh__board_worker(tqh_executor_t *exec);
+
+/* Runs the test on the board: connects (once per worker), takes the lease and checks or syncs the
+ * runtime (once per connection), puts the model and inputs in the board's cache, runs warm-up
+ * and timed invocations (wall time by CLOCK_MONOTONIC around each remote command; device time
+ * from the runtime's stderr), and downloads profile.csv and the outputs (*out_outputs,
+ * num_outputs tensors the caller destroys) into the test's folder. Returns 1 when the outputs
+ * are there; else 0 with `r` failed: an infrastructure fault as ERROR with its fault type (after
+ * which the worker reconnects, or marks r->board_down), a runtime failure as FAILED. `io`
+ * receives log lines, notes, phases and what the runtime printed. */
+int tqh__board_run_test(tqh_board_worker_t *bw, const tqh__board_test_t *bt,
+                        const tqh_execute_io_t *io, tqh_test_result_t *r,
+                        struct tqr_tensor_s **out_outputs);
+
+/* Idle and exit work of a board worker (tqh_executor_board_idle, tqh_executor_board_exit). */
+void tqh__board_worker_idle(tqh_board_worker_t *bw, const tqh_execute_io_t *io);
+void tqh__board_worker_exit(tqh_board_worker_t *bw, const tqh_execute_io_t *io);
+
+#endif
