@@ -9,18 +9,31 @@ $(BIN)/torq-test: $(call objs,$(wildcard harness/tools/torq_test*.c)) $(HARNESS_
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(TORQ_TEST_LDLIBS)
 TOOLS += $(BIN)/torq-test
 
+# torq-test-faults: the test-only build of torq-test (the same objects plus a fault hook,
+# harness/e2e/fault_hook.c) that the end-to-end tests run where they need a worker to crash, hang
+# or sleep (TORQ_TEST_FAULT); the shipped torq-test has no fault code. Like torq-test it finds
+# the runtime it copies to boards beside itself, so a link to the build's one goes there.
+E2E_FAULT_HOOK := harness/e2e/fault_hook.c
+$(BUILD)/tests/torq-test-faults: $(call objs,$(wildcard harness/tools/torq_test*.c) \
+                                 $(E2E_FAULT_HOOK)) $(HARNESS_LIBS) | $(BUILD)/tests/torq-run-module
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(TORQ_TEST_LDLIBS)
+$(BUILD)/tests/torq-run-module: | $(BIN)/torq-run-module
+	@mkdir -p $(@D)
+	ln -sfn ../bin/torq-run-module $@
+
 # The end-to-end tests learn what they check from the files the real binary writes; one suite
 # (internals) tests the runner's private parts (cache, worker protocol, progress) directly, so the
 # binary links the harness library and may include harness/src.
-E2E_SRCS := $(wildcard harness/e2e/*.c)
+E2E_SRCS := $(filter-out $(E2E_FAULT_HOOK),$(wildcard harness/e2e/*.c))
 $(BUILD)/tests/torq-test-e2e: $(call objs,$(E2E_SRCS)) $(TEST_SUPPORT_OBJ) $(HARNESS_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(TORQ_TEST_LDLIBS) $(call pkg_libs,check)
-$(call objs,$(E2E_SRCS)): CPPFLAGS += $(HARNESS_CPPFLAGS) -Iharness/src \
+$(call objs,$(E2E_SRCS) $(E2E_FAULT_HOOK)): CPPFLAGS += $(HARNESS_CPPFLAGS) -Iharness/src \
   $(addprefix -Iharness/src/,$(HARNESS_COMPONENTS)) $(TEST_SUPPORT_CPPFLAGS)
-$(call objs,$(E2E_SRCS)): | $(FORMATS_GEN_H) $(HARNESS_GEN_H)
-# The tests run the binary, so it is built with them.
-$(BUILD)/tests/torq-test-e2e: | $(BIN)/torq-test
+$(call objs,$(E2E_SRCS) $(E2E_FAULT_HOOK)): | $(FORMATS_GEN_H) $(HARNESS_GEN_H)
+# The tests run the binaries, so they are built with them.
+$(BUILD)/tests/torq-test-e2e: | $(BIN)/torq-test $(BUILD)/tests/torq-test-faults
 TEST_BINS += $(BUILD)/tests/torq-test-e2e
 
 bench: bench-runner

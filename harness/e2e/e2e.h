@@ -32,6 +32,10 @@ void e2e_scratch_free(e2e_scratch_t *s);
  * directory. Static strings. */
 const char *e2e_bin(void);
 const char *e2e_top(void);
+/* torq-test-faults, the test-only build of torq-test with the fault hook (fault_hook.c:
+ * TORQ_TEST_FAULT makes chosen tests crash, hang or sleep), in this build's tests/ folder
+ * (<tq_test_bin()>/../tests). Static string. */
+const char *e2e_bin_faults(void);
 
 /* Whether heavy tests should be skipped (under valgrind); a test that skips says so with
  * tq_test_skip. */
@@ -47,6 +51,12 @@ void e2e_run(const e2e_scratch_t *s, const char *cwd, const char *const *env,
  * folder. Returns its pid. */
 pid_t e2e_spawn(const e2e_scratch_t *s, const char *cwd, const char *const *env,
                 const char *const *args);
+/* e2e_run and e2e_spawn with torq-test-faults instead of torq-test. */
+void e2e_run_faults(const e2e_scratch_t *s, const char *cwd, const char *const *env,
+                    const char *const *args, e2e_proc_t *out);
+pid_t e2e_spawn_faults(const e2e_scratch_t *s, const char *cwd, const char *const *env,
+                       const char *const *args);
+
 /* Waits for a spawned process and returns its exit code (128 + signal when killed). */
 int e2e_wait(pid_t pid);
 

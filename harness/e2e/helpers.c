@@ -28,6 +28,12 @@ const char *e2e_bin(void) {
   return bin;
 }
 
+const char *e2e_bin_faults(void) {
+  static char bin[PATH_MAX + 64];
+  if (!bin[0]) snprintf(bin, sizeof(bin), "%s/../tests/torq-test-faults", tq_test_bin());
+  return bin;
+}
+
 int e2e_light(void) {
   const char *v = getenv("TORQ_VALGRIND");
   return v && *v;
@@ -155,12 +161,12 @@ static void free_env(char **v) {
   free(v);
 }
 
-static pid_t start(const e2e_scratch_t *s, const char *cwd, const char *const *env,
+static pid_t start(const char *bin, const e2e_scratch_t *s, const char *cwd, const char *const *env,
                    const char *const *args, int out_fd, int err_fd) {
   size_t n = 0;
   while (args[n]) n++;
   char **argv = calloc(n + 2, sizeof(char *));
-  argv[0] = (char *)e2e_bin();
+  argv[0] = (char *)bin;
   for (size_t i = 0; i < n; i++) argv[i + 1] = (char *)args[i];
   char **envp = child_env(s, env);
   fflush(NULL);
@@ -191,13 +197,13 @@ int e2e_wait(pid_t pid) {
   return WEXITSTATUS(status);
 }
 
-void e2e_run(const e2e_scratch_t *s, const char *cwd, const char *const *env,
-             const char *const *args, e2e_proc_t *out) {
+static void run_bin(const char *bin, const e2e_scratch_t *s, const char *cwd,
+                    const char *const *env, const char *const *args, e2e_proc_t *out) {
   char *outp = e2e_path("%s/.stdout", s->dir), *errp = e2e_path("%s/.stderr", s->dir);
   int of = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int ef = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   ck_assert(of >= 0 && ef >= 0);
-  pid_t pid = start(s, cwd, env, args, of, ef);
+  pid_t pid = start(bin, s, cwd, env, args, of, ef);
   close(of);
   close(ef);
   out->exit_code = e2e_wait(pid);
@@ -207,18 +213,38 @@ void e2e_run(const e2e_scratch_t *s, const char *cwd, const char *const *env,
   free(errp);
 }
 
-pid_t e2e_spawn(const e2e_scratch_t *s, const char *cwd, const char *const *env,
-                const char *const *args) {
+static pid_t spawn_bin(const char *bin, const e2e_scratch_t *s, const char *cwd,
+                       const char *const *env, const char *const *args) {
   char *outp = e2e_path("%s/.stdout", s->dir), *errp = e2e_path("%s/.stderr", s->dir);
   int of = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int ef = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   ck_assert(of >= 0 && ef >= 0);
-  pid_t pid = start(s, cwd, env, args, of, ef);
+  pid_t pid = start(bin, s, cwd, env, args, of, ef);
   close(of);
   close(ef);
   free(outp);
   free(errp);
   return pid;
+}
+
+void e2e_run(const e2e_scratch_t *s, const char *cwd, const char *const *env,
+             const char *const *args, e2e_proc_t *out) {
+  run_bin(e2e_bin(), s, cwd, env, args, out);
+}
+
+void e2e_run_faults(const e2e_scratch_t *s, const char *cwd, const char *const *env,
+                    const char *const *args, e2e_proc_t *out) {
+  run_bin(e2e_bin_faults(), s, cwd, env, args, out);
+}
+
+pid_t e2e_spawn(const e2e_scratch_t *s, const char *cwd, const char *const *env,
+                const char *const *args) {
+  return spawn_bin(e2e_bin(), s, cwd, env, args);
+}
+
+pid_t e2e_spawn_faults(const e2e_scratch_t *s, const char *cwd, const char *const *env,
+                       const char *const *args) {
+  return spawn_bin(e2e_bin_faults(), s, cwd, env, args);
 }
 
 void e2e_proc_free(e2e_proc_t *p) {

@@ -456,7 +456,7 @@ START_TEST(sshd_killed_mid_run_keeps_finished_results_and_ends_cleanly) {
   const char *args[] = {suite, BOARD_ARGS, "--update-astra-runtime", NULL};
   /* Each test waits a second before it runs: time to pull the board away. */
   const char *env[] = {"TORQ_TEST_FAULT=sleep:1", NULL};
-  pid_t pid = e2e_spawn(&fx.s, fx.s.dir, env, args);
+  pid_t pid = e2e_spawn_faults(&fx.s, fx.s.dir, env, args);
   char *run = fx_own(&fx, wait_for_journal(&fx.s, 1, 60));
   board_script(&fx.b[0], "kill");
   int rc = e2e_wait(pid);
@@ -630,7 +630,7 @@ START_TEST(stale_lease_of_a_killed_run_is_taken_over_after_it_expires) {
       suite, BOARD_ARGS, "--update-astra-runtime", "--torq-lease-ttl=2", "--torq-lease-renew=1",
       NULL};
   const char *env_a[] = {"TORQ_TEST_FAULT=hang:t1", NULL};
-  pid_t a = e2e_spawn(&fx.s, fx.s.dir, env_a, args_a);
+  pid_t a = e2e_spawn_faults(&fx.s, fx.s.dir, env_a, args_a);
   fx_own(&fx, wait_for_journal(&fx.s, 1, 60));
   kill(a, SIGKILL);
   e2e_wait(a);
@@ -718,8 +718,8 @@ START_TEST(two_runners_on_one_board_take_turns) {
                          NULL};
   /* Slow enough tests that the two runs surely meet on the board. */
   const char *env[] = {"TORQ_TEST_FAULT=sleep:0.3", NULL};
-  pid_t p1 = e2e_spawn(s1, s1->dir, env, args1);
-  pid_t p2 = e2e_spawn(s2, s2->dir, env, args2);
+  pid_t p1 = e2e_spawn_faults(s1, s1->dir, env, args1);
+  pid_t p2 = e2e_spawn_faults(s2, s2->dir, env, args2);
   int rc1 = e2e_wait(p1), rc2 = e2e_wait(p2);
   char *run1 = fx_only_run(&fx, s1), *run2 = fx_only_run(&fx, s2);
   char *log1 = fx_own(&fx, board_log(run1)), *log2 = fx_own(&fx, board_log(run2));
@@ -753,7 +753,7 @@ START_TEST(pool_hands_out_tests_and_moves_a_test_off_a_board_that_died) {
   char *suite = fx_suite(&fx, &fx.s, NULL, 6, "t");
   const char *args[] = {suite, BOARD_ARGS, "--update-astra-runtime", NULL};
   const char *env[] = {"TORQ_TEST_FAULT=sleep:0.5", NULL};
-  pid_t pid = e2e_spawn(&fx.s, fx.s.dir, env, args);
+  pid_t pid = e2e_spawn_faults(&fx.s, fx.s.dir, env, args);
   char *run = fx_own(&fx, wait_for_journal(&fx.s, 2, 60));
   board_script(&fx.b[0], "kill");
   int rc = e2e_wait(pid);

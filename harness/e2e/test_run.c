@@ -238,8 +238,9 @@ START_TEST(each_failure_stays_in_its_test_and_the_rest_run) {
   e2e_scratch_init(&s);
   char *suite = write_mixed_suite(&s);
   e2e_proc_t p;
-  e2e_run(&s, e2e_top(), (const char *const[]){"TORQ_TEST_FAULT=crash:crashes;hang:hangs", NULL},
-          (const char *const[]){suite, "-j", "2", NULL}, &p);
+  e2e_run_faults(&s, e2e_top(),
+                 (const char *const[]){"TORQ_TEST_FAULT=crash:crashes;hang:hangs", NULL},
+                 (const char *const[]){suite, "-j", "2", NULL}, &p);
   ck_assert_msg(p.exit_code == 1, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
   char *run = e2e_only_run(&s);
   ck_assert_uint_eq(e2e_journal_count(run, NULL), 8);
@@ -290,6 +291,40 @@ START_TEST(each_failure_stays_in_its_test_and_the_rest_run) {
   free(junit);
   free(run);
   free(suite);
+  e2e_proc_free(&p);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
+/* Fault injection lives only in torq-test-faults: the shipped torq-test runs the same suite with
+ * TORQ_TEST_FAULT set as if it were not. */
+START_TEST(shipped_binary_ignores_fault_injection) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *model = e2e_path("%s/add.mlir", s.dir);
+  e2e_write_add_model(model);
+  char *suite = e2e_path("%s/f.yaml", s.dir);
+  e2e_write(suite,
+            "suite: f\ndefaults:\n  timeout: {compile: 60, run: 2}\ntests:\n"
+            "  - name: crashes\n    model: add.mlir\n"
+            "  - name: hangs\n    model: add.mlir\n");
+  e2e_proc_t p;
+  e2e_run(&s, e2e_top(),
+          (const char *const[]){"TORQ_TEST_FAULT=crash:crashes;hang:hangs;sleep:30", NULL},
+          (const char *const[]){suite, "--no-profiling", NULL}, &p);
+  ck_assert_msg(p.exit_code == 0, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
+  char *run = e2e_only_run(&s);
+  ck_assert_uint_eq(e2e_journal_count(run, NULL), 2);
+  ck_assert_uint_eq(e2e_journal_count(run, "passed"), 2);
+  char *err_path = e2e_path("%s/f+crashes/stderr.txt", run);
+  char *err = e2e_read(err_path);
+  ck_assert_ptr_nonnull(err);
+  ck_assert_ptr_null(strstr(err, "crashing on purpose"));
+  free(err);
+  free(err_path);
+  free(run);
+  free(suite);
+  free(model);
   e2e_proc_free(&p);
   e2e_scratch_free(&s);
 }
@@ -389,6 +424,7 @@ Suite *e2e_suite_run(void) {
   tcase_add_test(tc, smoke_suite_passes_and_writes_the_results_folder);
   tcase_add_test(tc, second_run_compiles_nothing_and_gives_the_same_overview);
   tcase_add_test(tc, each_failure_stays_in_its_test_and_the_rest_run);
+  tcase_add_test(tc, shipped_binary_ignores_fault_injection);
   tcase_add_test(tc, expected_failure_that_passes_is_xpassed_or_failed_when_strict);
   tcase_add_test(tc, report_rebuilds_the_same_reports_from_the_journal);
   suite_add_tcase(s, tc);

@@ -81,8 +81,9 @@ START_TEST(sigkill_mid_run_leaves_valid_reports_of_finished_tests) {
   e2e_scratch_t s;
   e2e_scratch_init(&s);
   char *suite = write_slow_suite(&s);
-  pid_t pid = e2e_spawn(&s, e2e_top(), (const char *const[]){"TORQ_TEST_FAULT=sleep:0.2", NULL},
-                        (const char *const[]){suite, "--no-profiling", NULL});
+  pid_t pid =
+      e2e_spawn_faults(&s, e2e_top(), (const char *const[]){"TORQ_TEST_FAULT=sleep:0.2", NULL},
+                       (const char *const[]){suite, "--no-profiling", NULL});
   char *run = wait_for_journal(&s, 3);
   ck_assert_int_eq(kill(pid, SIGKILL), 0);
   ck_assert_int_eq(e2e_wait(pid), 128 + SIGKILL);
@@ -120,8 +121,9 @@ START_TEST(sigint_stops_marks_the_rest_not_run_and_exits_130) {
   e2e_scratch_t s;
   e2e_scratch_init(&s);
   char *suite = write_slow_suite(&s);
-  pid_t pid = e2e_spawn(&s, e2e_top(), (const char *const[]){"TORQ_TEST_FAULT=sleep:0.2", NULL},
-                        (const char *const[]){suite, "--no-profiling", "-j", "2", NULL});
+  pid_t pid =
+      e2e_spawn_faults(&s, e2e_top(), (const char *const[]){"TORQ_TEST_FAULT=sleep:0.2", NULL},
+                       (const char *const[]){suite, "--no-profiling", "-j", "2", NULL});
   char *run = wait_for_journal(&s, 2);
   ck_assert_int_eq(kill(pid, SIGINT), 0);
   ck_assert_int_eq(e2e_wait(pid), 130);

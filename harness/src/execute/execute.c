@@ -1,14 +1,9 @@
 /* One test, phase by phase (execute.h): the execution's state, what the phases share (the log,
  * the phases, the test's folder), and the whole test in order. The phases are compile.c, run.c,
  * check.c and profile.c; a board's run is board_exec.c. */
-#include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "execute_internal.h"
 #include "torq/base/alloc.h"
@@ -79,40 +74,10 @@ void tqh_execution_destroy(tqh_execution_t *e) {
   tq_free(e);
 }
 
-/* ---- Fault injection (end-to-end tests) ----------------------------------------------------- */
+static tqh_execute_hook_fn g_hook;
 
-/* TORQ_TEST_FAULT makes workers misbehave on purpose, so that the end-to-end tests can prove
- * crash isolation, timeouts and interruption on the real binary: items separated by ';',
- *   crash:WORD     tests whose id contains WORD die of SIGSEGV in the run phase
- *   hang:WORD      tests whose id contains WORD hang in the run phase (until the timeout)
- *   sleep:SECONDS  every test sleeps that long in the run phase
- * Read only inside workers; unset in normal use. */
-static void inject_faults(const tqh_test_t *test, const tqh_execute_io_t *io) {
-  const char *spec = getenv("TORQ_TEST_FAULT");
-  if (!spec || !*spec) return;
-  char buf[512];
-  snprintf(buf, sizeof(buf), "%s", spec);
-  char *save = NULL;
-  for (char *item = strtok_r(buf, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
-    char *arg = strchr(item, ':');
-    if (!arg) continue;
-    *arg++ = 0;
-    if (!strcmp(item, "sleep")) {
-      double s = atof(arg);
-      struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-      if (io && io->phase) io->phase(io->ctx, "run", test->settings.run_timeout_s + s);
-      while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-      }
-    } else if (!strcmp(item, "crash") && strstr(test->id, arg)) {
-      if (io && io->phase) io->phase(io->ctx, "run", test->settings.run_timeout_s);
-      fprintf(stderr, "torq-test: TORQ_TEST_FAULT: crashing on purpose\n");
-      signal(SIGSEGV, SIG_DFL); /* a plain crash, also when a sanitizer would catch it */
-      raise(SIGSEGV);
-    } else if (!strcmp(item, "hang") && strstr(test->id, arg)) {
-      if (io && io->phase) io->phase(io->ctx, "run", test->settings.run_timeout_s);
-      for (;;) pause();
-    }
-  }
+void tqh_execute_set_hook(tqh_execute_hook_fn hook) {
+  g_hook = hook;
 }
 
 void tqh_execute_test(tqh_executor_t *exec, const tqh_test_t *test, const char *dir,
@@ -125,7 +90,7 @@ void tqh_execute_test(tqh_executor_t *exec, const tqh_test_t *test, const char *
     return;
   }
   if (tqh_execute_compile(e)) {
-    inject_faults(test, io);
+    if (g_hook) g_hook(test, io);
     if (tqh_execute_run(e)) {
       if (tqh_execute_check(e)) tqh_execute_profile(e);
       tqh_execute_check_expectations(e);

@@ -159,6 +159,14 @@ void tqh_executor_board_idle(tqh_executor_t *exec, const tqh_execute_io_t *io);
 /* A board's worker that ends: removes its work folders, releases the lease, disconnects. */
 void tqh_executor_board_exit(tqh_executor_t *exec, const tqh_execute_io_t *io);
 
+/* ---- A hook for tests ----------------------------------------------------------------------- */
+
+/* Called after a test's compile phase, before its run phase, with its callbacks. None is set in
+ * torq-test; the end-to-end tests' build of it (harness/e2e/fault_hook.c) sets one that makes
+ * chosen tests crash, hang or sleep. Process-wide; set it before any test runs. */
+typedef void (*tqh_execute_hook_fn)(const tqh_test_t *test, const tqh_execute_io_t *io);
+void tqh_execute_set_hook(tqh_execute_hook_fn hook);
+
 #ifdef __cplusplus
 }
 #endif
