@@ -502,24 +502,31 @@ END_TEST
 
 /* ---- Progress ------------------------------------------------------------------------------- */
 
+/* The progress's output callback (tqh_output_fn), into a memory stream. */
+static void to_stream(void *ctx, const char *text, size_t len) {
+  fwrite(text, 1, len, (FILE *)ctx);
+}
+
 START_TEST(progress_prints_one_plain_line_per_test_without_a_tty) {
   char *buf = NULL;
   size_t size = 0;
   FILE *f = open_memstream(&buf, &size);
   tqh__progress_t p;
-  tqh__progress_init(&p, f, 0, 0, 0, 3);
+  tqh__progress_init(&p, to_stream, f, 0, 0, 0, 3);
   tqh__progress_test(&p, "s/a", TQH_OUTCOME_PASSED, 0.207, NULL);
   tqh__progress_test(&p, "s/b", TQH_OUTCOME_FAILED, -1, "compile: bad\nmore");
   tqh__progress_log(&p, "s/c", "Wall time: 1s\n", 14); /* not shown without -v */
   tqh__progress_tick(&p, 1);                            /* nothing drawn without a TTY */
+  tqh__progress_deinit(&p);
   fclose(f);
   ck_assert_str_eq(buf, "PASSED   s/a (207.000ms) [1/3]\n"
                         "FAILED   s/b: compile: bad [2/3]\n");
   free(buf);
 
   f = open_memstream(&buf, &size);
-  tqh__progress_init(&p, f, 1, 1, 0, 2);
+  tqh__progress_init(&p, to_stream, f, 1, 1, 0, 2);
   tqh__progress_test(&p, "s/a", TQH_OUTCOME_PASSED, 0.5, NULL);
+  tqh__progress_deinit(&p);
   fclose(f);
   /* A terminal: no line for a pass, the live line instead, in place. */
   ck_assert_ptr_null(strstr(buf, "s/a"));

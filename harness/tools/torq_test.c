@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "torq_test.h"
 #include "torq/base/alloc.h"
@@ -285,6 +286,13 @@ static volatile sig_atomic_t g_cancel;
 static void on_signal(int sig) {
   (void)sig;
   g_cancel = 1;
+}
+
+/* The runner's progress and summary (tqh_output_fn): on stdout, at once. */
+static void to_stdout(void *ctx, const char *text, size_t len) {
+  (void)ctx;
+  fwrite(text, 1, len, stdout);
+  fflush(stdout);
 }
 
 static void install_signals(void) {
@@ -559,6 +567,8 @@ int main(int argc, char **argv) {
   opts.strict = cli.strict;
   opts.verbosity = cli.verbosity;
   if (cli.no_color) opts.color = 0;
+  opts.tty = isatty(STDOUT_FILENO);
+  opts.output = to_stdout;
   opts.cache_dir = cfg->cache_dir;
   opts.recompute_cache = cli.recompute_cache;
   opts.profile_copy_dir = cli.profile_dir;

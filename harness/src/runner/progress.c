@@ -6,8 +6,12 @@
  * happen. Not on a terminal (CI logs): one plain line per finished test, nothing redrawn,
  *     PASSED   conv2d_3x3 (0.207s)
  *     FAILED   broken_model: compile: error: ... [3/208]
+ *
+ * The text goes to the output callback that the tool installs, in the pieces a user should see
+ * at once (a redrawn line, a test's line and the live line after it).
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,15 +26,36 @@
 #define DIM "\033[2m"
 #define RESET "\033[0m"
 
-void tqh__progress_init(tqh__progress_t *p, FILE *out, int tty, int color, int verbosity,
-                        size_t total) {
+void tqh__progress_init(tqh__progress_t *p, tqh_output_fn output, void *output_ctx, int tty,
+                        int color, int verbosity, size_t total) {
   memset(p, 0, sizeof(*p));
-  p->out = out;
+  p->output = output;
+  p->output_ctx = output_ctx;
+  tq_buf_init(&p->pending, 0);
   p->tty = tty;
   p->color = color;
   p->verbosity = verbosity;
   p->total = total;
   p->start_ns = tqh_now_ns();
+}
+
+void tqh__progress_deinit(tqh__progress_t *p) {
+  tq_buf_deinit(&p->pending);
+}
+
+/* Appends to what the user sees next; without memory the text is lost, as a failed write to a
+ * terminal would be. */
+static void put(tqh__progress_t *p, const char *fmt, ...) TQ_PRINTF(2, 3);
+static void put(tqh__progress_t *p, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tq_status_free(tq_buf_vprintf(&p->pending, fmt, ap));
+  va_end(ap);
+}
+
+void tqh__progress_flush(tqh__progress_t *p) {
+  if (p->pending.len && p->output) p->output(p->output_ctx, p->pending.data, p->pending.len);
+  tq_buf_clear(&p->pending);
 }
 
 const char *tqh__outcome_word(tqh_outcome_t outcome, int color, const char **out_reset) {
@@ -55,7 +80,7 @@ static void clock_text(double s, char *buf, size_t size) {
 
 void tqh__progress_clear(tqh__progress_t *p) {
   if (p->tty && p->line_shown) {
-    fputs("\r\033[K", p->out);
+    put(p, "\r\033[K");
     p->line_shown = 0;
   }
 }
@@ -68,22 +93,21 @@ static void draw(tqh__progress_t *p) {
   int width = 1;
   for (size_t t = p->total; t >= 10; t /= 10) width++;
   const char *g = p->color ? GREEN : "", *r = p->color ? RED : "", *z = p->color ? RESET : "";
-  fprintf(p->out, "\r\033[K[%*zu/%zu] %s%zu passed%s", width, p->done, p->total, g,
-          p->counts[TQH_OUTCOME_PASSED] + p->counts[TQH_OUTCOME_XFAILED], z);
+  put(p, "\r\033[K[%*zu/%zu] %s%zu passed%s", width, p->done, p->total, g,
+      p->counts[TQH_OUTCOME_PASSED] + p->counts[TQH_OUTCOME_XFAILED], z);
   if (p->counts[TQH_OUTCOME_FAILED])
-    fprintf(p->out, ", %s%zu failed%s", r, p->counts[TQH_OUTCOME_FAILED], z);
+    put(p, ", %s%zu failed%s", r, p->counts[TQH_OUTCOME_FAILED], z);
   if (p->counts[TQH_OUTCOME_ERROR])
-    fprintf(p->out, ", %s%zu error%s%s", r, p->counts[TQH_OUTCOME_ERROR],
-            p->counts[TQH_OUTCOME_ERROR] == 1 ? "" : "s", z);
-  if (p->counts[TQH_OUTCOME_SKIPPED])
-    fprintf(p->out, ", %zu skipped", p->counts[TQH_OUTCOME_SKIPPED]);
-  if (p->running) fprintf(p->out, " · %zu running", p->running);
-  fprintf(p->out, " · %s elapsed", el);
+    put(p, ", %s%zu error%s%s", r, p->counts[TQH_OUTCOME_ERROR],
+        p->counts[TQH_OUTCOME_ERROR] == 1 ? "" : "s", z);
+  if (p->counts[TQH_OUTCOME_SKIPPED]) put(p, ", %zu skipped", p->counts[TQH_OUTCOME_SKIPPED]);
+  if (p->running) put(p, " · %zu running", p->running);
+  put(p, " · %s elapsed", el);
   if (p->done && p->done < p->total) {
     clock_text(elapsed / (double)p->done * (double)(p->total - p->done), eta, sizeof(eta));
-    fprintf(p->out, ", ETA %s", eta);
+    put(p, ", ETA %s", eta);
   }
-  fflush(p->out);
+  tqh__progress_flush(p);
   p->line_shown = 1;
   p->last_draw_ns = now;
 }
@@ -95,25 +119,28 @@ void tqh__progress_tick(tqh__progress_t *p, size_t running) {
   draw(p);
 }
 
+void tqh__progress_write(tqh__progress_t *p, const char *text) {
+  put(p, "%s", text);
+}
+
 void tqh__progress_print(tqh__progress_t *p, const char *text) {
   tqh__progress_clear(p);
-  fputs(text, p->out);
+  put(p, "%s", text);
   if (p->tty && p->verbosity >= 0)
     draw(p);
   else
-    fflush(p->out);
+    tqh__progress_flush(p);
 }
 
 void tqh__progress_log(tqh__progress_t *p, const char *name, const char *text, size_t len) {
   if (p->verbosity < 1) return;
   tqh__progress_clear(p);
   while (len && (text[len - 1] == '\n')) len--;
-  fprintf(p->out, "%s%s:%s %.*s\n", p->color ? DIM : "", name, p->color ? RESET : "", (int)len,
-          text);
+  put(p, "%s%s:%s %.*s\n", p->color ? DIM : "", name, p->color ? RESET : "", (int)len, text);
   if (p->tty)
     draw(p);
   else
-    fflush(p->out);
+    tqh__progress_flush(p);
 }
 
 void tqh__progress_test(tqh__progress_t *p, const char *name, tqh_outcome_t outcome, double seconds,
@@ -131,21 +158,21 @@ void tqh__progress_test(tqh__progress_t *p, const char *name, tqh_outcome_t outc
     const char *plain = tqh__outcome_word(outcome, 0, &reset);
     /* Padded by hand, so that the escapes do not count toward the width. */
     int pad = 8 - (int)strlen(plain);
-    fprintf(p->out, "%s%s%*s %s", word, p->color ? RESET : "", pad > 0 ? pad : 0, "", name);
+    put(p, "%s%s%*s %s", word, p->color ? RESET : "", pad > 0 ? pad : 0, "", name);
     if (seconds >= 0) {
       char d[32];
       tqh_format_duration((uint64_t)(seconds * 1e9 + 0.5), d);
-      fprintf(p->out, " (%s)", d);
+      put(p, " (%s)", d);
     }
     if (message && *message) {
       const char *nl = strchr(message, '\n');
-      fprintf(p->out, ": %.*s", (int)(nl ? (size_t)(nl - message) : strlen(message)), message);
+      put(p, ": %.*s", (int)(nl ? (size_t)(nl - message) : strlen(message)), message);
     }
-    if (!p->tty) fprintf(p->out, " [%zu/%zu]", p->done, p->total);
-    fputc('\n', p->out);
+    if (!p->tty) put(p, " [%zu/%zu]", p->done, p->total);
+    put(p, "\n");
   }
   if (p->tty && p->verbosity >= 0)
     draw(p);
   else
-    fflush(p->out);
+    tqh__progress_flush(p);
 }

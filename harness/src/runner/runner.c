@@ -41,7 +41,6 @@ void tqh_runner_options_initialize(tqh_runner_options_t *options) {
   memset(options, 0, sizeof(*options));
   options->jobs = 1;
   options->color = -1;
-  options->tty = -1;
   options->profiling = 1;
   options->print_summary = 1;
 }
@@ -722,11 +721,6 @@ static tq_status_t loop(run_t *run, const sigset_t *wait_mask) {
   return st;
 }
 
-static int auto_tty(const tqh_runner_options_t *o, FILE *out) {
-  if (o->tty >= 0) return o->tty;
-  return isatty(fileno(out));
-}
-
 static int auto_color(const tqh_runner_options_t *o, int tty) {
   if (o->color >= 0) return o->color;
   const char *nc = getenv("NO_COLOR");
@@ -804,10 +798,9 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   run.num_boards = run.boards ? boards->count : 0;
   run.num_queues = run.num_boards + 2;
   run.pool_class = run.num_boards + 1;
-  FILE *out = options->out ? options->out : stdout;
-  int tty = auto_tty(options, out);
-  tqh__progress_init(&run.progress, out, tty, auto_color(options, tty), options->verbosity,
-                     num_tests);
+  int tty = options->tty > 0;
+  tqh__progress_init(&run.progress, options->output, options->output_ctx, tty,
+                     auto_color(options, tty), options->verbosity, num_tests);
 
   for (size_t i = 0; i < num_tests; i++)
     if (!tqh_results_id_is_safe(tests[i]->fs_id))
@@ -907,12 +900,11 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   if (!st && options->print_summary) {
     char *text = NULL;
     st = tqh_results_summary(results, &text);
-    if (!st && text) {
-      fputs(text, out);
-      fflush(out);
-    }
+    if (!st && text) tqh__progress_write(&run.progress, text);
     tq_free(text);
   }
+  tqh__progress_flush(&run.progress);
+  tqh__progress_deinit(&run.progress);
   sigprocmask(SIG_SETMASK, &old, NULL);
 
   for (size_t i = 0; run.exec.test_dirs && i < num_tests; i++) tq_free(run.exec.test_dirs[i]);

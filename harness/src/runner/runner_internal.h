@@ -6,7 +6,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <sys/types.h>
 
 #include "torq/base/sha256.h"
@@ -110,7 +109,9 @@ int tqh__worker_reap(tqh__worker_t *w);
 /* ---- Progress (progress.c) ------------------------------------------------------------------ */
 
 typedef struct tqh__progress_s {
-  FILE *out;
+  tqh_output_fn output; /* may be NULL: nothing is shown */
+  void *output_ctx;
+  tq_buf_t pending; /* written, not yet handed to `output` */
   int tty, color, verbosity;
   size_t total, done;
   size_t counts[TQH_OUTCOME_COUNT];
@@ -119,8 +120,11 @@ typedef struct tqh__progress_s {
   int line_shown;
 } tqh__progress_t;
 
-void tqh__progress_init(tqh__progress_t *p, FILE *out, int tty, int color, int verbosity,
-                        size_t total);
+void tqh__progress_init(tqh__progress_t *p, tqh_output_fn output, void *output_ctx, int tty,
+                        int color, int verbosity, size_t total);
+void tqh__progress_deinit(tqh__progress_t *p);
+/* Hands what was written to the output callback. */
+void tqh__progress_flush(tqh__progress_t *p);
 /* A test finished: on a TTY the failures (and, with -v, every test) print above the live line;
  * otherwise one plain line per test. `seconds` is its wall time (< 0: none). */
 void tqh__progress_test(tqh__progress_t *p, const char *name, tqh_outcome_t outcome,
@@ -129,8 +133,10 @@ void tqh__progress_test(tqh__progress_t *p, const char *name, tqh_outcome_t outc
 void tqh__progress_log(tqh__progress_t *p, const char *name, const char *text, size_t len);
 /* Redraws the live line when due (at most ten times a second). */
 void tqh__progress_tick(tqh__progress_t *p, size_t running);
-/* Clears the live line. */
+/* Clears the live line (written with the next flush). */
 void tqh__progress_clear(tqh__progress_t *p);
+/* Text as it is, shown with the next flush (the summary, after the live line was cleared). */
+void tqh__progress_write(tqh__progress_t *p, const char *text);
 /* Any text for the user, above the live line. */
 void tqh__progress_print(tqh__progress_t *p, const char *text);
 /* The colored word for an outcome ("PASSED"), with escapes when `color`. */

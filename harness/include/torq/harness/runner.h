@@ -37,7 +37,6 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "torq/base/status.h"
 #include "torq/harness/results.h"
@@ -47,13 +46,18 @@
 extern "C" {
 #endif
 
+/* Where the runner's text for the user goes (the progress, the summary): `len` bytes, a piece
+ * the user should see at once (the tool writes it to its stdout and flushes). */
+typedef void (*tqh_output_fn)(void *ctx, const char *text, size_t len);
+
 typedef struct tqh_runner_options_s {
   size_t jobs;                   /* workers at once; default 1 */
   int strict;                    /* an expected failure that passes fails the test */
   int verbosity;                 /* -1 quiet, 0 default, 1 verbose (-v: logs of every test) */
   int color;                     /* -1 auto (a TTY and no NO_COLOR), 0 off, 1 on */
-  int tty;                       /* -1 auto (isatty(out)), 0 plain lines, 1 live progress */
-  FILE *out;                     /* progress and summary; default stdout */
+  int tty;                       /* 1: the output is a terminal (live progress); 0: plain lines */
+  tqh_output_fn output;          /* progress and summary; NULL: nothing is shown */
+  void *output_ctx;
   const char *cache_dir;         /* the compile cache; required */
   int recompute_cache;           /* compile even when the cache has the entry */
   const char *profile_copy_dir;  /* also copy each test's profile files to DIR/<test-id>/ */
