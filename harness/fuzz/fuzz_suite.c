@@ -18,8 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const char *const env[] = {"TORQ_TESTDATA=/data", "TORQ_EMPTY=", "HOME=/home/f", NULL};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  tqh_errors_t errors;
-  tqh_errors_init(&errors, 0);
+  tqh_diags_t errors;
+  tqh_diags_init_max(&errors, TQH_ERRORS_DEFAULT_MAX);
   tqh_suite_options_t o;
   tqh_suite_options_initialize(&o);
   o.env = env;
@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tqh_suite_t *suite = NULL;
   tq_status_t st = tqh_suite_load_buffer("fuzz/suite.yaml", (const char *)data, size, &o, &suite);
   if ((st == NULL) == (suite == NULL)) abort();
-  if (st && errors.total == 0) abort(); /* an error always says where */
+  if (st && errors.errors == 0) abort(); /* an error always says where */
   size_t sum = 0;
   for (size_t i = 0; suite && i < suite->test_count; i++) {
     const tqh_test_t *t = &suite->tests[i];
@@ -44,6 +44,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)sum;
   tq_status_free(st);
   tqh_suite_destroy(suite);
-  tqh_errors_deinit(&errors);
+  tqh_diags_deinit(&errors);
   return 0;
 }

@@ -68,20 +68,20 @@ static inline const char *st_path(const char *dir, const char *name) {
 }
 
 /* The error at line:col whose message holds `needle`, or NULL. */
-static inline const tqh_error_t *st_find_error(const tqh_errors_t *errors, uint32_t line,
-                                               uint32_t col, const char *needle) {
+static inline const tqh_diag_t *st_find_error(const tqh_diags_t *errors, uint32_t line,
+                                              uint32_t col, const char *needle) {
   for (size_t i = 0; i < errors->count; i++) {
-    const tqh_error_t *e = &errors->items[i];
+    const tqh_diag_t *e = &errors->items[i];
     if (e->line == line && e->col == col && strstr(e->message, needle)) return e;
   }
   return NULL;
 }
 
 /* Every error as text (heap), for failure messages. */
-static inline char *st_errors_text(const tqh_errors_t *errors) {
+static inline char *st_errors_text(const tqh_diags_t *errors) {
   tq_buf_t b;
   tq_buf_init(&b, 0);
-  tq_status_free(tqh_errors_format(errors, &b));
+  tq_status_free(tqh_diags_format_report(errors, &b));
   char *s = strdup(b.data ? b.data : "");
   tq_buf_deinit(&b);
   return s;

@@ -281,8 +281,8 @@ START_TEST(config_rejects_bad_file_with_location) {
   const bad_case_t *c = &bad_configs[_i];
   st_write(dir, "c.yaml", c->yaml);
   tqh_config_t *cfg = new_config();
-  tqh_errors_t errors;
-  tqh_errors_init(&errors, 0);
+  tqh_diags_t errors;
+  tqh_diags_init_max(&errors, TQH_ERRORS_DEFAULT_MAX);
   tq_status_t st = tqh_config_load_file(cfg, st_path(dir, "c.yaml"), &errors);
   ck_assert_msg(st != NULL, "case %d should fail", _i);
   ck_assert_int_eq(tq_status_code(st), TQ_INVALID_ARGUMENT);
@@ -292,7 +292,7 @@ START_TEST(config_rejects_bad_file_with_location) {
                 text);
   free(text);
   tq_status_free(st);
-  tqh_errors_deinit(&errors);
+  tqh_diags_deinit(&errors);
   tqh_config_destroy(cfg);
 }
 END_TEST
@@ -349,11 +349,11 @@ START_TEST(config_dir_reports_errors_of_every_file) {
   st_write(dir, "configs/c.yaml", "boards: [{name: b1, host: h1}]\n");
   st_write(dir, "configs/d.yaml", "boards: [{name: b1, host: h1}]\n");
   tqh_config_t *cfg = new_config();
-  tqh_errors_t errors;
-  tqh_errors_init(&errors, 0);
+  tqh_diags_t errors;
+  tqh_diags_init_max(&errors, TQH_ERRORS_DEFAULT_MAX);
   tq_status_t st = tqh_config_load_dir(cfg, st_path(dir, "configs"), &errors);
   ck_assert_ptr_nonnull(st);
-  ck_assert_int_eq(errors.total, 3);
+  ck_assert_int_eq(errors.errors, 3);
   ck_assert_str_eq(errors.items[0].file, st_path(dir, "configs/a.yaml"));
   ck_assert_str_eq(errors.items[1].file, st_path(dir, "configs/b.yaml"));
   /* c.yaml defined b1 (a.yaml's was rejected with its file); d.yaml's b1 names c.yaml. */
@@ -365,7 +365,7 @@ START_TEST(config_dir_reports_errors_of_every_file) {
   ck_assert_ptr_nonnull(strstr(tq_status_message(st), "a.yaml:1:9: error: repeat"));
   ck_assert_ptr_nonnull(strstr(tq_status_message(st), "b.yaml:1:7: error: jobs"));
   tq_status_free(st);
-  tqh_errors_deinit(&errors);
+  tqh_diags_deinit(&errors);
   tqh_config_destroy(cfg);
 }
 END_TEST
@@ -430,8 +430,8 @@ END_TEST
 START_TEST(config_env_errors_are_all_reported) {
   const char *env[] = {"TORQ_REPEAT=abc", "TORQ_JOBS=0", "TORQ_TARGETS=", NULL};
   tqh_config_t *cfg = new_config();
-  tqh_errors_t errors;
-  tqh_errors_init(&errors, 0);
+  tqh_diags_t errors;
+  tqh_diags_init_max(&errors, TQH_ERRORS_DEFAULT_MAX);
   tq_status_t st = tqh_config_apply_env(cfg, env, &errors);
   ck_assert_int_eq(tq_status_code(st), TQ_INVALID_ARGUMENT);
   ck_assert_int_eq(errors.count, 3);
@@ -444,7 +444,7 @@ START_TEST(config_env_errors_are_all_reported) {
   ck_assert_ptr_nonnull(strstr(tq_status_message(st), "environment: error: TORQ_REPEAT"));
   ck_assert_uint_eq(cfg->defaults.repeat, 1);
   tq_status_free(st);
-  tqh_errors_deinit(&errors);
+  tqh_diags_deinit(&errors);
   tqh_config_destroy(cfg);
 }
 END_TEST

@@ -37,7 +37,7 @@ static void teardown(void) {
 static const char *const test_env[] = {"TORQ_MODELS=models", "TORQ_EMPTY=", "HOME=/home/t", NULL};
 
 /* Loads `yaml` as dir/s.yaml with the test environment; errors go to `errors`. */
-static tq_status_t load(const char *yaml, tqh_errors_t *errors, tqh_suite_t **out) {
+static tq_status_t load(const char *yaml, tqh_diags_t *errors, tqh_suite_t **out) {
   tqh_suite_options_t o;
   tqh_suite_options_initialize(&o);
   o.env = test_env;
@@ -47,8 +47,8 @@ static tq_status_t load(const char *yaml, tqh_errors_t *errors, tqh_suite_t **ou
 
 /* Loads a suite that must be good. */
 static tqh_suite_t *load_ok(const char *yaml) {
-  tqh_errors_t errors;
-  tqh_errors_init(&errors, 0);
+  tqh_diags_t errors;
+  tqh_diags_init_max(&errors, TQH_ERRORS_DEFAULT_MAX);
   tqh_suite_t *s = NULL;
   tq_status_t st = load(yaml, &errors, &s);
   if (st) {
@@ -56,7 +56,7 @@ static tqh_suite_t *load_ok(const char *yaml) {
     tq_status_free(st);
     ck_abort_msg("the suite should load:\n%s", text);
   }
-  tqh_errors_deinit(&errors);
+  tqh_diags_deinit(&errors);
   ck_assert_ptr_nonnull(s);
   return s;
 }
@@ -220,14 +220,14 @@ static const bad_case_t bad_cases[] = {
 
 START_TEST(suite_rejects_bad_suite_with_location) {
   const bad_case_t *c = &bad_cases[_i];
-  tqh_errors_t errors;
-  tqh_errors_init(&errors, 0);
+  tqh_diags_t errors;
+  tqh_diags_init_max(&errors, TQH_ERRORS_DEFAULT_MAX);
   tqh_suite_t *s = NULL;
   tq_status_t st = load(c->yaml, &errors, &s);
   ck_assert_ptr_null(s);
   ck_assert_msg(st != NULL, "case %d should fail", _i);
   ck_assert_int_eq(tq_status_code(st), TQ_INVALID_ARGUMENT);
-  const tqh_error_t *e = st_find_error(&errors, c->line, c->col, c->needle);
+  const tqh_diag_t *e = st_find_error(&errors, c->line, c->col, c->needle);
   char *text = st_errors_text(&errors);
   ck_assert_msg(e != NULL, "case %d: no error at %u:%u with \"%s\"; got:\n%s", _i, c->line, c->col,
                 c->needle, text);
@@ -242,13 +242,13 @@ START_TEST(suite_rejects_bad_suite_with_location) {
   ck_assert_str_eq(e->file, st_path(dir, "s.yaml"));
   free(text);
   tq_status_free(st);
-  tqh_errors_deinit(&errors);
+  tqh_diags_deinit(&errors);
 }
 END_TEST
 
 START_TEST(suite_error_shows_source_line_and_caret) {
-  tqh_errors_t errors;
-  tqh_errors_init(&errors, 0);
+  tqh_diags_t errors;
+  tqh_diags_init_max(&errors, TQH_ERRORS_DEFAULT_MAX);
   tqh_suite_t *s = NULL;
   tq_status_t st = load(T "    repeat: many\n", &errors, &s);
   ck_assert_ptr_nonnull(st);
@@ -263,13 +263,13 @@ START_TEST(suite_error_shows_source_line_and_caret) {
   snprintf(want + strlen(want), sizeof(want) - strlen(want), "\n1 error");
   ck_assert_str_eq(tq_status_message(st), want);
   tq_status_free(st);
-  tqh_errors_deinit(&errors);
+  tqh_diags_deinit(&errors);
 }
 END_TEST
 
 START_TEST(suite_caret_counts_characters_not_bytes) {
-  tqh_errors_t errors;
-  tqh_errors_init(&errors, 0);
+  tqh_diags_t errors;
+  tqh_diags_init_max(&errors, TQH_ERRORS_DEFAULT_MAX);
   tqh_suite_t *s = NULL;
   tq_status_t st = load(
       "description: \"\xc3\xa9\xc3\xa9\"\ntests:\n  - model: models/conv.mlir\n"
@@ -277,38 +277,38 @@ START_TEST(suite_caret_counts_characters_not_bytes) {
       &errors, &s);
   ck_assert_ptr_nonnull(st);
   /* é is one character: "    tags: [é, " puts "b c" at column 15. */
-  const tqh_error_t *e = st_find_error(&errors, 4, 12, "is not a tag");
+  const tqh_diag_t *e = st_find_error(&errors, 4, 12, "is not a tag");
   ck_assert_ptr_nonnull(e);
   e = st_find_error(&errors, 4, 15, "is not a tag");
   ck_assert_ptr_nonnull(e);
   ck_assert_ptr_nonnull(strstr(e->text, "\n    tags: [\xc3\xa9, \"b c\"]\n              ^"));
   tq_status_free(st);
-  tqh_errors_deinit(&errors);
+  tqh_diags_deinit(&errors);
 }
 END_TEST
 
 START_TEST(suite_duplicate_name_names_both_locations) {
-  tqh_errors_t errors;
-  tqh_errors_init(&errors, 0);
+  tqh_diags_t errors;
+  tqh_diags_init_max(&errors, TQH_ERRORS_DEFAULT_MAX);
   tqh_suite_t *s = NULL;
   tq_status_t st = load(
       "tests:\n  - name: x\n    model: models/conv.mlir\n  - name: x\n"
       "    model: models/a.mlir\n",
       &errors, &s);
   ck_assert_ptr_nonnull(st);
-  ck_assert_int_eq(errors.total, 1);
+  ck_assert_int_eq(errors.errors, 1);
   char want[4400];
   snprintf(want, sizeof(want), "%s:2:11: note: first defined here\n  - name: x\n          ^",
            st_path(dir, "s.yaml"));
   ck_assert_ptr_nonnull(strstr(errors.items[0].text, want));
   tq_status_free(st);
-  tqh_errors_deinit(&errors);
+  tqh_diags_deinit(&errors);
 }
 END_TEST
 
 START_TEST(suite_collects_every_error_in_file_order) {
-  tqh_errors_t errors;
-  tqh_errors_init(&errors, 0);
+  tqh_diags_t errors;
+  tqh_diags_init_max(&errors, TQH_ERRORS_DEFAULT_MAX);
   tqh_suite_t *s = NULL;
   tq_status_t st = load(
       "tests:\n"
@@ -321,14 +321,14 @@ START_TEST(suite_collects_every_error_in_file_order) {
       "    inputs: [\"1x2xq8=1\"]\n",
       &errors, &s);
   ck_assert_ptr_nonnull(st);
-  ck_assert_int_eq(errors.total, 5);
+  ck_assert_int_eq(errors.errors, 5);
   ck_assert_int_eq(errors.count, 5);
   uint32_t lines[] = {2, 3, 4, 5, 8};
   for (size_t i = 0; i < 5; i++) ck_assert_uint_eq(errors.items[i].line, lines[i]);
   /* Line 7 (a good model) has no error; the others are in file order. */
   ck_assert_ptr_nonnull(strstr(tq_status_message(st), "5 errors"));
   tq_status_free(st);
-  tqh_errors_deinit(&errors);
+  tqh_diags_deinit(&errors);
 }
 END_TEST
 
@@ -341,8 +341,8 @@ START_TEST(suite_limits_kept_errors) {
                                      "  - name: t%d\n    model: models/conv.mlir\n"
                                      "    repeat: -1\n",
                                      i));
-  tqh_errors_t errors;
-  tqh_errors_init(&errors, 0);
+  tqh_diags_t errors;
+  tqh_diags_init_max(&errors, TQH_ERRORS_DEFAULT_MAX);
   tqh_suite_options_t o;
   tqh_suite_options_initialize(&o);
   o.errors = &errors;
@@ -351,10 +351,10 @@ START_TEST(suite_limits_kept_errors) {
   tq_status_t st = tqh_suite_load_buffer(st_path(dir, "s.yaml"), y.data, y.len, &o, &s);
   ck_assert_ptr_nonnull(st);
   ck_assert_int_eq(errors.count, 10);
-  ck_assert_int_eq(errors.total, 60);
+  ck_assert_int_eq(errors.errors, 60);
   ck_assert_ptr_nonnull(strstr(tq_status_message(st), "... and 50 more errors"));
   tq_status_free(st);
-  tqh_errors_deinit(&errors);
+  tqh_diags_deinit(&errors);
   tq_buf_deinit(&y);
 }
 END_TEST
@@ -844,8 +844,8 @@ START_TEST(suite_survives_allocation_failure) {
   /* Every allocation that fails gives an error (or the load still succeeds), never a crash or a
    * leak. */
   for (long n = 0; n < 400; n += (n < 100 ? 1 : 7)) {
-    tqh_errors_t errors;
-    tqh_errors_init(&errors, 0);
+    tqh_diags_t errors;
+    tqh_diags_init_max(&errors, TQH_ERRORS_DEFAULT_MAX);
     tqh_suite_t *s = NULL;
     tq_alloc_fail_after(n);
     tq_status_t st = load(full_suite, &errors, &s);
@@ -853,7 +853,7 @@ START_TEST(suite_survives_allocation_failure) {
     ck_assert_msg((st == NULL) != (s == NULL), "n=%ld: a status or a suite", n);
     tq_status_free(st);
     tqh_suite_destroy(s);
-    tqh_errors_deinit(&errors);
+    tqh_diags_deinit(&errors);
   }
 }
 END_TEST

@@ -137,8 +137,8 @@ tq_status_t tt_build_config(const cli_t *cli, tqh_config_t **out_cfg) {
   *out_cfg = NULL;
   tqh_config_t *cfg = NULL;
   TQ_TRY(tqh_config_create(&cfg));
-  tqh_errors_t errors;
-  tqh_errors_init(&errors, 0);
+  tqh_diags_t errors;
+  tqh_diags_init_max(&errors, TQH_ERRORS_DEFAULT_MAX);
   tq_status_t st1 = tqh_config_load_dir(cfg, "configs", &errors);
   tq_status_t st2 = tqh_config_apply_env(cfg, NULL, &errors);
   tq_status_t st = NULL;
@@ -146,13 +146,13 @@ tq_status_t tt_build_config(const cli_t *cli, tqh_config_t **out_cfg) {
   if (st1 || st2) {
     tq_buf_t text;
     tq_buf_init(&text, 0);
-    tq_status_t fst = tqh_errors_format(&errors, &text);
+    tq_status_t fst = tqh_diags_format_report(&errors, &text);
     st = fst ? fst : TQ_STATUS(TQ_INVALID_ARGUMENT, "%s", text.data ? text.data : "");
     tq_buf_deinit(&text);
   }
   tq_status_free(st1);
   tq_status_free(st2);
-  tqh_errors_deinit(&errors);
+  tqh_diags_deinit(&errors);
   const struct {
     const char *key, *value, *option;
   } sets[] = {{"repeat", cli->repeat, "--repeat"},

@@ -259,7 +259,7 @@ static int layer_allows(tqh_layer_t current, tqh_layer_t layer) {
   return layer >= current;
 }
 
-tq_status_t tqh_config_load_file(tqh_config_t *config, const char *path, tqh_errors_t *errors) {
+tq_status_t tqh_config_load_file(tqh_config_t *config, const char *path, tqh_diags_t *errors) {
   /* The path is kept for locations. */
   char **files = tq_realloc(config->files, (config->file_count + 1) * sizeof(*files));
   if (!files) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory reading %s", path);
@@ -289,7 +289,7 @@ tq_status_t tqh_config_load_file(tqh_config_t *config, const char *path, tqh_err
     p.board_count = config->board_count;
     tqh__ynode_t *root = tqh__yaml_parse(&config->arena, &rep, buf.data ? buf.data : "", buf.len);
     if (root) read_config(&rep, config, root, file, &p);
-    if (rep.errors.total == 0) {
+    if (rep.errors.errors == 0) {
       config->defaults = p.defaults;
       /* A file never overrides the environment or the command line. */
       if (layer_allows(config->results_dir_layer, p.results_dir_layer))
@@ -314,7 +314,7 @@ static int is_yaml_name(const char *n) {
          ((l > 5 && !strcmp(n + l - 5, ".yaml")) || (l > 4 && !strcmp(n + l - 4, ".yml")));
 }
 
-tq_status_t tqh_config_load_dir(tqh_config_t *config, const char *dir, tqh_errors_t *errors) {
+tq_status_t tqh_config_load_dir(tqh_config_t *config, const char *dir, tqh_diags_t *errors) {
   /* stat first: a missing folder is no configuration, and tq_dir_list's errors do not tell it
    * apart from a path that is not a folder. */
   struct stat sb;
@@ -533,7 +533,7 @@ tq_status_t tqh_config_set(tqh_config_t *config, tqh_layer_t layer, const char *
 }
 
 tq_status_t tqh_config_apply_env(tqh_config_t *config, const char *const *env,
-                                 tqh_errors_t *errors) {
+                                 tqh_diags_t *errors) {
   extern char **environ;
   if (!env) env = (const char *const *)environ;
   tqh__report_t rep;

@@ -538,7 +538,7 @@ tq_status_t tqh_suite_load_buffer(const char *path, const char *data, size_t len
   }
   tqh__ynode_t *root = tqh__yaml_parse(&suite->arena, &rep, data, len);
   if (root) load_root(&L, root);
-  if (rep.errors.total == 0) {
+  if (rep.errors.errors == 0) {
     suite->tests = tq_arena_calloc(&suite->arena, L.count ? L.count : 1, sizeof(*suite->tests));
     if (!suite->tests) {
       tqh__error(&rep, 0, 0, "out of memory");

@@ -1,5 +1,5 @@
 /* Located errors: compiler-style diagnostics (file:line:col, the source line, a caret, notes)
- * collected in a bounded list (config.h) and turned into one status. */
+ * collected in the bounded list of diag.h and turned into one status. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,58 +14,6 @@
 static const tq_diag_style_t snippet_style = {
     200, 60, TQ_DIAG_UTF8_COLUMNS | TQ_DIAG_CR_BREAKS | TQ_DIAG_SAFE_BYTES};
 
-/* ---- Error lists ----------------------------------------------------------------------------- */
-
-void tqh_errors_init(tqh_errors_t *errors, size_t max_kept) {
-  memset(errors, 0, sizeof(*errors));
-  errors->max_kept = max_kept ? max_kept : TQH_ERRORS_DEFAULT_MAX;
-}
-
-void tqh_errors_deinit(tqh_errors_t *errors) {
-  for (size_t i = 0; i < errors->count; i++) {
-    tq_free(errors->items[i].file);
-    tq_free(errors->items[i].message);
-    tq_free(errors->items[i].text);
-  }
-  tq_free(errors->items);
-  size_t max_kept = errors->max_kept;
-  memset(errors, 0, sizeof(*errors));
-  errors->max_kept = max_kept;
-}
-
-void tqh__errors_add(tqh_errors_t *errors, const char *file, uint32_t line, uint32_t col,
-                     const char *message, const char *text) {
-  errors->total++;
-  if (errors->count >= errors->max_kept) return;
-  if (errors->count == errors->cap) {
-    size_t cap = errors->cap ? errors->cap * 2 : 8;
-    tqh_error_t *items = tq_realloc(errors->items, cap * sizeof(*items));
-    if (!items) return;
-    errors->items = items;
-    errors->cap = cap;
-  }
-  tqh_error_t e = {tq_strndup(file, strlen(file)), line, col, tq_strndup(message, strlen(message)),
-                   tq_strndup(text, strlen(text))};
-  if (!e.file || !e.message || !e.text) {
-    tq_free(e.file);
-    tq_free(e.message);
-    tq_free(e.text);
-    return;
-  }
-  errors->items[errors->count++] = e;
-}
-
-tq_status_t tqh_errors_format(const tqh_errors_t *errors, tq_buf_t *out) {
-  for (size_t i = 0; i < errors->count; i++)
-    TQ_TRY(tq_buf_printf(out, "%s\n", errors->items[i].text));
-  if (errors->total > errors->count)
-    TQ_TRY(tq_buf_printf(out, "... and %zu more errors (only the first %zu are shown)\n",
-                         errors->total - errors->count, errors->count));
-  else
-    TQ_TRY(tq_buf_printf(out, "%zu error%s\n", errors->total, errors->total == 1 ? "" : "s"));
-  return NULL;
-}
-
 /* ---- Diagnostics with the source line ------------------------------------------------------- */
 
 void tqh__report_init(tqh__report_t *rep, const char *path, const char *text, size_t len,
@@ -73,11 +21,11 @@ void tqh__report_init(tqh__report_t *rep, const char *path, const char *text, si
   rep->path = path;
   rep->text = text;
   rep->len = len;
-  tqh_errors_init(&rep->errors, max_errors);
+  tqh_diags_init_max(&rep->errors, max_errors ? max_errors : TQH_ERRORS_DEFAULT_MAX);
 }
 
 void tqh__report_deinit(tqh__report_t *rep) {
-  tqh_errors_deinit(&rep->errors);
+  tqh_diags_deinit(&rep->errors);
 }
 
 static tq_status_t append_head(tq_buf_t *b, const char *path, uint32_t line, uint32_t col,
@@ -106,9 +54,10 @@ static void report_add(tqh__report_t *rep, uint32_t line, uint32_t col, uint32_t
   }
   if (st) {
     tq_status_free(st);
-    rep->errors.total++;
+    rep->errors.errors++; /* counted, not kept */
+    rep->errors.dropped++;
   } else {
-    tqh__errors_add(&rep->errors, rep->path ? rep->path : "", line, col, msg, b.data);
+    tqh_diags_add_text(&rep->errors, rep->path ? rep->path : "", line, col, msg, b.data);
   }
   tq_buf_deinit(&b);
 }
@@ -128,12 +77,12 @@ void tqh__error_note(tqh__report_t *rep, uint32_t line, uint32_t col, uint32_t n
   va_end(ap);
 }
 
-tq_status_t tqh__report_finish(tqh__report_t *rep, tqh_errors_t *out) {
-  if (rep->errors.total == 0) return NULL;
+tq_status_t tqh__report_finish(tqh__report_t *rep, tqh_diags_t *out) {
+  if (rep->errors.errors == 0) return NULL;
   /* In file order, as a reader goes through the file (a stable insertion sort: few errors). */
-  tqh_error_t *items = rep->errors.items;
+  tqh_diag_t *items = rep->errors.items;
   for (size_t i = 1; i < rep->errors.count; i++) {
-    tqh_error_t x = items[i];
+    tqh_diag_t x = items[i];
     size_t j = i;
     while (j > 0 && (items[j - 1].line > x.line ||
                      (items[j - 1].line == x.line && items[j - 1].col > x.col))) {
@@ -144,14 +93,16 @@ tq_status_t tqh__report_finish(tqh__report_t *rep, tqh_errors_t *out) {
   }
   if (out) {
     for (size_t i = 0; i < rep->errors.count; i++) {
-      const tqh_error_t *e = &rep->errors.items[i];
-      tqh__errors_add(out, e->file, e->line, e->col, e->message, e->text);
+      const tqh_diag_t *e = &rep->errors.items[i];
+      tqh_diags_add_text(out, e->file, e->line, e->col, e->message, e->text);
     }
-    out->total += rep->errors.total - rep->errors.count;
+    size_t more = rep->errors.errors - rep->errors.count; /* not kept here: not kept there */
+    out->errors += more;
+    out->dropped += more;
   }
   tq_buf_t b;
   tq_buf_init(&b, 0);
-  tq_status_t st = tqh_errors_format(&rep->errors, &b);
+  tq_status_t st = tqh_diags_format_report(&rep->errors, &b);
   if (st) {
     tq_buf_deinit(&b);
     return st;

@@ -19,7 +19,7 @@ typedef struct tqh__report_s {
   const char *path; /* borrowed */
   const char *text; /* borrowed: the file's bytes, for the source lines */
   size_t len;
-  tqh_errors_t errors; /* owned */
+  tqh_diags_t errors; /* owned: errors only */
 } tqh__report_t;
 
 void tqh__report_init(tqh__report_t *rep, const char *path, const char *text, size_t len,
@@ -36,11 +36,7 @@ void tqh__error_note(tqh__report_t *rep, uint32_t line, uint32_t col, uint32_t n
 
 /* NULL when no error was reported; else TQ_INVALID_ARGUMENT holding every error's text, and
  * the errors are copied to `out` (if non-NULL). */
-tq_status_t tqh__report_finish(tqh__report_t *rep, tqh_errors_t *out) TQ_MUST_USE;
-
-/* Copies one error into a list (for the environment's errors). */
-void tqh__errors_add(tqh_errors_t *errors, const char *file, uint32_t line, uint32_t col,
-                     const char *message, const char *text);
+tq_status_t tqh__report_finish(tqh__report_t *rep, tqh_diags_t *out) TQ_MUST_USE;
 
 /* ---- The YAML tree -------------------------------------------------------------------------- */
 

@@ -366,7 +366,7 @@ tqh__ynode_t *tqh__yaml_parse(tq_arena_t *arena, tqh__report_t *rep, const char 
   }
   yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
   size_t documents = 0;
-  size_t errors_before = rep->errors.total;
+  size_t errors_before = rep->errors.errors;
   int done = 0;
   while (!done && !b->failed) {
     yaml_event_t ev;
@@ -414,10 +414,10 @@ tqh__ynode_t *tqh__yaml_parse(tq_arena_t *arena, tqh__report_t *rep, const char 
     tq_free(f->keys);
   }
   tq_free(b->anchors);
-  if (b->oom && rep->errors.total == errors_before)
+  if (b->oom && rep->errors.errors == errors_before)
     tqh__error(rep, 0, 0, "out of memory reading the YAML");
-  tqh__ynode_t *root = b->failed || rep->errors.total != errors_before ? NULL : b->root;
-  if (!b->failed && rep->errors.total == errors_before && !root)
+  tqh__ynode_t *root = b->failed || rep->errors.errors != errors_before ? NULL : b->root;
+  if (!b->failed && rep->errors.errors == errors_before && !root)
     tqh__error(rep, 0, 0, "the file is empty");
   if (root && root->kind == TQH__Y_SCALAR && root->scalar == TQH__S_NULL) {
     tqh__error(rep, 0, 0, "the file is empty");

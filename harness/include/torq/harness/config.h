@@ -46,7 +46,7 @@
  * limit) before it returns. It then returns TQ_INVALID_ARGUMENT (exit status 2: bad
  * configuration) whose message is the complete, compiler-style text of every error
  * ("file:line:col: error: ...", the source line, a caret; print it as it is), and appends the
- * errors, one by one, to a tqh_errors_t when the caller passes one.
+ * errors, one by one, to a diagnostic list (diag.h) when the caller passes one.
  */
 #ifndef TORQ_HARNESS_CONFIG_H
 #define TORQ_HARNESS_CONFIG_H
@@ -57,12 +57,13 @@
 #include "torq/base/arena.h"
 #include "torq/base/status.h"
 #include "torq/base/str.h"
+#include "torq/harness/diag.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ---- Located errors ------------------------------------------------------------------------ */
+/* ---- Places --------------------------------------------------------------------------------- */
 
 /* A place in a text file: 1-based line and column (columns count characters); line 0 means "no
  * place" (an environment variable, a whole file). `file` is borrowed from the object that holds
@@ -72,31 +73,8 @@ typedef struct tqh_loc_s {
   uint32_t line, col;
 } tqh_loc_t;
 
-typedef struct tqh_error_s {
-  char *file;    /* owned; "" when the error has no file (an environment variable) */
-  uint32_t line; /* 1-based; 0 = no line */
-  uint32_t col;  /* 1-based; 0 = no column */
-  char *message; /* owned: the message alone ("unknown key \"repat\" in a test; ...") */
-  char *text;    /* owned: the complete diagnostic with the source line, caret and notes */
-} tqh_error_t;
-
+/* At most this many errors are kept and shown of a file (and of a run's configuration). */
 #define TQH_ERRORS_DEFAULT_MAX 50
-
-/* A bounded list of errors in caller storage. At most `max_kept` are stored; `total` counts all. */
-typedef struct tqh_errors_s {
-  tqh_error_t *items; /* owned; `count` of them */
-  size_t count, cap;
-  size_t max_kept;
-  size_t total;
-} tqh_errors_t;
-
-/* max_kept 0 picks TQH_ERRORS_DEFAULT_MAX. */
-void tqh_errors_init(tqh_errors_t *errors, size_t max_kept);
-void tqh_errors_deinit(tqh_errors_t *errors);
-
-/* Appends every kept error's text, one after the other, then "N errors" or "... and N more
- * errors (only the first M are shown)" when some were not kept. */
-tq_status_t tqh_errors_format(const tqh_errors_t *errors, tq_buf_t *out) TQ_MUST_USE;
 
 /* ---- Settings ------------------------------------------------------------------------------ */
 
@@ -197,18 +175,18 @@ void tqh_config_destroy(tqh_config_t *config);
  * suite loader's (unknown keys, wrong types, a board name given twice ...). `errors` may be NULL.
  * On error the configuration is left as it was. */
 tq_status_t tqh_config_load_file(tqh_config_t *config, const char *path,
-                                 tqh_errors_t *errors) TQ_MUST_USE;
+                                 tqh_diags_t *errors) TQ_MUST_USE;
 
 /* Reads every DIR/ *.yaml in name order (strcmp); a missing folder is not an error. */
 tq_status_t tqh_config_load_dir(tqh_config_t *config, const char *dir,
-                                tqh_errors_t *errors) TQ_MUST_USE;
+                                tqh_diags_t *errors) TQ_MUST_USE;
 
 /* Applies the TORQ_* variables of the table above (layer ENV) from `env` ("NAME=VALUE" strings,
  * NULL-terminated; NULL means the process environment). Other variables, TORQ_ ones included
  * (TORQ_TESTDATA is a suite variable), are ignored. A bad value is an error naming the variable.
  * `errors` may be NULL. */
 tq_status_t tqh_config_apply_env(tqh_config_t *config, const char *const *env,
-                                 tqh_errors_t *errors) TQ_MUST_USE;
+                                 tqh_diags_t *errors) TQ_MUST_USE;
 
 /* Sets one setting from its text, as the command line gives it, at `layer` (normally
  * TQH_LAYER_CLI): tqh_config_set(cfg, TQH_LAYER_CLI, "targets", "sim"). The value is copied.

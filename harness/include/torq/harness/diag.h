@@ -1,13 +1,19 @@
-/* Diagnostics of annotation: problems in the inputs that do not stop the work. A malformed row of
- * a profile is reported and skipped, and annotation goes on with the rest ("the tool continues
- * where it can", DESIGN 7); the tool prints the list and exits 1 when it holds an error.
+/* Diagnostics (component common/, harness/src/common/): the one bounded list of located messages
+ * that every part of the harness collects problems in.
  *
- * Each diagnostic names a file and a 1-based line (0 when the problem is the whole file) and says
- * what is wrong and, where it helps, what to do. At most `max_kept` are stored (default
+ * Annotation reports a malformed row of a profile and goes on with the rest ("the tool continues
+ * where it can", DESIGN 7); reading a journal reports a corrupt line and keeps the others; suites
+ * and configuration report every error of a file, compiler-style (file:line:col, the source line,
+ * a caret, notes), before any test runs.
+ *
+ * Each diagnostic names a file, a 1-based line (0 when the problem is the whole file or has no
+ * place) and column (0: none), says what is wrong and, where it helps, what to do, and may carry
+ * its complete text as shown (with the source line). At most `max_kept` are stored (default
  * TQH_DIAGS_MAX_KEPT) so that a file of a million bad rows cannot fill the memory; the others are
  * only counted.
  *
- * Ownership: a tqh_diags_t in caller storage owns its items, their messages and file names.
+ * Ownership: a tqh_diags_t in caller storage owns its items, their messages, texts and file
+ * names.
  */
 #ifndef TORQ_HARNESS_DIAG_H
 #define TORQ_HARNESS_DIAG_H
@@ -31,9 +37,11 @@ typedef enum tqh_severity_e {
 
 typedef struct tqh_diag_s {
   tqh_severity_t severity;
-  char *file;    /* owned */
-  uint32_t line; /* 1-based; 0 = the file as a whole */
-  char *message; /* owned */
+  char *file;    /* owned; "" when the diagnostic has no file (an environment variable) */
+  uint32_t line; /* 1-based; 0 = the file as a whole, or no place */
+  uint32_t col;  /* 1-based; 0 = no column */
+  char *message; /* owned: the message alone ("unknown key \"repat\" in a test; ...") */
+  char *text;    /* owned, or NULL: the complete diagnostic as shown (source line, caret, notes) */
 } tqh_diag_t;
 
 typedef struct tqh_diags_s {
@@ -44,16 +52,29 @@ typedef struct tqh_diags_s {
   size_t dropped;          /* not kept (max_kept reached, or no memory) */
 } tqh_diags_t;
 
+/* An empty list keeping at most TQH_DIAGS_MAX_KEPT, or `max_kept` (0: TQH_DIAGS_MAX_KEPT). */
 void tqh_diags_init(tqh_diags_t *diags);
+void tqh_diags_init_max(tqh_diags_t *diags, size_t max_kept);
+/* Frees the items; the list is empty again (with the same max_kept). */
 void tqh_diags_deinit(tqh_diags_t *diags);
 
-/* Adds a diagnostic. Never fails: when memory runs out the diagnostic is counted as dropped. */
+/* Adds a diagnostic (its message from printf, at most 1023 bytes). Never fails: when memory runs
+ * out the diagnostic is counted as dropped. */
 void tqh_diags_add(tqh_diags_t *diags, tqh_severity_t severity, const char *file, uint32_t line,
                    const char *fmt, ...) TQ_PRINTF(5, 6);
 
-/* Appends every diagnostic as "file:line: error: message\n" (no ":line" for line 0), then
- * "... and N more" when some were dropped. */
+/* Adds an error at line:col with its message and complete text (both copied). Never fails, as
+ * tqh_diags_add. */
+void tqh_diags_add_text(tqh_diags_t *diags, const char *file, uint32_t line, uint32_t col,
+                        const char *message, const char *text);
+
+/* Appends one line per diagnostic, "file:line: error: message\n" (no ":line" for line 0; the
+ * text instead when it has one), then "... and N more diagnostics" when some were dropped. */
 tq_status_t tqh_diags_format(const tqh_diags_t *diags, tq_buf_t *out) TQ_MUST_USE;
+
+/* Appends the diagnostics as a compiler reports errors: each one's text (or its line), then
+ * "N errors", or "... and N more errors (only the first M are shown)" when some were dropped. */
+tq_status_t tqh_diags_format_report(const tqh_diags_t *diags, tq_buf_t *out) TQ_MUST_USE;
 
 #ifdef __cplusplus
 }

@@ -173,7 +173,7 @@ typedef struct tqh_suite_options_s {
   const tqh_config_t *config; /* settings tests inherit; NULL: the built-in defaults */
   const char *const *env;     /* for ${VAR}: "NAME=VALUE" strings, NULL-terminated; NULL means
                                  the process environment */
-  tqh_errors_t *errors;       /* if non-NULL, receives each error as well */
+  tqh_diags_t *errors;        /* if non-NULL, receives each error as well */
   size_t max_errors;          /* errors kept and shown; 0 = TQH_ERRORS_DEFAULT_MAX */
   int no_filesystem;          /* 1: touch no file (fuzzing, syntax checks): model and input
                                  files are not checked and a glob stands for a single test whose
