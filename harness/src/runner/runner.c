@@ -1,6 +1,6 @@
-/* The runner's parent process: hands tests to forked workers (worker.c, execute.c), waits for
- * them with one ppoll() over their pipes, turns what they report (or how they died) into test
- * records, and is the only writer of the results (results.h).
+/* The runner's parent process: hands tests to forked workers (worker.c, worker_main.c), waits
+ * for them with one ppoll() over their pipes, turns what they report (or how they died) into test
+ * records (finish.c), and is the only writer of the results (results.h).
  *
  * Slots: `jobs` simulator workers, then one worker per board (board.h). Tests wait in queues: one
  * for the simulator, one per board (tests whose target names it), one for the pool (every test
@@ -17,24 +17,18 @@
  * waits, and a report is never interrupted half-way.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
-#include "torq/harness/baseline.h"
 #include "torq/harness/fetch.h"
 #include "torq/harness/process.h"
-#include "torq/harness/stats.h"
 #include "torq/harness/upload.h"
 
 void tqh_runner_options_initialize(tqh_runner_options_t *options) {
@@ -52,426 +46,8 @@ int tqh_runner_exit_code(const tqh_runner_summary_t *summary) {
   return 0;
 }
 
-typedef struct pending_s {
-  size_t test;
-  tqh_test_result_t result;
-} pending_t;
-
-/* Tests waiting for a slot, in order; room in front for the retried ones. */
-typedef struct queue_s {
-  size_t *items;
-  size_t head, tail;
-} queue_t;
-
-enum { CLASS_SIM = 0 }; /* then 1 + board index; then the pool */
-
-typedef struct run_s {
-  const tqh_runner_options_t *options;
-  const tqh_test_t *const *tests;
-  size_t num_tests;
-  tqh_results_t *results;
-  tqh_runner_summary_t *summary;
-  tqh__progress_t progress;
-  tqh__worker_ctx_t exec;
-  tqh_compile_cache_t cache;
-  tqh__worker_t *workers;
-  size_t num_workers, running;
-  pending_t *pending; /* finished, not yet recorded: at most one per worker */
-  size_t num_pending;
-  double *started_at; /* CLOCK_REALTIME per test */
-  uint64_t *started_ns;
-
-  const tqh_runner_boards_t *boards; /* NULL: the simulator only */
-  size_t num_boards, num_sim;        /* slots: num_sim simulator workers, then the boards */
-  tqh__worker_ctx_t *ctxs;           /* per slot */
-  tqh_board_options_t board_options;
-  char *lease_owner;
-  tqh__worker_hooks_t board_hooks;
-  int *board_dead;
-  queue_t *queues; /* CLASS_SIM, 1 + board, pool */
-  size_t num_queues, pool_class;
-  size_t *test_class;
-  unsigned char *attempts;
-  char **retry_note; /* why the first attempt of a retried test failed */
-  size_t queued;     /* tests in the queues */
-} run_t;
-
-static int slot_board(const run_t *run, size_t k) {
-  return k >= run->num_sim ? (int)(k - run->num_sim) : -1;
-}
-
-static int worker_board(const run_t *run, const tqh__worker_t *w) {
-  return slot_board(run, (size_t)(w - run->workers));
-}
-
-static void queue_push(run_t *run, size_t cls, size_t test) {
-  run->queues[cls].items[run->queues[cls].tail++] = test;
-  run->queued++;
-}
-
-static void queue_push_front(run_t *run, size_t cls, size_t test) {
-  run->queues[cls].items[--run->queues[cls].head] = test;
-  run->queued++;
-}
-
-static int queue_pop(run_t *run, size_t cls, size_t *out_test) {
-  queue_t *q = &run->queues[cls];
-  if (q->head == q->tail) return 0;
-  *out_test = q->items[q->head++];
-  run->queued--;
-  return 1;
-}
-
-static int any_board_alive(const run_t *run) {
-  for (size_t b = 0; b < run->num_boards; b++)
-    if (!run->board_dead[b]) return 1;
-  return 0;
-}
-
-/* "conv2d[board1]" from the id "smoke/conv2d[board1]": the JUnit name within its suite. */
-static const char *case_name(const tqh_test_t *t) {
-  size_t n = strlen(t->suite->name);
-  if (!strncmp(t->id, t->suite->name, n) && t->id[n] == '/') return t->id + n + 1;
-  return t->id;
-}
-
-/* The model's file name without its folder and .mlir: the overview block's title. */
-static void model_title(const tqh_test_t *t, char *buf, size_t size) {
-  const char *p = t->model.kind == TQH_MODEL_PATH ? t->model.path : t->model.url;
-  if (!p) p = t->name;
-  const char *slash = strrchr(p, '/');
-  const char *base = slash ? slash + 1 : p;
-  size_t len = strlen(base);
-  if (len > 5 && !strcmp(base + len - 5, ".mlir")) len -= 5;
-  snprintf(buf, size, "%.*s", (int)len, base);
-}
-
-/* The last lines of the test's stderr.txt (what a crashing worker printed last), or NULL. */
-static char *stderr_tail(const char *dir) {
-  char path[4096];
-  snprintf(path, sizeof(path), "%s/stderr.txt", dir);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  struct stat sb;
-  char *text = NULL;
-  if (fstat(fd, &sb) == 0 && sb.st_size > 0) {
-    off_t want = sb.st_size > 4096 ? 4096 : sb.st_size;
-    text = tq_malloc((size_t)want + 1);
-    ssize_t n = text ? pread(fd, text, (size_t)want, sb.st_size - want) : -1;
-    if (n > 0) {
-      text[n] = 0;
-    } else {
-      tq_free(text);
-      text = NULL;
-    }
-  }
-  close(fd);
-  return text;
-}
-
-/* Applies the expected-failure rules to a worker's outcome. A crash counts as a failure here
- * (a model known to crash the runtime can be marked); a timeout or an infrastructure error
- * stays an error. */
-static void apply_xfail(const run_t *run, const tqh_test_t *t, tqh_test_result_t *r) {
-  if (!t->xfail.expected) return;
-  int strict = t->xfail.strict || run->options->strict;
-  if (r->outcome == TQH_OUTCOME_PASSED) {
-    if (strict) {
-      r->outcome = TQH_OUTCOME_FAILED;
-      tq_free(r->failure_type);
-      r->failure_type = tq_strndup("xpass_strict", 12);
-      tq_free(r->message);
-      tq_buf_t b;
-      tq_buf_init(&b, 0);
-      tq_status_free(tq_buf_printf(&b, "[XPASS(strict)] %s", t->xfail.reason));
-      r->message = tq_buf_detach(&b);
-      tq_buf_deinit(&b);
-    } else {
-      r->outcome = TQH_OUTCOME_XPASSED;
-      tq_free(r->message);
-      r->message = tq_strndup(t->xfail.reason, strlen(t->xfail.reason));
-    }
-    return;
-  }
-  int crash = r->failure_type && !strcmp(r->failure_type, "crash");
-  if (r->outcome == TQH_OUTCOME_FAILED || (r->outcome == TQH_OUTCOME_ERROR && crash)) {
-    r->outcome = TQH_OUTCOME_XFAILED;
-    tq_buf_t b;
-    tq_buf_init(&b, 0);
-    tq_status_free(tq_buf_printf(&b, "expected failure: %s (%s)", t->xfail.reason,
-                                 r->message ? r->message : ""));
-    tq_free(r->message);
-    r->message = tq_buf_detach(&b);
-    tq_buf_deinit(&b);
-  }
-}
-
-/* Records a finished (or never run) test: the results, the progress, the summary. */
-static tq_status_t record(run_t *run, size_t i, tqh_test_result_t *r) {
-  const tqh_test_t *t = run->tests[i];
-  char model[256];
-  model_title(t, model, sizeof(model));
-  tqh_stats_t stats;
-  memset(&stats, 0, sizeof(stats));
-  if (r->num_samples) tq_status_free(tqh_stats_compute(r->samples, r->num_samples, &stats));
-
-  tqh_record_metric_t *metrics = tq_calloc(r->num_metrics + 1, sizeof(*metrics));
-  if (!metrics) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  for (size_t m = 0; m < r->num_metrics; m++) {
-    metrics[m].name = r->metric_names[m];
-    metrics[m].us = r->metric_us[m];
-  }
-  tq_buf_t tags;
-  tq_buf_init(&tags, 0);
-  tq_status_t st = NULL;
-  for (size_t k = 0; k < t->tag_count && !st; k++)
-    st = tq_buf_printf(&tags, "%s%s", k ? "," : "", t->tags[k]);
-  tqh_property_t props[5];
-  size_t np = 0;
-  char device[64];
-  props[np++] = (tqh_property_t){"target", r->board ? r->board : t->target ? t->target : "sim"};
-  if (r->board) props[np++] = (tqh_property_t){"board", r->board};
-  if (r->has_device_wall) {
-    snprintf(device, sizeof(device), "%.9f", r->device_wall_s);
-    props[np++] = (tqh_property_t){"device_wall_time", device};
-  }
-  if (run->retry_note && run->retry_note[i]) {
-    /* The first attempt's fault, before whatever the last attempt said. */
-    tq_buf_t text;
-    tq_buf_init(&text, 0);
-    tq_status_t tst = tq_buf_printf(&text, "first attempt: %s\n%s", run->retry_note[i],
-                                    r->text ? r->text : "");
-    if (!tst) {
-      tq_free(r->text);
-      r->text = tq_buf_detach(&text);
-    }
-    tq_status_free(tst);
-    tq_buf_deinit(&text);
-  }
-  if (t->tag_count && tags.data) props[np++] = (tqh_property_t){"tags", tags.data};
-  if (t->model.kind == TQH_MODEL_PATH) props[np++] = (tqh_property_t){"model_path", t->model.path};
-
-  double now = tqh_now_unix();
-  tqh_test_record_t rec;
-  memset(&rec, 0, sizeof(rec));
-  rec.id = t->fs_id;
-  rec.host = r->board;
-  rec.name = case_name(t);
-  rec.classname = t->suite->name;
-  rec.model = model;
-  rec.outcome = r->outcome;
-  rec.message = r->message;
-  rec.failure_type = r->failure_type;
-  rec.text = r->text;
-  rec.started_at = run->started_at[i];
-  rec.duration_s = run->started_ns[i] ? (double)(tqh_now_ns() - run->started_ns[i]) / 1e9 : 0;
-  if (!run->started_ns[i]) rec.started_at = now;
-  rec.has_wall_time = r->has_wall_time && r->num_samples > 0;
-  rec.wall_time_s = stats.median;
-  rec.wall_stats = stats;
-  rec.wall_samples = r->samples;
-  rec.wall_sample_count = r->num_samples;
-  rec.cache = r->cache;
-  rec.compile_s = r->compile_s;
-  rec.run_s = r->run_s;
-  rec.has_estimated_cycles = r->has_estimated_cycles;
-  rec.estimated_cycles = r->estimated_cycles;
-  rec.metrics = metrics;
-  rec.metric_count = r->num_metrics;
-  rec.properties = props;
-  rec.property_count = np;
-  rec.files = (const char *const *)r->files;
-  rec.file_count = r->num_files;
-  tqh_baseline_verdict_t bv; /* --baseline: may turn a passed test into a regression */
-  tqh_baseline_verdict_init(&bv);
-  if (!st && run->options->baseline)
-    st = tqh_baseline_apply(run->options->baseline, t->settings.baseline_floor_pct, &rec, &bv);
-  r->outcome = rec.outcome;
-  uint64_t t0 = tqh_now_ns();
-  if (!st) st = tqh_results_test_finished(run->results, &rec);
-  if (!st) st = tqh_uploader_test_finished(run->options->uploader, t->fs_id);
-  run->summary->record_s += (double)(tqh_now_ns() - t0) / 1e9;
-  tq_free(metrics);
-  tq_buf_deinit(&tags);
-
-  tqh_runner_summary_t *s = run->summary;
-  if ((unsigned)r->outcome < TQH_OUTCOME_COUNT) s->counts[r->outcome]++;
-  if (r->cache == TQH_CACHE_HIT) s->cache_hits++;
-  if (r->cache == TQH_CACHE_MISS) s->cache_misses++;
-  if (r->infrastructure) s->infrastructure_errors++;
-  s->compile_s += r->compile_s;
-  s->run_s += r->run_s;
-  tqh__progress_test(&run->progress, t->id, r->outcome, rec.has_wall_time ? stats.median : -1,
-                     r->outcome == TQH_OUTCOME_PASSED ? NULL : rec.message);
-  if (bv.log && run->options->verbosity >= 0) tqh__progress_print(&run->progress, bv.log);
-  tqh_baseline_verdict_deinit(&bv);
-  return st;
-}
-
-static tq_status_t record_simple(run_t *run, size_t i, tqh_outcome_t outcome, const char *type,
-                                 const char *message) {
-  tqh_test_result_t r;
-  tqh_test_result_init(&r);
-  r.outcome = outcome;
-  r.infrastructure = type && !strncmp(type, "infra_", 6);
-  r.failure_type = type ? tq_strndup(type, strlen(type)) : NULL;
-  r.message = message ? tq_strndup(message, strlen(message)) : NULL;
-  tq_status_t st = record(run, i, &r);
-  tqh_test_result_deinit(&r);
-  return st;
-}
-
-static int cancelled(const run_t *run) {
-  return run->options->cancel && *run->options->cancel;
-}
-
-/* Whether another attempt of test `i` can be made: first attempt, and a live board for it. */
-static int can_retry(const run_t *run, size_t i) {
-  if (run->attempts[i] >= 2) return 0;
-  size_t cls = run->test_class[i];
-  if (cls == run->pool_class) return any_board_alive(run);
-  return cls > CLASS_SIM && !run->board_dead[cls - 1];
-}
-
-/* The test of worker `w` is over: by its RESULT (`status` < 0; the worker lives on), or because
- * the worker died (`status`: its wait status). Queues the test's result, which is recorded after
- * the next test has started, so that writing the reports overlaps that test's work; or queues
- * the test again after an infrastructure fault on a board. */
-static void finish_test(run_t *run, tqh__worker_t *w, int status) {
-  size_t i = w->test;
-  const tqh_test_t *t = run->tests[i];
-  tqh_test_result_t *r = &w->result;
-  int board = worker_board(run, w);
-  char sig[32];
-  int interrupted = status >= 0 && WIFSIGNALED(status) &&
-                    (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM ||
-                     WTERMSIG(status) == SIGHUP);
-  if (w->have_result) {
-    /* Done, whatever happened after (a kill at the deadline that came too late). */
-  } else if (w->cancelled || (interrupted && cancelled(run))) {
-    tqh_test_result_deinit(r);
-    tqh_test_result_init(r);
-    r->outcome = TQH_OUTCOME_NOT_RUN;
-    r->message = tq_strndup("interrupted while running", 25);
-  } else if (w->timed_out) {
-    tqh_test_result_deinit(r);
-    tqh_test_result_init(r);
-    if (board >= 0) {
-      /* The transport bounds every remote step itself: a worker past the deadline is stuck on
-       * the board's side (a connection that hangs). */
-      tqh_test_result_fail(r, TQH_OUTCOME_ERROR, "infra_timeout",
-                           "timeout: the %s phase on board %s took longer than %gs", w->phase,
-                           run->boards->boards[board].name, w->phase_s);
-      r->infrastructure = 1;
-      r->board = tq_strndup(run->boards->boards[board].name,
-                            strlen(run->boards->boards[board].name));
-    } else {
-      tqh_test_result_fail(r, TQH_OUTCOME_ERROR, "timeout",
-                           "timeout: the %s phase took longer than %gs", w->phase, w->phase_s);
-    }
-  } else {
-    tqh_test_result_deinit(r);
-    tqh_test_result_init(r);
-    if (status >= 0 && WIFSIGNALED(status)) {
-      tqh_test_result_fail(r, TQH_OUTCOME_ERROR, "crash", "crashed with %s in the %s phase",
-                           tqh_signal_name(WTERMSIG(status), sig), w->phase);
-    } else {
-      tqh_test_result_fail(r, TQH_OUTCOME_ERROR, "crash",
-                           "the worker exited with status %d without a result",
-                           status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    }
-    r->text = stderr_tail(run->exec.test_dirs[i]);
-    tq_status_free(tqh_test_result_add_file(r, "stdout.txt"));
-    tq_status_free(tqh_test_result_add_file(r, "stderr.txt"));
-  }
-  w->tests_run++;
-  if (board >= 0) {
-    /* A board's worker holds its session and lease for the run; it goes only when its board
-     * is down (it then releases what it can and exits). */
-    if (r->board_down && !run->board_dead[board]) {
-      run->board_dead[board] = 1;
-      char line[1200];
-      snprintf(line, sizeof(line), "torq-test: board %s is down; it takes no more tests: %s\n",
-               run->boards->boards[board].name, r->message ? r->message : "");
-      if (run->options->verbosity >= 0) tqh__progress_print(&run->progress, line);
-    }
-    if (w->pid > 0 && r->board_down) tqh__worker_retire(w);
-  } else if (w->pid > 0 &&
-             (r->outcome != TQH_OUTCOME_PASSED || w->tests_run >= TQH__WORKER_MAX_TESTS)) {
-    /* A fresh worker after anything but a pass, so that whatever a failing test did to its
-     * process cannot reach the next test; and now and then anyway. */
-    tqh__worker_retire(w);
-  }
-  w->busy = 0;
-  w->have_result = 0;
-  w->deadline_ns = 0;
-  run->running--;
-  if (board >= 0 && r->infrastructure && r->outcome == TQH_OUTCOME_ERROR && can_retry(run, i)) {
-    tq_buf_t note;
-    tq_buf_init(&note, 0);
-    tq_status_free(tq_buf_printf(&note, "%s on board %s: %s",
-                                 r->failure_type ? r->failure_type : "infrastructure",
-                                 run->boards->boards[board].name, r->message ? r->message : ""));
-    tq_free(run->retry_note[i]);
-    run->retry_note[i] = tq_buf_detach(&note);
-    tq_buf_deinit(&note);
-    if (run->options->verbosity >= 0) {
-      char line[1400];
-      snprintf(line, sizeof(line), "torq-test: %s: %s; trying once more\n", t->id,
-               run->retry_note[i] ? run->retry_note[i] : "infrastructure fault");
-      tqh__progress_print(&run->progress, line);
-    }
-    queue_push_front(run, run->test_class[i], i);
-    tqh_test_result_deinit(r);
-    tqh_test_result_init(r);
-    return;
-  }
-  apply_xfail(run, t, r);
-  run->pending[run->num_pending].test = i;
-  run->pending[run->num_pending].result = *r;
-  run->num_pending++;
-  tqh_test_result_init(r);
-}
-
-/* The tests that only dead boards could run end as errors. */
-static tq_status_t fail_orphans(run_t *run) {
-  int alive = any_board_alive(run);
-  tq_status_t st = NULL;
-  for (size_t b = 0; b < run->num_boards && !st; b++) {
-    size_t cls = 1 + b, i;
-    if (!run->board_dead[b]) continue;
-    while (!st && queue_pop(run, cls, &i)) {
-      char msg[512];
-      snprintf(msg, sizeof(msg), "not run: board %s is down", run->boards->boards[b].name);
-      run->started_at[i] = tqh_now_unix();
-      st = record_simple(run, i, TQH_OUTCOME_ERROR, "infra_board_down", msg);
-    }
-  }
-  if (!alive && run->num_boards) {
-    size_t i;
-    while (!st && queue_pop(run, run->pool_class, &i)) {
-      run->started_at[i] = tqh_now_unix();
-      st = record_simple(run, i, TQH_OUTCOME_ERROR, "infra_board_down",
-                         "not run: every board of the pool is down");
-    }
-  }
-  return st;
-}
-
-/* Records the queued results, in the order their tests finished. */
-static tq_status_t record_pending(run_t *run) {
-  tq_status_t st = NULL;
-  for (size_t k = 0; k < run->num_pending; k++) {
-    pending_t *p = &run->pending[k];
-    if (!st) st = record(run, p->test, &p->result);
-    tqh_test_result_deinit(&p->result);
-  }
-  run->num_pending = 0;
-  return st;
-}
-
 /* Takes every whole message out of a worker's buffer. */
-static tq_status_t drain(run_t *run, tqh__worker_t *w) {
+static tq_status_t drain(tqh__run_t *run, tqh__worker_t *w) {
   for (;;) {
     uint32_t type;
     const char *data;
@@ -500,13 +76,13 @@ static tq_status_t drain(run_t *run, tqh__worker_t *w) {
     } else if (type == TQH__MSG_RESULT) {
       TQ_TRY(tqh__result_decode(data, len, &w->result));
       w->have_result = 1;
-      finish_test(run, w, -1);
+      tqh__run_finish_test(run, w, -1);
     }
   }
 }
 
 /* Forks a worker into the free slot `w`. */
-static tq_status_t spawn(run_t *run, tqh__worker_t *w) {
+static tq_status_t spawn(tqh__run_t *run, tqh__worker_t *w) {
   int *fds = tq_calloc(2 * run->num_workers + 2, sizeof(int));
   if (!fds) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   size_t nfds = 0;
@@ -518,7 +94,7 @@ static tq_status_t spawn(run_t *run, tqh__worker_t *w) {
     fds[nfds++] = run->workers[k].cmd_fd;
   }
   size_t slot = (size_t)(w - run->workers);
-  int board = slot_board(run, slot);
+  int board = tqh__run_slot_board(run, slot);
   uint64_t t0 = tqh_now_ns();
   tq_status_t st = tqh__worker_spawn_hooks(w, fds, nfds, tqh__worker_test_main, &run->ctxs[slot],
                                            board >= 0 ? &run->board_hooks : NULL);
@@ -528,7 +104,7 @@ static tq_status_t spawn(run_t *run, tqh__worker_t *w) {
 }
 
 /* Hands test `i` to the worker of slot `k`, forking one when needed. */
-static tq_status_t start_test(run_t *run, size_t i, size_t k) {
+static tq_status_t start_test(tqh__run_t *run, size_t i, size_t k) {
   const tqh_test_t *t = run->tests[i];
   tqh__worker_t *w = &run->workers[k];
   if (w->pid == 0) TQ_TRY(spawn(run, w));
@@ -552,23 +128,24 @@ static tq_status_t start_test(run_t *run, size_t i, size_t k) {
 
 /* Whether slot `k` can take a test now: a live idle worker, or no worker yet (and a live
  * board). */
-static int slot_free(const run_t *run, size_t k) {
+static int slot_free(const tqh__run_t *run, size_t k) {
   const tqh__worker_t *w = &run->workers[k];
-  int board = slot_board(run, k);
+  int board = tqh__run_slot_board(run, k);
   if (board >= 0 && run->board_dead[board]) return 0;
   return w->pid == 0 || (!w->busy && !w->retiring && w->fd >= 0);
 }
 
 /* The next test for slot `k`: its board's own tests first, then the pool's. */
-static int next_for_slot(run_t *run, size_t k, size_t *out_test) {
-  int board = slot_board(run, k);
-  if (board < 0) return queue_pop(run, CLASS_SIM, out_test);
-  return queue_pop(run, 1 + (size_t)board, out_test) || queue_pop(run, run->pool_class, out_test);
+static int next_for_slot(tqh__run_t *run, size_t k, size_t *out_test) {
+  int board = tqh__run_slot_board(run, k);
+  if (board < 0) return tqh__run_queue_pop(run, TQH__CLASS_SIM, out_test);
+  return tqh__run_queue_pop(run, 1 + (size_t)board, out_test) ||
+         tqh__run_queue_pop(run, run->pool_class, out_test);
 }
 
 /* Starts what can start: every free slot gets the next test of its queues (skipped tests are
  * recorded on the way). */
-static tq_status_t start_tests(run_t *run) {
+static tq_status_t start_tests(tqh__run_t *run) {
   tq_status_t st = NULL;
   for (size_t k = 0; k < run->num_workers && !st; k++) {
     size_t i;
@@ -576,7 +153,7 @@ static tq_status_t start_tests(run_t *run) {
       const tqh_test_t *t = run->tests[i];
       if (t->skip) {
         run->started_at[i] = tqh_now_unix();
-        st = record_simple(run, i, TQH_OUTCOME_SKIPPED, "skip", t->skip);
+        st = tqh__run_record_simple(run, i, TQH_OUTCOME_SKIPPED, "skip", t->skip);
         continue;
       }
       st = start_test(run, i, k);
@@ -587,7 +164,7 @@ static tq_status_t start_tests(run_t *run) {
 
 /* Stops every worker: kills the busy ones, retires the idle ones, and reaps them all. A board
  * worker that was retired gets time to release its lease; its notes are still shown. */
-static void stop_workers(run_t *run) {
+static void stop_workers(tqh__run_t *run) {
   for (size_t k = 0; k < run->num_workers; k++) {
     tqh__worker_t *w = &run->workers[k];
     if (w->pid <= 0) continue;
@@ -598,7 +175,7 @@ static void stop_workers(run_t *run) {
   for (size_t k = 0; k < run->num_workers; k++) {
     tqh__worker_t *w = &run->workers[k];
     if (w->pid <= 0) continue;
-    while (slot_board(run, k) >= 0 && w->fd >= 0 && !w->busy) {
+    while (tqh__run_slot_board(run, k) >= 0 && w->fd >= 0 && !w->busy) {
       uint64_t now = tqh_now_ns();
       if (now >= give_up) {
         tqh__worker_kill(w);
@@ -621,14 +198,14 @@ static void stop_workers(run_t *run) {
   }
 }
 
-static tq_status_t loop(run_t *run, const sigset_t *wait_mask) {
+static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
   tq_status_t st = NULL;
   struct pollfd *pfds = tq_calloc(run->num_workers + 1, sizeof(*pfds));
   tqh__worker_t **owners = tq_calloc(run->num_workers + 1, sizeof(*owners));
   if (!pfds || !owners) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   int stopping = 0;
   while (!st) {
-    if (!stopping && cancelled(run)) {
+    if (!stopping && tqh__run_cancelled(run)) {
       stopping = 1;
       run->summary->cancelled = 1;
       tqh__progress_print(&run->progress,
@@ -644,9 +221,9 @@ static tq_status_t loop(run_t *run, const sigset_t *wait_mask) {
         tqh__worker_retire(w);
       }
     }
-    if (!st && !stopping) st = fail_orphans(run);
+    if (!st && !stopping) st = tqh__run_fail_orphans(run);
     if (!st && !stopping) st = start_tests(run);
-    if (!st) st = record_pending(run);
+    if (!st) st = tqh__run_record_pending(run);
     if (st || (run->running == 0 && (stopping || run->queued == 0))) break;
 
     size_t n = 0;
@@ -692,7 +269,7 @@ static tq_status_t loop(run_t *run, const sigset_t *wait_mask) {
       tqh__worker_t *w = &run->workers[k];
       if (w->pid <= 0 || w->fd >= 0) continue;
       int status = tqh__worker_reap(w);
-      if (w->busy) finish_test(run, w, status);
+      if (w->busy) tqh__run_finish_test(run, w, status);
       tqh_test_result_deinit(&w->result);
     }
     now = tqh_now_ns();
@@ -712,9 +289,10 @@ static tq_status_t loop(run_t *run, const sigset_t *wait_mask) {
   /* Whatever did not start is recorded as not run. */
   for (size_t c = 0; c < run->num_queues; c++) {
     size_t i;
-    while (!st && queue_pop(run, c, &i))
-      st = record_simple(run, i, TQH_OUTCOME_NOT_RUN, "not_run",
-                         run->summary->cancelled ? "not run: the run was interrupted" : "not run");
+    while (!st && tqh__run_queue_pop(run, c, &i))
+      st = tqh__run_record_simple(
+          run, i, TQH_OUTCOME_NOT_RUN, "not_run",
+          run->summary->cancelled ? "not run: the run was interrupted" : "not run");
   }
   tq_free(pfds);
   tq_free(owners);
@@ -737,14 +315,14 @@ tq_status_t tqh_runner_run(const tqh_runner_options_t *options, const tqh_test_t
 }
 
 /* Which queue each test waits in; how many simulator workers there are. */
-static tq_status_t plan(run_t *run) {
+static tq_status_t plan(tqh__run_t *run) {
   const tqh_runner_boards_t *boards = run->boards;
   size_t *counts = tq_calloc(run->num_queues, sizeof(size_t));
   if (!counts) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < run->num_tests; i++) {
     const tqh_test_t *t = run->tests[i];
     const char *target = t->target ? t->target : "sim";
-    size_t cls = CLASS_SIM;
+    size_t cls = TQH__CLASS_SIM;
     if (boards && boards->all_tests) {
       cls = run->pool_class;
     } else if (strcmp(target, "sim") != 0) {
@@ -770,9 +348,10 @@ static tq_status_t plan(run_t *run) {
   }
   size_t jobs = run->options->jobs ? run->options->jobs : 1;
   if (jobs > 64) jobs = 64;
-  run->num_sim = counts[CLASS_SIM] || run->num_boards == 0 ? jobs : 0;
+  run->num_sim = counts[TQH__CLASS_SIM] || run->num_boards == 0 ? jobs : 0;
   tq_free(counts);
-  for (size_t i = 0; !st && i < run->num_tests; i++) queue_push(run, run->test_class[i], i);
+  for (size_t i = 0; !st && i < run->num_tests; i++)
+    tqh__run_queue_push(run, run->test_class[i], i);
   return st;
 }
 
@@ -787,7 +366,7 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   if (boards && boards->count > 256)
     return TQ_STATUS(TQ_LIMIT, "%zu boards: at most 256 in one run", boards->count);
   uint64_t t0 = tqh_now_ns();
-  run_t run;
+  tqh__run_t run;
   memset(&run, 0, sizeof(run));
   run.options = options;
   run.tests = tests;
@@ -807,7 +386,7 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
       return TQ_STATUS(TQ_INVALID_ARGUMENT, "test '%s': '%s' is not a safe folder name",
                        tests[i]->id, tests[i]->fs_id);
   tq_status_t st = NULL;
-  run.queues = tq_calloc(run.num_queues, sizeof(queue_t));
+  run.queues = tq_calloc(run.num_queues, sizeof(tqh__queue_t));
   run.test_class = tq_calloc(num_tests + 1, sizeof(size_t));
   run.attempts = tq_calloc(num_tests + 1, 1);
   run.retry_note = tq_calloc(num_tests + 1, sizeof(char *));
@@ -832,7 +411,7 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   run.started_at = tq_calloc(num_tests + 1, sizeof(double));
   run.started_ns = tq_calloc(num_tests + 1, sizeof(uint64_t));
   run.workers = tq_calloc(run.num_workers + 1, sizeof(tqh__worker_t));
-  run.pending = tq_calloc(run.num_workers + 1, sizeof(pending_t));
+  run.pending = tq_calloc(run.num_workers + 1, sizeof(tqh__pending_t));
   run.ctxs = tq_calloc(run.num_workers + 1, sizeof(tqh__worker_ctx_t));
   if (!st && (!run.exec.test_dirs || !run.started_at || !run.started_ns || !run.workers ||
               !run.pending || !run.ctxs))
@@ -867,7 +446,7 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   }
   for (size_t k = 0; !st && k < run.num_workers; k++) {
     run.ctxs[k] = run.exec;
-    int b = slot_board(&run, k);
+    int b = tqh__run_slot_board(&run, k);
     if (b >= 0) {
       run.ctxs[k].exec.board = &boards->boards[b];
       run.ctxs[k].exec.board_options = &run.board_options;

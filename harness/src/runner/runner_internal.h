@@ -1,6 +1,7 @@
 /* Private to the runner component (runner.h): forked workers and the messages they send
- * (worker.c), what a worker runs per test (worker_main.c), the progress display (progress.c).
- * Tests include this header to test them directly. */
+ * (worker.c), what a worker runs per test (worker_main.c), the progress display (progress.c),
+ * the run (runner.c) and what a finished test becomes (finish.c). Tests include this header to
+ * test them directly. */
 #ifndef TORQ_HARNESS_SRC_RUNNER_INTERNAL_H
 #define TORQ_HARNESS_SRC_RUNNER_INTERNAL_H
 
@@ -161,5 +162,106 @@ void tqh__worker_test_main(void *ctx, size_t test, int fd);
  * alive while idle; release the lease and disconnect when retired. */
 void tqh__worker_board_idle(void *ctx, int fd);
 void tqh__worker_board_exit(void *ctx, int fd);
+
+/* ---- The run (runner.c) and what a finished test becomes (finish.c) ------------------------- */
+
+/* A finished test's result, recorded once the next test has started. */
+typedef struct tqh__pending_s {
+  size_t test;
+  tqh_test_result_t result;
+} tqh__pending_t;
+
+/* Tests waiting for a slot, in order; room in front for the retried ones. */
+typedef struct tqh__queue_s {
+  size_t *items;
+  size_t head, tail;
+} tqh__queue_t;
+
+enum { TQH__CLASS_SIM = 0 }; /* then 1 + board index; then the pool */
+
+/* One run, in the parent: the plan, the workers, the queues and what is waiting to be recorded. */
+typedef struct tqh__run_s {
+  const tqh_runner_options_t *options;
+  const tqh_test_t *const *tests;
+  size_t num_tests;
+  tqh_results_t *results;
+  tqh_runner_summary_t *summary;
+  tqh__progress_t progress;
+  tqh__worker_ctx_t exec;
+  tqh_compile_cache_t cache;
+  tqh__worker_t *workers;
+  size_t num_workers, running;
+  tqh__pending_t *pending; /* finished, not yet recorded: at most one per worker */
+  size_t num_pending;
+  double *started_at; /* CLOCK_REALTIME per test */
+  uint64_t *started_ns;
+
+  const tqh_runner_boards_t *boards; /* NULL: the simulator only */
+  size_t num_boards, num_sim;        /* slots: num_sim simulator workers, then the boards */
+  tqh__worker_ctx_t *ctxs;           /* per slot */
+  tqh_board_options_t board_options;
+  char *lease_owner;
+  tqh__worker_hooks_t board_hooks;
+  int *board_dead;
+  tqh__queue_t *queues; /* TQH__CLASS_SIM, 1 + board, pool */
+  size_t num_queues, pool_class;
+  size_t *test_class;
+  unsigned char *attempts;
+  char **retry_note; /* why the first attempt of a retried test failed */
+  size_t queued;     /* tests in the queues */
+} tqh__run_t;
+
+static inline int tqh__run_slot_board(const tqh__run_t *run, size_t k) {
+  return k >= run->num_sim ? (int)(k - run->num_sim) : -1;
+}
+
+static inline int tqh__run_worker_board(const tqh__run_t *run, const tqh__worker_t *w) {
+  return tqh__run_slot_board(run, (size_t)(w - run->workers));
+}
+
+static inline void tqh__run_queue_push(tqh__run_t *run, size_t cls, size_t test) {
+  run->queues[cls].items[run->queues[cls].tail++] = test;
+  run->queued++;
+}
+
+static inline void tqh__run_queue_push_front(tqh__run_t *run, size_t cls, size_t test) {
+  run->queues[cls].items[--run->queues[cls].head] = test;
+  run->queued++;
+}
+
+static inline int tqh__run_queue_pop(tqh__run_t *run, size_t cls, size_t *out_test) {
+  tqh__queue_t *q = &run->queues[cls];
+  if (q->head == q->tail) return 0;
+  *out_test = q->items[q->head++];
+  run->queued--;
+  return 1;
+}
+
+static inline int tqh__run_any_board_alive(const tqh__run_t *run) {
+  for (size_t b = 0; b < run->num_boards; b++)
+    if (!run->board_dead[b]) return 1;
+  return 0;
+}
+
+static inline int tqh__run_cancelled(const tqh__run_t *run) {
+  return run->options->cancel && *run->options->cancel;
+}
+
+/* The test of worker `w` is over: by its RESULT (`status` < 0; the worker lives on), or because
+ * the worker died (`status`: its wait status). Queues the test's result, which is recorded after
+ * the next test has started, so that writing the reports overlaps that test's work; or queues
+ * the test again after an infrastructure fault on a board. */
+void tqh__run_finish_test(tqh__run_t *run, tqh__worker_t *w, int status);
+
+/* Records test `i` that never ran (skipped, not run, its board down) with `outcome`, its failure
+ * type and message. */
+tq_status_t tqh__run_record_simple(tqh__run_t *run, size_t i, tqh_outcome_t outcome,
+                                   const char *type, const char *message) TQ_MUST_USE;
+
+/* The tests that only dead boards could run end as errors. */
+tq_status_t tqh__run_fail_orphans(tqh__run_t *run) TQ_MUST_USE;
+
+/* Records the queued results, in the order their tests finished. */
+tq_status_t tqh__run_record_pending(tqh__run_t *run) TQ_MUST_USE;
 
 #endif
