@@ -90,6 +90,8 @@ LIBS :=
 TOOLS :=
 TEST_BINS :=
 FUZZ_BINS :=
+TIDY_CPPFLAGS :=
+TIDY_DEPS :=
 
 # $(call objs,SOURCES): the object files of some sources in this flavour's build folder.
 objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -181,10 +183,11 @@ bench: $(TOOLS)
 	@scripts/bench-sim $(BIN)
 
 SOURCES := $(shell find runtime compiler sim harness -name '*.[ch]' 2>/dev/null)
-tidy:
+# Generated headers first; module.mk files add what their sources need beyond include/ folders.
+tidy: $(FORMATS_GEN_H) $(TIDY_DEPS)
 	clang-tidy --quiet $(filter %.c,$(SOURCES)) -- -std=c11 -D_GNU_SOURCE \
 	  $(addprefix -I,$(shell find runtime compiler sim harness -type d -name include 2>/dev/null)) \
-	  -Iruntime/base/testing \
+	  -Iruntime/base/testing -I$(FORMATS_GEN)/runtime/formats $(TIDY_CPPFLAGS) \
 	  $(call pkg_cflags,$(PKGS))
 
 format:

@@ -2,8 +2,8 @@
 # annotated CSV, XLSX, Perfetto trace, Host Profile Overview; and the test runner's parts, whose
 # tool and end-to-end tests are in harness/runner.mk), torq-annotate and harness-tests. Only the
 # harness links libcurl, libssh2 and libyaml.
-# The harness's components, one folder each under harness/src (see harness/src/*/README.md).
-HARNESS_COMPONENTS := $(sort $(patsubst harness/src/%/,%,$(dir $(wildcard harness/src/*/*.c))))
+# The harness's components, one folder each under harness/src (see harness/src/*/README.md); a
+# component's files include its private header by its bare name, from their own folder.
 HARNESS_SRCS := $(wildcard harness/src/*/*.c)
 HARNESS_PROTOS := $(wildcard harness/formats/*.proto)
 HARNESS_GEN := $(BUILD)/gen/harness/formats
@@ -25,22 +25,25 @@ $(HARNESS_GEN)/%.pb-c.c $(HARNESS_GEN)/%.pb-c.h: harness/formats/%.proto
 
 $(LIB_HARNESS): $(call objs,$(HARNESS_SRCS)) $(HARNESS_GEN_OBJS)
 HARNESS_ALL_SRCS := $(HARNESS_SRCS) $(wildcard harness/tools/*.c harness/tests/*.c)
-$(call objs,$(HARNESS_ALL_SRCS)): CPPFLAGS += $(HARNESS_CPPFLAGS) -Iharness/src \
-  $(addprefix -Iharness/src/,$(HARNESS_COMPONENTS))
+$(call objs,$(HARNESS_ALL_SRCS)): CPPFLAGS += $(HARNESS_CPPFLAGS)
 $(call objs,$(HARNESS_ALL_SRCS)): | $(FORMATS_GEN_H) $(HARNESS_GEN_H)
 LIBS += $(LIB_HARNESS)
+# make tidy: the generated Perfetto schema, and the private headers that tests include.
+TIDY_CPPFLAGS += -I$(HARNESS_GEN) -Iharness/src
+TIDY_DEPS += $(HARNESS_GEN_H)
 
 $(BIN)/torq-annotate: $(call objs,harness/tools/torq_annotate.c) $(HARNESS_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(HARNESS_LDLIBS)
 TOOLS += $(BIN)/torq-annotate
 
-# Tests may include private headers (harness/src) to test internals.
+# Tests may include a component's private header ("results/results_internal.h") to test its
+# internals.
 HARNESS_TEST_SRCS := $(wildcard harness/tests/*.c)
 $(BUILD)/tests/harness-tests: $(call objs,$(HARNESS_TEST_SRCS)) $(TEST_SUPPORT_OBJ) $(HARNESS_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(HARNESS_LDLIBS) $(call pkg_libs,check)
-$(call objs,$(HARNESS_TEST_SRCS)): CPPFLAGS += $(TEST_SUPPORT_CPPFLAGS)
+$(call objs,$(HARNESS_TEST_SRCS)): CPPFLAGS += -Iharness/src $(TEST_SUPPORT_CPPFLAGS)
 TEST_BINS += $(BUILD)/tests/harness-tests
 
 # libFuzzer target for the runtime profile CSV reader (clang only; built apart from the flavour's
@@ -51,8 +54,8 @@ $(FUZZ_PROFILE_CSV): harness/fuzz/fuzz_profile_csv.c harness/src/annotate/csv_re
                      harness/src/common/diag.c runtime/src/profile.c runtime/formats/src/module.c \
                      $(BASE_SRCS) $(FORMATS_GEN_H)
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -Iharness/include -Iharness/src -Iharness/src/annotate $(BASE_CPPFLAGS) \
-	  $(FORMATS_CPPFLAGS) -Iruntime/include $(filter %.c,$^) -o $@ $(BASE_LDLIBS)
+	clang $(FUZZ_CFLAGS) -Iharness/include $(BASE_CPPFLAGS) $(FORMATS_CPPFLAGS) -Iruntime/include \
+	  $(filter %.c,$^) -o $@ $(BASE_LDLIBS)
 FUZZ_BINS += $(FUZZ_PROFILE_CSV)
 FUZZ_SEEDS_fuzz-profile-csv := harness/fuzz/seeds
 
@@ -69,7 +72,7 @@ FUZZ_SUITE_SRCS := harness/fuzz/fuzz_suite.c $(addprefix harness/src/,suite/yaml
 $(FUZZ_SUITE): $(FUZZ_SUITE_SRCS) $(BUILD)/lib/libtorq-runtime.a $(BUILD)/lib/libtorq-sim.a \
                $(BUILD)/lib/libtorq-formats.a $(BUILD)/lib/libtorq-base.a
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) $(HARNESS_CPPFLAGS) -Iharness/src/suite $(filter %.c %.a,$^) -o $@ \
+	clang $(FUZZ_CFLAGS) $(HARNESS_CPPFLAGS) $(filter %.c %.a,$^) -o $@ \
 	  $(call pkg_libs,yaml-0.1 libprotobuf-c libcrypto) -lm
 FUZZ_BINS += $(FUZZ_SUITE)
 FUZZ_SEEDS_fuzz-suite := harness/fuzz/suite_seeds

@@ -30,7 +30,7 @@ $(BUILD)/tests/torq-test-e2e: $(call objs,$(E2E_SRCS)) $(TEST_SUPPORT_OBJ) $(HAR
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(TORQ_TEST_LDLIBS) $(call pkg_libs,check)
 $(call objs,$(E2E_SRCS) $(E2E_FAULT_HOOK)): CPPFLAGS += $(HARNESS_CPPFLAGS) -Iharness/src \
-  $(addprefix -Iharness/src/,$(HARNESS_COMPONENTS)) $(TEST_SUPPORT_CPPFLAGS)
+  $(TEST_SUPPORT_CPPFLAGS)
 $(call objs,$(E2E_SRCS) $(E2E_FAULT_HOOK)): | $(FORMATS_GEN_H) $(HARNESS_GEN_H)
 # The tests run the binaries, so they are built with them.
 $(BUILD)/tests/torq-test-e2e: | $(BIN)/torq-test $(BUILD)/tests/torq-test-faults

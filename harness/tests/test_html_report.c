@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "html_internal.h"
+#include "report/report_internal.h"
 #include "suites.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/html_report.h"

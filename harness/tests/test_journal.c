@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "results_internal.h"
+#include "results/results_internal.h"
 #include "results_testutil.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/json.h"

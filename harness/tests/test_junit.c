@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "results_internal.h"
+#include "results/results_internal.h"
 #include "results_testutil.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/junit.h"

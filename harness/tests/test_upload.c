@@ -7,7 +7,7 @@
 #include "suites.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/upload.h"
-#include "upload_internal.h"
+#include "transfer/transfer_internal.h"
 
 START_TEST(urls_are_checked_and_shown_without_their_password) {
   const char *good[] = {"http://127.0.0.1:8080", "https://dash.example/api/", "http://h/x/y"};

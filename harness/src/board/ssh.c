@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ssh_internal.h"
+#include "board_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/process.h"
 

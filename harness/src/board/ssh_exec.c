@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ssh_internal.h"
+#include "board_internal.h"
 #include "torq/harness/process.h"
 #include "torq/harness/shell_quote.h"
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ssh_internal.h"
+#include "board_internal.h"
 #include "torq/base/alloc.h"
 
 typedef struct key_type_s {

@@ -57,7 +57,7 @@ static const char k_run_script[] =
     "cd -- \"$w\" || exit 125\n"
     "exec \"$@\"\n";
 
-/* ---- Messages to the execution and the board log ---------------------------------------- */
+/* ---- Messages to the execution and the board log -------------------------------------------- */
 
 static void send_phase(tqh_board_worker_t *bw, const char *name, double limit_s) {
   if (bw->io && bw->io->phase) bw->io->phase(bw->io->ctx, name, limit_s);

@@ -11,8 +11,7 @@
 #include "torq/harness/stats.h"
 #include "torq/sim/tensor.h"
 
-/* ---- The reference ----------------------------------------------------------------------------
- */
+/* ---- The reference -------------------------------------------------------------------------- */
 
 int tqh_execute_check(tqh_execution_t *e) {
   tqh_test_result_t *r = e->r;
@@ -80,8 +79,7 @@ int tqh_execute_check(tqh_execution_t *e) {
   return ok;
 }
 
-/* ---- Performance expectations -----------------------------------------------------------------
- */
+/* ---- Performance expectations --------------------------------------------------------------- */
 
 /* "Dma Total" -> "dma_total". */
 static int metric_matches(const char *name, const char *key) {

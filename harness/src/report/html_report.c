@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "html_internal.h"
+#include "report_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/harness/files.h"

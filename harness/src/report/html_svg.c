@@ -1,10 +1,10 @@
-/* The timeline of one test as inline SVG (html_internal.h), from the tracks and slices of its
+/* The timeline of one test as inline SVG (report_internal.h), from the tracks and slices of its
  * Perfetto trace as perfetto.h reads them back. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "html_internal.h"
+#include "report_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/html_report.h"
 #include "torq/harness/overview.h"

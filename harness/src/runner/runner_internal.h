@@ -18,7 +18,7 @@
 #include "torq/harness/results.h"
 #include "torq/harness/runner.h"
 
-/* ---- What a worker reports (worker.c) ------------------------------------------------------ */
+/* ---- What a worker reports (worker.c) ------------------------------------------------------- */
 
 tq_status_t tqh__result_encode(const tqh_test_result_t *r, tq_buf_t *out) TQ_MUST_USE;
 /* Decodes into `r` (initialized by the call); TQ_INVALID_INPUT for a malformed message. */
@@ -143,7 +143,7 @@ void tqh__progress_print(tqh__progress_t *p, const char *text);
 /* The colored word for an outcome ("PASSED"), with escapes when `color`. */
 const char *tqh__outcome_word(tqh_outcome_t outcome, int color, const char **out_reset);
 
-/* ---- What a worker runs (worker_main.c) --------------------------------------------------- */
+/* ---- What a worker runs (worker_main.c) ----------------------------------------------------- */
 
 /* The context of the workers of one slot: the executor of its tests (execute.h; its board, for a
  * board's slot) and the plan. */

@@ -31,8 +31,7 @@
 #include "torq/base/file.h"
 #include "torq/harness/process.h"
 
-/* ---- Results on the wire ----------------------------------------------------------------------
- */
+/* ---- Results on the wire -------------------------------------------------------------------- */
 
 /* Encoding: fixed-width host-order fields and length-prefixed strings (both ends are this
  * program). */

@@ -17,7 +17,7 @@
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/harness/process.h"
-#include "upload_internal.h"
+#include "transfer_internal.h"
 
 #define OUTBOX_MAX_BYTES ((size_t)64 << 20)
 #define BODY_MAX_BYTES ((size_t)1 << 30)

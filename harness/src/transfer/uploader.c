@@ -18,7 +18,7 @@
 
 #include "torq/base/alloc.h"
 #include "torq/harness/process.h"
-#include "upload_internal.h"
+#include "transfer_internal.h"
 
 #define PAUSE_MIN_S 1.0
 #define PAUSE_MAX_S 60.0

@@ -36,7 +36,7 @@
 extern "C" {
 #endif
 
-/* ---- The result ------------------------------------------------------------------------------ */
+/* ---- The result ----------------------------------------------------------------------------- */
 
 /* What the execution of one test found; owns its strings and arrays. The runner sends it from
  * the worker to the parent, which turns it into the test's record (results.h). */
@@ -78,7 +78,7 @@ tq_status_t tqh_test_result_add_file(tqh_test_result_t *r, const char *name) TQ_
 tq_status_t tqh_test_result_add_metric(tqh_test_result_t *r, const char *name,
                                        double us) TQ_MUST_USE;
 
-/* ---- Where an execution reports ------------------------------------------------------------ */
+/* ---- Where an execution reports ------------------------------------------------------------- */
 
 /* The callbacks of an execution; each may be NULL (what it would get is dropped). `ctx` is
  * passed to each. Texts are borrowed for the call. */
@@ -96,7 +96,7 @@ typedef struct tqh_execute_io_s {
   void (*output)(void *ctx, int stream, const char *data, size_t len);
 } tqh_execute_io_t;
 
-/* ---- The executor: what the tests of one worker share ------------------------------------- */
+/* ---- The executor: what the tests of one worker share --------------------------------------- */
 
 typedef struct tqh_board_worker_s tqh_board_worker_t;
 

@@ -33,7 +33,7 @@ tq_status_t tqh_link_tree(const char *from, const char *to) TQ_MUST_USE;
 /* rm -rf `path`; a missing path is fine. */
 tq_status_t tqh_remove_tree(const char *path) TQ_MUST_USE;
 
-/* ---- Streaming atomic file output ------------------------------------------------------------ */
+/* ---- Streaming atomic file output ----------------------------------------------------------- */
 
 /* Writes a file through a buffer into `path`.tmp<pid>, renamed over `path` on commit, so large
  * outputs need no memory of their size and a failure leaves no torn file. The writer owns its

@@ -1,7 +1,7 @@
-/* Private parts of the HTML report (html_report.h): the timeline SVG (html_svg.c) used by the
+/* Private to the report component (html_report.h): the timeline SVG (html_svg.c) used by the
  * page (html_report.c). Tests include this header to test them directly. */
-#ifndef TORQ_HARNESS_SRC_HTML_INTERNAL_H
-#define TORQ_HARNESS_SRC_HTML_INTERNAL_H
+#ifndef TORQ_HARNESS_SRC_REPORT_INTERNAL_H
+#define TORQ_HARNESS_SRC_REPORT_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>

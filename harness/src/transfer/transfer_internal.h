@@ -1,7 +1,7 @@
-/* Private parts of the results upload (upload.h): a pass over the outbox (upload.c) as the
- * uploader process (uploader.c) drives it. */
-#ifndef TORQ_HARNESS_SRC_UPLOAD_INTERNAL_H
-#define TORQ_HARNESS_SRC_UPLOAD_INTERNAL_H
+/* Private to the transfer component: a pass over the results upload's outbox (upload.h,
+ * upload.c) as the uploader process (uploader.c) drives it. */
+#ifndef TORQ_HARNESS_SRC_TRANSFER_INTERNAL_H
+#define TORQ_HARNESS_SRC_TRANSFER_INTERNAL_H
 
 #include <stdint.h>
 
