@@ -43,6 +43,9 @@
  *
  * Ownership: a tqh_debug_info_t owns everything it points to (one arena). A tqh_annotation_t owns
  * its rows, spans, diagnostics and its debug info; rows borrow strings from the debug info.
+ *
+ * The annotate component (harness/src/annotate/) owns annotation and everything about
+ * profiles: this header, profile_csv.h, perfetto.h, overview.h and intervals.h.
  */
 #ifndef TORQ_HARNESS_ANNOTATE_H
 #define TORQ_HARNESS_ANNOTATE_H

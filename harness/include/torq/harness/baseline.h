@@ -9,7 +9,10 @@
  *   compile-time cycle estimate ("estimated_cycles", in cycles, when both records have it):
  *   deterministic, so any change is reported exactly; a rise beyond floor_pct is a regression,
  *   a fall beyond it an improvement.
- * A test missing from the baseline is noted, never failed. */
+ * A test missing from the baseline is noted, never failed.
+ *
+ * Part of the results component (harness/src/results/README.md).
+ */
 #ifndef TORQ_HARNESS_BASELINE_H
 #define TORQ_HARNESS_BASELINE_H
 

@@ -31,6 +31,9 @@
  * tqh_board_fault_type names the JUnit error type of an infrastructure fault.
  *
  * A connection belongs to the process that made it; a forked child must not use it (ssh.h).
+ *
+ * The board component (harness/src/board/) owns boards and SSH: this header, ssh.h (the
+ * transport) and shell_quote.h.
  */
 #ifndef TORQ_HARNESS_BOARD_H
 #define TORQ_HARNESS_BOARD_H

@@ -47,6 +47,8 @@
  * configuration) whose message is the complete, compiler-style text of every error
  * ("file:line:col: error: ...", the source line, a caret; print it as it is), and appends the
  * errors, one by one, to a diagnostic list (diag.h) when the caller passes one.
+ *
+ * Part of the suite component (harness/src/suite/README.md).
  */
 #ifndef TORQ_HARNESS_CONFIG_H
 #define TORQ_HARNESS_CONFIG_H

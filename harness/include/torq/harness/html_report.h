@@ -22,6 +22,8 @@
  * profile (skipped, failed before running, profiling off) still gets its row and section; a
  * profile that cannot be read is a note in its test's section and a warning in `diags`, never a
  * failure of the report. Every text is HTML-escaped (tqh_html_escape).
+ *
+ * The report component (harness/src/report/) owns the HTML report; this is its public header.
  */
 #ifndef TORQ_HARNESS_HTML_REPORT_H
 #define TORQ_HARNESS_HTML_REPORT_H

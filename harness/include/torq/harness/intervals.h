@@ -10,6 +10,8 @@
  *
  * Ownership: a tqh_intervals_t in caller storage owns `items`; tqh_intervals_deinit frees it.
  * Output sets are cleared on entry and may not alias an input.
+ *
+ * Part of the annotate component (harness/src/annotate/README.md).
  */
 #ifndef TORQ_HARNESS_INTERVALS_H
 #define TORQ_HARNESS_INTERVALS_H

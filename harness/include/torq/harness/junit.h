@@ -21,6 +21,8 @@
  * suite's tests (UTC, "2026-12-02T14:55:01", as the old Ant schema wants). Text is escaped for
  * XML 1.0: & < > " ' as entities, tab/newline/CR kept (as &#9; &#10; &#13; in attributes), other
  * C0 controls, DEL, U+FFFE/U+FFFF and malformed UTF-8 replaced by U+FFFD.
+ *
+ * Part of the results component (harness/src/results/README.md).
  */
 #ifndef TORQ_HARNESS_JUNIT_H
 #define TORQ_HARNESS_JUNIT_H

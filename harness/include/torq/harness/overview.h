@@ -28,6 +28,8 @@
  * with its share of OVERALL in percent with two decimals (when OVERALL is present and not 0).
  *
  * Ownership: a tqh_overview_t in caller storage owns its metrics and their names.
+ *
+ * Part of the annotate component (harness/src/annotate/README.md).
  */
 #ifndef TORQ_HARNESS_OVERVIEW_H
 #define TORQ_HARNESS_OVERVIEW_H

@@ -21,6 +21,8 @@
  * without timestamp.
  *
  * Ownership: a tqh_trace_t in caller storage owns its tracks, slices and their names.
+ *
+ * Part of the annotate component (harness/src/annotate/README.md).
  */
 #ifndef TORQ_HARNESS_PERFETTO_H
 #define TORQ_HARNESS_PERFETTO_H

@@ -15,6 +15,8 @@
  *
  * Ownership: a tqh_profile_t in caller storage owns its events and names; tqh_profile_deinit
  * frees them (also after a failed read).
+ *
+ * Part of the annotate component (harness/src/annotate/README.md).
  */
 #ifndef TORQ_HARNESS_PROFILE_CSV_H
 #define TORQ_HARNESS_PROFILE_CSV_H

@@ -29,6 +29,10 @@
  * Thread safety: tqh_results_test_finished, tqh_results_test_dir and tqh_results_write_file may
  * be called from several worker threads at once (they lock internally). Create, finish and
  * destroy are not concurrent with anything.
+ *
+ * The results component (harness/src/results/) owns the results directory, the journal and its
+ * records (journal.h), JUnit (junit.h), the summary, baselines and statistics (baseline.h,
+ * stats.h), sharding and merging (shard.h).
  */
 #ifndef TORQ_HARNESS_RESULTS_H
 #define TORQ_HARNESS_RESULTS_H

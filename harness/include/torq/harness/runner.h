@@ -30,6 +30,9 @@
  * it runs, tqh_runner_run blocks SIGINT, SIGTERM and SIGHUP except while it waits (ppoll), so a
  * signal never interrupts a write half-way; workers restore the default actions. SIGPIPE is
  * ignored while it runs (a worker that died is noticed by a failed write).
+ *
+ * The runner component (harness/src/runner/) owns the runner, its workers, the progress and the
+ * compile cache (cache.h).
  */
 #ifndef TORQ_HARNESS_RUNNER_H
 #define TORQ_HARNESS_RUNNER_H

@@ -18,6 +18,8 @@
  *       conv and
  *               ^   (two spaces of indent, then the caret under column 9)
  * Ownership: an expression made by tqh_select_parse is the caller's (tqh_select_destroy).
+ *
+ * The select component (harness/src/select/) owns test selection; this is its public header.
  */
 #ifndef TORQ_HARNESS_SELECT_H
 #define TORQ_HARNESS_SELECT_H

@@ -8,7 +8,10 @@
  * journal.jsonl), the tests are taken longest first (ties by id) and each goes to the shard with
  * the least total so far (ties: the lowest index), the greedy longest-processing-time rule; a
  * test the previous run did not record counts as the mean of the recorded ones (1 s when none).
- * Within a shard the tests keep the order in which they were selected. */
+ * Within a shard the tests keep the order in which they were selected.
+ *
+ * Part of the results component (harness/src/results/README.md).
+ */
 #ifndef TORQ_HARNESS_SHARD_H
 #define TORQ_HARNESS_SHARD_H
 

@@ -7,6 +7,8 @@
  * ([A-Za-z0-9_@%+:,./-], not empty; no '=' so that no word is taken for an assignment, no '~')
  * are written as they are, which keeps logs readable. Any byte other than NUL is allowed (newlines,
  * UTF-8, control bytes): inside single quotes the shell takes every byte literally.
+ *
+ * Part of the board component (harness/src/board/README.md).
  */
 #ifndef TORQ_HARNESS_SHELL_QUOTE_H
 #define TORQ_HARNESS_SHELL_QUOTE_H

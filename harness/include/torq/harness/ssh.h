@@ -43,6 +43,8 @@
  * connected it; a forked child that inherited one must not use or disconnect it (that would speak
  * on the parent's connection): it calls tqh_ssh_session_abandon() or nothing at all, and connects
  * its own session if it needs one.
+ *
+ * Part of the board component (harness/src/board/README.md).
  */
 #ifndef TORQ_HARNESS_SSH_H
 #define TORQ_HARNESS_SSH_H

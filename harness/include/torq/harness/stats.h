@@ -13,6 +13,8 @@
  * n = 0 every field is 0.
  *
  * Units are whatever the samples are in (the harness uses seconds).
+ *
+ * Part of the results component (harness/src/results/README.md).
  */
 #ifndef TORQ_HARNESS_STATS_H
 #define TORQ_HARNESS_STATS_H

@@ -30,6 +30,9 @@
  *
  * Ownership: a suite owns all its memory (one arena); every pointer in it is borrowed and lives
  * until tqh_suite_destroy. Locations' file names point into the suite.
+ *
+ * The suite component (harness/src/suite/) owns suites, YAML and configuration; config.h is
+ * its other public header.
  */
 #ifndef TORQ_HARNESS_SUITE_H
 #define TORQ_HARNESS_SUITE_H

@@ -19,7 +19,11 @@
  * it: a server that got a request but whose answer was lost can drop the copy). A 2xx answer is
  * success; a transport error, 408, 425, 429 and 5xx are retried with exponential backoff; any
  * other answer (401, 404, ...) is a rejection: nothing more is sent until the next
- * `torq-test upload`. */
+ * `torq-test upload`.
+ *
+ * The transfer component (harness/src/transfer/) owns the results upload and the fetch of models
+ * by URL (fetch.h).
+ */
 #ifndef TORQ_HARNESS_UPLOAD_H
 #define TORQ_HARNESS_UPLOAD_H
 
