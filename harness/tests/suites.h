@@ -30,7 +30,8 @@
   X(board)           \
   X(baseline)        \
   X(upload)          \
-  X(html_report)
+  X(html_report)     \
+  X(execute)
 
 #define TH_DECLARE_SUITE(name) Suite *name##_suite(void) __attribute__((weak));
 TH_SUITES(TH_DECLARE_SUITE)

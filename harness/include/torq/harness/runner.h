@@ -4,7 +4,7 @@
  * Workers are a pool of forked processes (no exec), each running one test at a time; a worker
  * is replaced after a crash, a timeout, any test that did not pass, and every 256 tests.
  *
- * Per test, in the worker:
+ * Per test, in the worker (the phases of execute.h):
  *   1. compile the model in-process (libtorq-compiler) through the content-addressed cache:
  *      key = SHA-256 of (model bytes, compile options, compiler identity); an entry holds
  *      model.vmfb, trace.csv and debug/, linked (hard links, else copies) into the test's folder;
@@ -19,10 +19,10 @@
  * The worker's stdout and stderr go to the test's stdout.txt and stderr.txt.
  *
  * Isolation: a test that crashes (a signal), hangs past its timeout (killed) or fails in any way
- * ends that test only (and its worker). `jobs` workers run at once; the parent alone writes the results (one
- * writer), so each finished test's files, its journal line and the regenerated junit.xml are on
- * disk before the next result is taken, and a runner killed at any point leaves valid reports of
- * every finished test.
+ * ends that test only (and its worker). `jobs` workers run at once; the parent alone writes the
+ * results (one writer), so each finished test's files, its journal line and the regenerated
+ * junit.xml are on disk before the next result is taken, and a runner killed at any point leaves
+ * valid reports of every finished test.
  *
  * Cancellation: when *options->cancel becomes non-zero (the tool's SIGINT handler sets it) no
  * further test starts, running workers are killed, every test not finished is recorded as

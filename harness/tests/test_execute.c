@@ -1,0 +1,277 @@
+/* One test's execution, phase by phase, in this process (execute.h): no worker, no redirected
+ * stdio; what an execution reports is what its result and its callbacks received. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "suites.h"
+#include "torq/base/str.h"
+#include "torq/harness/execute.h"
+#include "torq/harness/suite.h"
+
+static const char k_add_model[] =
+    "module {\n"
+    "  func.func @main(%arg0: tensor<4xi32>, %arg1: tensor<4xi32>) -> tensor<4xi32> {\n"
+    "    %0 = tosa.add %arg0, %arg1 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>\n"
+    "    return %0 : tensor<4xi32>\n"
+    "  }\n"
+    "}\n";
+
+/* Parses, but the types do not agree: the compiler refuses it with a located error. */
+static const char k_broken_model[] =
+    "module {\n"
+    "  func.func @main(%arg0: tensor<4xi32>, %arg1: tensor<4xi32>) -> tensor<4xi32> {\n"
+    "    %0 = tosa.add %arg0, %arg1 : (tensor<4xi32>, tensor<4xi32>) -> tensor<8xi32>\n"
+    "    return %0 : tensor<8xi32>\n"
+    "  }\n"
+    "}\n";
+
+/* What the callbacks received: every log line and phase name, one per line; the output
+ * streams. */
+typedef struct seen_s {
+  tq_buf_t log, phases, out, err;
+  size_t hooks;
+} seen_t;
+
+static void on_log(void *ctx, const char *line, size_t len) {
+  seen_t *s = ctx;
+  TH_OK(tq_buf_append(&s->log, line, len));
+  TH_OK(tq_buf_putc(&s->log, '\n'));
+}
+
+static void on_phase(void *ctx, const char *name, double limit_s) {
+  seen_t *s = ctx;
+  ck_assert(limit_s > 0);
+  TH_OK(tq_buf_printf(&s->phases, "%s\n", name));
+}
+
+static void on_output(void *ctx, int stream, const char *data, size_t len) {
+  seen_t *s = ctx;
+  TH_OK(tq_buf_append(stream == 1 ? &s->out : &s->err, data, len));
+}
+
+static void seen_init(seen_t *s, tqh_execute_io_t *io) {
+  memset(s, 0, sizeof(*s));
+  tq_buf_init(&s->log, 0);
+  tq_buf_init(&s->phases, 0);
+  tq_buf_init(&s->out, 0);
+  tq_buf_init(&s->err, 0);
+  memset(io, 0, sizeof(*io));
+  io->ctx = s;
+  io->log = on_log;
+  io->phase = on_phase;
+  io->output = on_output;
+}
+
+static void seen_deinit(seen_t *s) {
+  tq_buf_deinit(&s->log);
+  tq_buf_deinit(&s->phases);
+  tq_buf_deinit(&s->out);
+  tq_buf_deinit(&s->err);
+}
+
+static const char *text(const tq_buf_t *b) {
+  return b->data ? b->data : "";
+}
+
+static size_t count(const char *haystack, const char *needle) {
+  size_t n = 0;
+  for (const char *p = strstr(haystack, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+static int has_file(const tqh_test_result_t *r, const char *name) {
+  for (size_t i = 0; i < r->num_files; i++)
+    if (!strcmp(r->files[i], name)) return 1;
+  return 0;
+}
+
+/* A scratch folder with the models, a suite of them, a compile cache and a test folder. */
+typedef struct fx_s {
+  char *dir, *test_dir;
+  tqh_suite_t *suite;
+  tqh_compile_cache_t cache;
+  tqh_executor_t exec;
+} fx_t;
+
+static void fx_init(fx_t *fx, const char *yaml) {
+  memset(fx, 0, sizeof(*fx));
+  fx->dir = th_tmpdir();
+  char *p = th_path(fx->dir, "add.mlir");
+  th_write(p, k_add_model);
+  free(p);
+  p = th_path(fx->dir, "broken.mlir");
+  th_write(p, k_broken_model);
+  free(p);
+  p = th_path(fx->dir, "x.yaml");
+  tqh_suite_options_t o;
+  tqh_suite_options_initialize(&o);
+  TH_OK(tqh_suite_load_buffer(p, yaml, strlen(yaml), &o, &fx->suite));
+  free(p);
+  p = th_path(fx->dir, "cache");
+  TH_OK(tqh_compile_cache_init(&fx->cache, p, 0));
+  free(p);
+  fx->test_dir = th_path(fx->dir, "t");
+  ck_assert_int_eq(mkdir(fx->test_dir, 0777), 0);
+  fx->exec.cache = &fx->cache;
+  fx->exec.profiling = 1;
+}
+
+static void fx_deinit(fx_t *fx) {
+  tqh_compile_cache_deinit(&fx->cache);
+  tqh_suite_destroy(fx->suite);
+  free(fx->test_dir);
+  th_rmtree(fx->dir);
+}
+
+START_TEST(phases_run_in_process_and_report_through_callbacks) {
+  fx_t fx;
+  fx_init(&fx,
+          "suite: x\n"
+          "tests:\n"
+          "  - name: add\n"
+          "    model: add.mlir\n"
+          "    inputs: ['4xi32=1,2,3,4', '4xi32=10']\n"
+          "    repeat: 3\n"
+          "    warmup: 1\n");
+  const tqh_test_t *t = &fx.suite->tests[0];
+  seen_t seen;
+  tqh_execute_io_t io;
+  seen_init(&seen, &io);
+  tqh_test_result_t r;
+  tqh_test_result_init(&r);
+  tqh_execution_t *e = NULL;
+  TH_OK(tqh_execution_create(&fx.exec, t, fx.test_dir, &io, &r, &e));
+
+  ck_assert_int_eq(tqh_execute_compile(e), 1);
+  ck_assert_int_eq(r.cache, TQH_CACHE_MISS);
+  ck_assert(has_file(&r, "model.vmfb") && has_file(&r, "trace.csv") && has_file(&r, "debug"));
+  ck_assert_int_eq(r.has_estimated_cycles, 1);
+  ck_assert_ptr_nonnull(strstr(text(&seen.log), "compile: compiled ("));
+
+  ck_assert_int_eq(tqh_execute_run(e), 1);
+  ck_assert_uint_eq(r.num_samples, 3);
+  ck_assert_int_eq(r.has_wall_time, 1);
+  ck_assert_uint_eq(count(text(&seen.log), "Wall time: "), 3);
+
+  ck_assert_int_eq(tqh_execute_check(e), 1);
+  ck_assert_ptr_nonnull(strstr(text(&seen.log), "reference: 1 output match"));
+
+  ck_assert_int_eq(tqh_execute_profile(e), 1);
+  static const char *const profiled[] = {"profile.csv", "annotated.csv", "profile.xlsx",
+                                         "profile.pb"};
+  for (size_t i = 0; i < 4; i++) ck_assert_msg(has_file(&r, profiled[i]), "%s", profiled[i]);
+  double overall = -1;
+  for (size_t m = 0; m < r.num_metrics; m++)
+    if (!strcmp(r.metric_names[m], "OVERALL")) overall = r.metric_us[m];
+  ck_assert_msg(overall > 0, "OVERALL %g", overall);
+
+  tqh_execute_check_expectations(e);
+  ck_assert_int_eq(r.outcome, TQH_OUTCOME_PASSED);
+  ck_assert_ptr_null(r.message);
+  /* compile, then one "run" per invocation (warm-up, timed, profiled). */
+  ck_assert_str_eq(text(&seen.phases), "compile\nrun\nrun\nrun\nrun\nrun\n");
+  /* Nothing for the test's output files on the simulator. */
+  ck_assert_uint_eq(seen.out.len + seen.err.len, 0);
+  tqh_execution_destroy(e);
+  tqh_test_result_deinit(&r);
+
+  /* The same test again: the compile phase takes the cache's entry. */
+  tqh_test_result_init(&r);
+  TH_OK(tqh_execution_create(&fx.exec, t, fx.test_dir, NULL, &r, &e));
+  ck_assert_int_eq(tqh_execute_compile(e), 1);
+  ck_assert_int_eq(r.cache, TQH_CACHE_HIT);
+  tqh_execution_destroy(e);
+  tqh_test_result_deinit(&r);
+  seen_deinit(&seen);
+  fx_deinit(&fx);
+}
+END_TEST
+
+START_TEST(compile_phase_fails_a_model_the_compiler_refuses_with_its_location) {
+  fx_t fx;
+  fx_init(&fx, "suite: x\ntests:\n  - name: broken\n    model: broken.mlir\n");
+  tqh_test_result_t r;
+  tqh_test_result_init(&r);
+  tqh_execution_t *e = NULL;
+  TH_OK(tqh_execution_create(&fx.exec, &fx.suite->tests[0], fx.test_dir, NULL, &r, &e));
+  ck_assert_int_eq(tqh_execute_compile(e), 0);
+  ck_assert_int_eq(r.outcome, TQH_OUTCOME_FAILED);
+  ck_assert_str_eq(r.failure_type, "compile_error");
+  ck_assert_msg(strstr(r.message, "broken.mlir:4:5: error: returned value") != NULL, "%s",
+                r.message);
+  ck_assert_int_eq(r.infrastructure, 0);
+  tqh_execution_destroy(e);
+  tqh_test_result_deinit(&r);
+  fx_deinit(&fx);
+}
+END_TEST
+
+START_TEST(run_phase_fails_inputs_that_do_not_fit_the_signature) {
+  fx_t fx;
+  fx_init(&fx, "suite: x\ntests:\n  - name: one\n    model: add.mlir\n    inputs: ['4xi32=1']\n");
+  tqh_test_result_t r;
+  tqh_test_result_init(&r);
+  tqh_execution_t *e = NULL;
+  TH_OK(tqh_execution_create(&fx.exec, &fx.suite->tests[0], fx.test_dir, NULL, &r, &e));
+  ck_assert_int_eq(tqh_execute_compile(e), 1);
+  ck_assert_int_eq(tqh_execute_run(e), 0);
+  ck_assert_int_eq(r.outcome, TQH_OUTCOME_FAILED);
+  ck_assert_str_eq(r.failure_type, "input_error");
+  ck_assert_msg(strstr(r.message, "the suite gives 1 input, but main takes 2") != NULL, "%s",
+                r.message);
+  ck_assert_uint_eq(r.num_samples, 0);
+  tqh_execution_destroy(e);
+  tqh_test_result_deinit(&r);
+  fx_deinit(&fx);
+}
+END_TEST
+
+static seen_t *g_hook_seen;
+
+static void count_hook(const tqh_test_t *test, const tqh_execute_io_t *io) {
+  ck_assert_str_eq(test->id, "x/add");
+  ck_assert_ptr_eq(io->ctx, g_hook_seen);
+  g_hook_seen->hooks++;
+}
+
+START_TEST(whole_test_calls_the_hook_between_compile_and_run) {
+  fx_t fx;
+  fx_init(&fx, "suite: x\ntests:\n  - name: add\n    model: add.mlir\n");
+  fx.exec.profiling = 0;
+  seen_t seen;
+  tqh_execute_io_t io;
+  seen_init(&seen, &io);
+  g_hook_seen = &seen;
+  tqh_execute_set_hook(count_hook);
+  tqh_test_result_t r;
+  tqh_test_result_init(&r);
+  tqh_execute_test(&fx.exec, &fx.suite->tests[0], fx.test_dir, &io, &r);
+  tqh_execute_set_hook(NULL);
+  ck_assert_int_eq(r.outcome, TQH_OUTCOME_PASSED);
+  ck_assert_uint_eq(seen.hooks, 1);
+  ck_assert_uint_eq(r.num_samples, 1);
+  ck_assert(!has_file(&r, "profile.pb"));
+  tqh_test_result_deinit(&r);
+  /* Without the hook, the same test runs alike. */
+  tqh_test_result_init(&r);
+  tqh_execute_test(&fx.exec, &fx.suite->tests[0], fx.test_dir, &io, &r);
+  ck_assert_int_eq(r.outcome, TQH_OUTCOME_PASSED);
+  ck_assert_uint_eq(seen.hooks, 1);
+  tqh_test_result_deinit(&r);
+  seen_deinit(&seen);
+  fx_deinit(&fx);
+}
+END_TEST
+
+Suite *execute_suite(void) {
+  Suite *s = suite_create("execute");
+  TCase *tc = tcase_create("phases");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, phases_run_in_process_and_report_through_callbacks);
+  tcase_add_test(tc, compile_phase_fails_a_model_the_compiler_refuses_with_its_location);
+  tcase_add_test(tc, run_phase_fails_inputs_that_do_not_fit_the_signature);
+  tcase_add_test(tc, whole_test_calls_the_hook_between_compile_and_run);
+  suite_add_tcase(s, tc);
+  return s;
+}
