@@ -108,18 +108,20 @@ void tqh__worker_test_main(void *vctx, size_t test, int fd) {
   tqh_test_result_deinit(&r);
 }
 
-void tqh__worker_board_idle(void *vctx, int fd) {
+/* A board's idle or exit work (execute.h), its notes sent to the parent on `fd`. */
+static void board_work(void *vctx, int fd,
+                       void (*work)(tqh_executor_t *exec, const tqh_execute_io_t *io)) {
   tqh__worker_ctx_t *ctx = vctx;
   worker_io_t w = {fd, -1, -1};
   tqh_execute_io_t io;
   io_init(&io, &w);
-  tqh_executor_board_idle(&ctx->exec, &io);
+  work(&ctx->exec, &io);
+}
+
+void tqh__worker_board_idle(void *vctx, int fd) {
+  board_work(vctx, fd, tqh_executor_board_idle);
 }
 
 void tqh__worker_board_exit(void *vctx, int fd) {
-  tqh__worker_ctx_t *ctx = vctx;
-  worker_io_t w = {fd, -1, -1};
-  tqh_execute_io_t io;
-  io_init(&io, &w);
-  tqh_executor_board_exit(&ctx->exec, &io);
+  board_work(vctx, fd, tqh_executor_board_exit);
 }
