@@ -83,3 +83,10 @@ bench: bench-boards
 bench-boards: $(BIN)/torq-test $(BIN)/torq-run-module
 	@scripts/bench-boards $(BIN)
 .PHONY: bench-boards
+
+# The harness's component layout (README.md, "Harness components": private headers, no printing,
+# no fault injection in the product, no file over 800 lines), checked whenever the tests run.
+check: check-harness-layout
+check-harness-layout:
+	@scripts/check-harness-layout
+.PHONY: check-harness-layout
