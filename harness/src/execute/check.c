@@ -39,11 +39,9 @@ int tqh_execute_check(tqh_execution_t *e) {
      * model's failure. Said in the log and in stderr.txt. */
     char *text = tq_status_format(st, 0);
     tqh__exec_log(e, "reference: not compared: %s", text ? text : tq_status_message(st));
-    tq_buf_t note;
-    tq_buf_init(&note, 0);
-    if (!tq_buf_printf(&note, "torq-test: reference not compared: %s\n", text ? text : ""))
-      tqh__exec_output(e->io, 2, note.data, note.len);
-    tq_buf_deinit(&note);
+    char *note = tq_strdup_printf("torq-test: reference not compared: %s\n", text ? text : "");
+    if (note) tqh__exec_output(e->io, 2, note, strlen(note));
+    tq_free(note);
     free(text);
     tq_status_free(st);
     st = NULL;

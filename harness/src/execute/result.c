@@ -6,6 +6,7 @@
 
 #include "torq/base/alloc.h"
 #include "torq/base/checked.h"
+#include "torq/base/str.h"
 #include "torq/harness/execute.h"
 
 void tqh_test_result_init(tqh_test_result_t *r) {
@@ -39,15 +40,10 @@ void tqh_test_result_fail(tqh_test_result_t *r, tqh_outcome_t outcome, const cha
   if (r->outcome != TQH_OUTCOME_PASSED) return;
   r->outcome = outcome;
   r->failure_type = dup_cstr(type);
-  tq_buf_t b;
-  tq_buf_init(&b, 0);
   va_list ap;
   va_start(ap, fmt);
-  tq_status_t st = tq_buf_vprintf(&b, fmt, ap);
+  r->message = tq_vstrdup_printf(fmt, ap);
   va_end(ap);
-  tq_status_free(st);
-  r->message = tq_buf_detach(&b);
-  tq_buf_deinit(&b);
 }
 
 void tqh_test_result_fail_status(tqh_test_result_t *r, tqh_outcome_t outcome, const char *type,
