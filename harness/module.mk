@@ -85,8 +85,9 @@ bench-boards: $(BIN)/torq-test $(BIN)/torq-run-module
 .PHONY: bench-boards
 
 # The harness's component layout (README.md, "Harness components": private headers, no printing,
-# no fault injection in the product, no file over 800 lines), checked whenever the tests run.
+# no fault injection in the product, no file over 800 lines), checked whenever the tests run,
+# with the self-test that shows each rule catches a breach.
 check: check-harness-layout
 check-harness-layout:
-	@scripts/check-harness-layout
+	@scripts/check-harness-layout && scripts/check-harness-layout --self-test
 .PHONY: check-harness-layout
