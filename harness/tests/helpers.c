@@ -148,7 +148,102 @@ const char TH_FIXTURE_PROFILE[] =
     "main_dispatch_0,0,9,91,ALLOC_END\n"
     "main_dispatch_0,0,-1,100,DISPATCH_END\n";
 
-void th_fixture_debug_info(const char *dir) {
+/* The Torq runtime's shape (test_overview.c works out its metrics): INIT with every part
+ * (invocation 0), a HAL scope (1), a dispatch run (2) during whose end a second HAL scope begins
+ * (3, with a HAL event that carries an action id), a second dispatch run (4), rows in time order
+ * across them. */
+const char TH_FIXTURE_TORQ_PROFILE[] =
+    "dispatch_name,invocation_id,action_id,timestamp_us,event\n"
+    "main_dispatch_0,0,-1,0,INIT_BEGIN\n"
+    "main_dispatch_0,0,-1,0,INIT_PREPARE_OUTPUT_DIRS_BEGIN\n"
+    "main_dispatch_0,0,-1,1,INIT_PREPARE_OUTPUT_DIRS_END\n"
+    "main_dispatch_0,0,-1,1,INIT_COMPUTE_XRAM_FOOTPRINT_BEGIN\n"
+    "main_dispatch_0,0,-1,2,INIT_COMPUTE_XRAM_FOOTPRINT_END\n"
+    "main_dispatch_0,0,-1,2,INIT_HW_OPEN_BEGIN\n"
+    "main_dispatch_0,0,-1,5,INIT_HW_OPEN_END\n"
+    "main_dispatch_0,0,-1,5,INIT_CLEAR_MEMORY_BEGIN\n"
+    "main_dispatch_0,0,-1,6,INIT_CLEAR_MEMORY_END\n"
+    "main_dispatch_0,0,-1,6,INIT_LOAD_CODE_SEGMENTS_BEGIN\n"
+    "main_dispatch_0,0,-1,8,INIT_LOAD_CODE_SEGMENTS_END\n"
+    "main_dispatch_0,0,-1,8,INIT_LOAD_HOST_CODE_BEGIN\n"
+    "main_dispatch_0,0,-1,9,INIT_LOAD_HOST_CODE_END\n"
+    "main_dispatch_0,0,-1,10,INIT_END\n"
+    "__HAL_QUEUE_ALLOCA__,1,-1,20,HAL_CALL_BEGIN\n"
+    "__HAL_QUEUE_ALLOCA__,1,-1,21,HAL_QUEUE_WAIT_BEGIN\n"
+    "__HAL_QUEUE_ALLOCA__,1,-1,23,HAL_QUEUE_WAIT_END\n"
+    "__HAL_QUEUE_ALLOCA__,1,-1,24,HAL_CALL_END\n"
+    "main_dispatch_0,2,-1,30,DISPATCH_BEGIN\n"
+    "main_dispatch_0,2,-1,30,DISPATCH_ACQUIRE_HW_RESOURCES_BEGIN\n"
+    "main_dispatch_0,2,-1,31,DISPATCH_ACQUIRE_HW_RESOURCES_END\n"
+    "main_dispatch_0,2,-1,31,DISPATCH_SYNC_BINDINGS_IN_BEGIN\n"
+    "main_dispatch_0,2,-1,33,DISPATCH_SYNC_BINDINGS_IN_END\n"
+    "main_dispatch_0,2,-1,35,DISPATCH_EXECUTE_ACTIONS_BEGIN\n"
+    "main_dispatch_0,2,0,35,NSS_START_BEGIN\n"
+    "main_dispatch_0,2,0,36,NSS_START_END\n"
+    "main_dispatch_0,2,1,36,NSS_START_BEGIN\n"
+    "main_dispatch_0,2,1,37,NSS_START_END\n"
+    "main_dispatch_0,2,2,37,NSS_WAIT_BEGIN\n"
+    "main_dispatch_0,2,2,45,NSS_WAIT_END\n"
+    "main_dispatch_0,2,3,45,NSS_WAIT_BEGIN\n"
+    "main_dispatch_0,2,3,50,NSS_WAIT_END\n"
+    "main_dispatch_0,2,4,50,HOST_COPY_BEGIN\n"
+    "main_dispatch_0,2,4,52,HOST_COPY_END\n"
+    "main_dispatch_0,2,5,52,HOST_START_BEGIN\n"
+    "main_dispatch_0,2,5,53,HOST_START_END\n"
+    "main_dispatch_0,2,6,53,HOST_WAIT_BEGIN\n"
+    "main_dispatch_0,2,6,60,HOST_WAIT_END\n"
+    "main_dispatch_0,2,7,60,NSS_START_BEGIN\n"
+    "main_dispatch_0,2,7,61,NSS_START_END\n"
+    "main_dispatch_0,2,8,61,NSS_WAIT_BEGIN\n"
+    "main_dispatch_0,2,8,66,NSS_WAIT_END\n"
+    "main_dispatch_0,2,9,66,ALLOC_BEGIN\n"
+    "main_dispatch_0,2,9,67,ALLOC_END\n"
+    "main_dispatch_0,2,-1,67,DISPATCH_EXECUTE_ACTIONS_END\n"
+    "main_dispatch_0,2,-1,67,DISPATCH_SYNC_BINDINGS_OUT_BEGIN\n"
+    "main_dispatch_0,2,-1,68,DISPATCH_SYNC_BINDINGS_OUT_END\n"
+    "main_dispatch_0,2,-1,68,DISPATCH_RELEASE_HW_RESOURCES_BEGIN\n"
+    "__HAL_QUEUE_EXECUTE__,3,-1,68,HAL_CALL_BEGIN\n"
+    "main_dispatch_0,2,-1,69,DISPATCH_RELEASE_HW_RESOURCES_END\n"
+    "main_dispatch_0,2,-1,70,DISPATCH_END\n"
+    "__HAL_QUEUE_EXECUTE__,3,0,72,HAL_COMMAND_BUFFER_COPY_BUFFER_BEGIN\n"
+    "__HAL_QUEUE_EXECUTE__,3,0,75,HAL_COMMAND_BUFFER_COPY_BUFFER_END\n"
+    "__HAL_QUEUE_EXECUTE__,3,-1,76,HAL_QUEUE_SIGNAL_BEGIN\n"
+    "__HAL_QUEUE_EXECUTE__,3,-1,78,HAL_QUEUE_SIGNAL_END\n"
+    "__HAL_QUEUE_EXECUTE__,3,-1,80,HAL_CALL_END\n"
+    "main_dispatch_0,4,-1,100,DISPATCH_BEGIN\n"
+    "main_dispatch_0,4,-1,100,DISPATCH_ACQUIRE_HW_RESOURCES_BEGIN\n"
+    "main_dispatch_0,4,-1,101,DISPATCH_ACQUIRE_HW_RESOURCES_END\n"
+    "main_dispatch_0,4,-1,101,DISPATCH_SYNC_BINDINGS_IN_BEGIN\n"
+    "main_dispatch_0,4,-1,103,DISPATCH_SYNC_BINDINGS_IN_END\n"
+    "main_dispatch_0,4,-1,105,DISPATCH_EXECUTE_ACTIONS_BEGIN\n"
+    "main_dispatch_0,4,0,105,NSS_START_BEGIN\n"
+    "main_dispatch_0,4,0,106,NSS_START_END\n"
+    "main_dispatch_0,4,1,106,NSS_START_BEGIN\n"
+    "main_dispatch_0,4,1,107,NSS_START_END\n"
+    "main_dispatch_0,4,2,107,NSS_WAIT_BEGIN\n"
+    "main_dispatch_0,4,2,115,NSS_WAIT_END\n"
+    "main_dispatch_0,4,3,115,NSS_WAIT_BEGIN\n"
+    "main_dispatch_0,4,3,120,NSS_WAIT_END\n"
+    "main_dispatch_0,4,4,120,HOST_COPY_BEGIN\n"
+    "main_dispatch_0,4,4,122,HOST_COPY_END\n"
+    "main_dispatch_0,4,5,122,HOST_START_BEGIN\n"
+    "main_dispatch_0,4,5,123,HOST_START_END\n"
+    "main_dispatch_0,4,6,123,HOST_WAIT_BEGIN\n"
+    "main_dispatch_0,4,6,130,HOST_WAIT_END\n"
+    "main_dispatch_0,4,7,130,NSS_START_BEGIN\n"
+    "main_dispatch_0,4,7,131,NSS_START_END\n"
+    "main_dispatch_0,4,8,131,NSS_WAIT_BEGIN\n"
+    "main_dispatch_0,4,8,136,NSS_WAIT_END\n"
+    "main_dispatch_0,4,9,136,ALLOC_BEGIN\n"
+    "main_dispatch_0,4,9,137,ALLOC_END\n"
+    "main_dispatch_0,4,-1,137,DISPATCH_EXECUTE_ACTIONS_END\n"
+    "main_dispatch_0,4,-1,137,DISPATCH_SYNC_BINDINGS_OUT_BEGIN\n"
+    "main_dispatch_0,4,-1,138,DISPATCH_SYNC_BINDINGS_OUT_END\n"
+    "main_dispatch_0,4,-1,138,DISPATCH_RELEASE_HW_RESOURCES_BEGIN\n"
+    "main_dispatch_0,4,-1,139,DISPATCH_RELEASE_HW_RESOURCES_END\n"
+    "main_dispatch_0,4,-1,140,DISPATCH_END\n";
+
+void th_fixture_debug_info_dispatches(const char *dir, int dispatches) {
   char *src_dir = th_path(dir, "source");
   mkdir(dir, 0777);
   ck_assert_int_eq(mkdir(src_dir, 0777), 0);
@@ -158,22 +253,40 @@ void th_fixture_debug_info(const char *dir) {
   char hex[TQ_SHA256_HEX_SIZE];
   TH_OK(tq_sha256(fixture_source, strlen(fixture_source), digest));
   tq_sha256_hex(digest, hex);
+  char list[512] = "";
+  for (int d = 0; d < dispatches; d++) {
+    size_t n = strlen(list);
+    snprintf(list + n, sizeof(list) - n,
+             "%s{\"name\": \"main_dispatch_%d\", \"program\": \"main_dispatch_%d.torq.mlir\"}",
+             d ? ", " : "", d, d);
+    /* The same program under each name. */
+    char name[64], *prog_text = strdup(fixture_program);
+    ck_assert_ptr_nonnull(prog_text);
+    char *at = strstr(prog_text, "name = \"main_dispatch_0\"");
+    ck_assert_ptr_nonnull(at);
+    at[strlen("name = \"main_dispatch_")] = (char)('0' + d);
+    snprintf(name, sizeof(name), "main_dispatch_%d.torq.mlir", d);
+    char *prog = th_path(dir, name);
+    th_write(prog, prog_text);
+    free(prog);
+    free(prog_text);
+  }
   char manifest[2048];
   snprintf(manifest, sizeof(manifest),
            "{\n  \"format\": 1,\n  \"model\": \"m.mlir\",\n  \"source\": \"source/m.mlir\",\n"
            "  \"source_sha256\": \"%s\",\n  \"function\": \"main\",\n"
            "  \"hardware\": {\"spec\": \"sl2610\", \"clock_hz\": 800000000, \"lram_bytes\": "
-           "524288, \"slices\": 2},\n  \"dispatches\": [{\"name\": \"main_dispatch_0\", "
-           "\"program\": \"main_dispatch_0.torq.mlir\"}]\n}\n",
-           hex);
+           "524288, \"slices\": 2},\n  \"dispatches\": [%s]\n}\n",
+           hex, list);
   char *m = th_path(dir, "manifest.json");
   th_write(m, manifest);
-  char *prog = th_path(dir, "main_dispatch_0.torq.mlir");
-  th_write(prog, fixture_program);
-  free(prog);
   free(m);
   free(src);
   free(src_dir);
+}
+
+void th_fixture_debug_info(const char *dir) {
+  th_fixture_debug_info_dispatches(dir, 1);
 }
 
 tqh_annotation_t *th_annotate_text(const char *dir, const char *debug_dir, const char *profile) {

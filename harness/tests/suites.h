@@ -67,7 +67,13 @@ char *th_read(const char *path, size_t *out_len);
  *   host program 0: tosa.cast
  * Its profile TH_FIXTURE_PROFILE runs them once (times in the overview test). */
 void th_fixture_debug_info(const char *dir);
+/* The same with `dispatches` (1 to 9) dispatches, main_dispatch_0, main_dispatch_1, ..., each
+ * with the program above. */
+void th_fixture_debug_info_dispatches(const char *dir, int dispatches);
 extern const char TH_FIXTURE_PROFILE[];
+/* The same actions in the Torq runtime's shape: INIT and its parts, two HAL scopes and two
+ * dispatch runs, each with its own invocation id, interleaved in time order. */
+extern const char TH_FIXTURE_TORQ_PROFILE[];
 
 /* Writes `profile` to dir/p.csv and annotates it with the debug info in `debug_dir`. */
 tqh_annotation_t *th_annotate_text(const char *dir, const char *debug_dir, const char *profile);

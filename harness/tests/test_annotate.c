@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 
 #include "suites.h"
+#include "torq/harness/overview.h"
+#include "torq/harness/perfetto.h"
 #include "torq/runtime/profile.h"
 #include "tq_test.h"
 
@@ -54,16 +56,23 @@ START_TEST(annotate_fixture_gives_one_row_per_action_with_program_fields) {
     line = nl + 1;
   }
   ck_assert_int_eq(*line, 0);
-  /* Measured slots of the programs. */
+  /* The programs' work units: START's BEGIN to WAIT's END; jobs 0 and 1 overlap. */
   ck_assert_uint_eq(ann->num_nss_runs, 3);
-  ck_assert_uint_eq(ann->nss_runs[0].start_us, 12);
+  ck_assert_uint_eq(ann->nss_runs[0].start_us, 10);
+  ck_assert_uint_eq(ann->nss_runs[0].ready_us, 12);
   ck_assert_uint_eq(ann->nss_runs[0].end_us, 40);
   ck_assert_int_eq(ann->nss_runs[0].id, 0);
-  ck_assert_uint_eq(ann->nss_runs[1].start_us, 40); /* the NSS was busy with job 0 */
+  ck_assert_uint_eq(ann->nss_runs[1].start_us, 12);
+  ck_assert_uint_eq(ann->nss_runs[1].ready_us, 14);
   ck_assert_uint_eq(ann->nss_runs[1].end_us, 50);
+  ck_assert_int_eq(ann->nss_runs[1].id, 1);
+  ck_assert_str_eq(ann->nss_runs[1].name, "add");
+  ck_assert_uint_eq(ann->nss_runs[2].start_us, 80);
   ck_assert_uint_eq(ann->num_host_runs, 1);
-  ck_assert_uint_eq(ann->host_runs[0].start_us, 62);
+  ck_assert_uint_eq(ann->host_runs[0].start_us, 60);
   ck_assert_uint_eq(ann->host_runs[0].end_us, 80);
+  ck_assert_str_eq(ann->host_runs[0].name, "tosa.cast");
+  ck_assert_uint_eq(ann->num_hal_calls, 0);
   ck_assert_uint_eq(ann->num_phases, 2);
   ck_assert_uint_eq(ann->first_us, 0);
   ck_assert_uint_eq(ann->last_us, 100);
@@ -156,7 +165,7 @@ START_TEST(torq_annotate_exit_codes_and_messages) {
   char *out = th_path(dir, "stdout.txt");
   char *text = th_read(out, NULL);
   ck_assert_ptr_nonnull(strstr(text, "  Model: m\n"));
-  ck_assert_ptr_nonnull(strstr(text, "  Overlap                           9.000µs  (9.00%)\n"));
+  ck_assert_ptr_nonnull(strstr(text, "  Overlap                         38.000µs  (47.50%)\n"));
   free(text);
   /* A bad row: exit 1, the message names the line, the outputs are still written. */
   char *bad = strdup(TH_FIXTURE_PROFILE);
@@ -199,6 +208,94 @@ START_TEST(torq_annotate_exit_codes_and_messages) {
 }
 END_TEST
 
+/* torq-annotate on a profile in the Torq runtime's shape: INIT and its parts, HAL scopes (one
+ * with an action id), two dispatch runs, rows interleaved across invocations. Every action of
+ * both runs is annotated, and nothing is reported: no row is unknown to the reader. */
+START_TEST(torq_annotate_reads_the_torq_runtimes_shape_without_a_word) {
+  char *dir = th_tmpdir();
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info(dbg);
+  char *p = th_path(dir, "p.csv");
+  th_write(p, TH_FIXTURE_TORQ_PROFILE);
+  char *err;
+  ck_assert_int_eq(run_tool(dir, "dbg p.csv a.csv a.pb --overview", &err), 0);
+  ck_assert_str_eq(err, "");
+  free(err);
+  char *out = th_path(dir, "stdout.txt");
+  char *text = th_read(out, NULL);
+  /* The numbers test_overview.c works out. */
+  static const char *const lines[] = {
+      "  OVERALL                        116.000µs\n",
+      "  TOTAL NPU OPERATIONS            81.000µs  (69.83%)\n",
+      "  Dma Total                       32.000µs  (27.59%)\n",
+      "  Overlap                         30.000µs  (25.86%)\n",
+      "  Idle                            38.000µs  (32.76%)\n",
+      "  Hal                             16.000µs  (13.79%)\n",
+      "  Host Copy                        4.000µs  (3.45%)\n",
+  };
+  for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+    ck_assert_msg(strstr(text, lines[i]) != NULL, "no '%s' in:\n%s", lines[i], text);
+  free(text);
+  char *csv = th_path(dir, "a.csv");
+  text = th_read(csv, NULL);
+  size_t n = 0;
+  for (const char *c = text; *c; c++) n += *c == '\n';
+  ck_assert_uint_eq(n, 1 + 20); /* both runs' ten actions */
+  ck_assert_ptr_nonnull(strstr(text, "\n8,2,NSS_WAIT,conv2d,tosa.conv2d@L3,5,true,false,false,false,"
+                                     "true,false,131,136,"));
+  free(text);
+  /* The HAL calls are on their own track of the trace. */
+  char *pb = th_path(dir, "a.pb");
+  tqh_trace_t t;
+  TH_OK(tqh_trace_read(pb, &t));
+  const tqh_trace_track_t *hal = tqh_trace_find(&t, "HAL", tqh_trace_find(&t, "Host", 0)->uuid);
+  ck_assert_ptr_nonnull(hal);
+  size_t hal_slices = 0;
+  for (size_t i = 0; i < t.num_slices; i++) hal_slices += t.slices[i].track_uuid == hal->uuid;
+  ck_assert_uint_eq(hal_slices, 5);
+  tqh_trace_deinit(&t);
+  free(pb);
+  free(csv);
+  free(out);
+  free(p);
+  free(dbg);
+  th_rmtree(dir);
+}
+END_TEST
+
+/* Several dispatches: runs of main_dispatch_0 and main_dispatch_1 alternate, each annotated with
+ * its own program, their work units combined. */
+START_TEST(annotate_several_dispatches_each_with_its_debug_info) {
+  char *dir = th_tmpdir();
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info_dispatches(dbg, 2);
+  /* The Torq-shape fixture, its second run as main_dispatch_1. */
+  char *p = strdup(TH_FIXTURE_TORQ_PROFILE);
+  for (char *l = strstr(p, "main_dispatch_0,4,"); l; l = strstr(l + 1, "main_dispatch_0,4,"))
+    l[strlen("main_dispatch_")] = '1';
+  tqh_annotation_t *ann = th_annotate_text(dir, dbg, p);
+  char *diags = th_diags_text(ann);
+  ck_assert_msg(ann->diags.count == 0, "unexpected diagnostics: %s", diags);
+  free(diags);
+  ck_assert_uint_eq(ann->num_dispatches, 4); /* two dispatches, two HAL scopes */
+  ck_assert_uint_eq(ann->num_rows, 20);
+  ck_assert_uint_eq(ann->num_nss_runs, 6);
+  ck_assert_str_eq(ann->dispatch_names[ann->nss_runs[5].dispatch], "main_dispatch_1");
+  ck_assert_str_eq(ann->rows[19].original_operators, "tosa.abs@L2");
+  tqh_overview_t ov;
+  tqh_overview_init(&ov);
+  TH_OK(tqh_overview_compute(ann, &ov));
+  uint64_t ns;
+  ck_assert(tqh_overview_get(&ov, "Overlap", &ns));
+  ck_assert_uint_eq(ns, 30000);
+  tqh_overview_deinit(&ov);
+  tqh_annotation_destroy(ann);
+  free(p);
+  free(dbg);
+  th_rmtree(dir);
+}
+END_TEST
+
 Suite *annotate_suite(void) {
   Suite *s = suite_create("annotate");
   TCase *tc = tcase_create("annotate");
@@ -207,6 +304,8 @@ Suite *annotate_suite(void) {
   tcase_add_test(tc, annotate_repeated_invocations_give_rows_per_invocation);
   tcase_add_test(tc, annotate_failed_run_keeps_the_failing_action_up_to_the_error);
   tcase_add_test(tc, torq_annotate_exit_codes_and_messages);
+  tcase_add_test(tc, torq_annotate_reads_the_torq_runtimes_shape_without_a_word);
+  tcase_add_test(tc, annotate_several_dispatches_each_with_its_debug_info);
   suite_add_tcase(s, tc);
   return s;
 }

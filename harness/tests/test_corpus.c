@@ -216,7 +216,7 @@ START_TEST(corpus_compile_run_annotate_every_model) {
   char *dir = th_tmpdir();
   char *py = th_path(dir, "xlsx_check.py");
   th_write(py, xlsx_check_py);
-  size_t failed_runs = 0, rows = 0, nss_rows = 0, xlsx_checked = 0, slices = 0;
+  size_t failed_runs = 0, rows = 0, nss_rows = 0, xlsx_checked = 0, slices = 0, no_units = 0;
   for (size_t i = 0; i < n; i++) {
     char *dbg = th_path(dir, "dbg"), *p = th_path(dir, "p.csv"), *csv = th_path(dir, "a.csv"),
          *xlsx = th_path(dir, "a.xlsx"), *pb = th_path(dir, "a.pb");
@@ -243,7 +243,15 @@ START_TEST(corpus_compile_run_annotate_every_model) {
     const char *pbs[1] = {pb};
     TH_OK(tqh_overview_read(pbs, 1, &ov));
     uint64_t overall = 0;
-    ck_assert(tqh_overview_get(&ov, "OVERALL", &overall) && overall > 0);
+    ck_assert(tqh_overview_get(&ov, "OVERALL", &overall));
+    /* OVERALL spans the work units: none (a model of views alone) gives 0. */
+    tqh_work_unit_t *units = NULL;
+    size_t num_units = 0;
+    TH_OK(tqh_annotation_work_units(ann, &units, &num_units));
+    ck_assert_msg((overall > 0) == (num_units > 0), "%s: OVERALL %llu ns, %zu work units",
+                  paths[i], (unsigned long long)overall, num_units);
+    no_units += num_units == 0;
+    free(units);
     tqh_overview_deinit(&ov);
     if (xlsx_oracle && i % XLSX_EVERY == 0) {
       char cmd[16384];
@@ -263,9 +271,9 @@ START_TEST(corpus_compile_run_annotate_every_model) {
     free(pb);
   }
   fprintf(stderr,
-          "annotate_corpus: %zu models (%zu runs failed), %zu rows (%zu NSS), %zu trace slices, "
-          "%zu XLSX compared with openpyxl\n",
-          n, failed_runs, rows, nss_rows, slices, xlsx_checked);
+          "annotate_corpus: %zu models (%zu runs failed, %zu without work units), %zu rows (%zu "
+          "NSS), %zu trace slices, %zu XLSX compared with openpyxl\n",
+          n, failed_runs, no_units, rows, nss_rows, slices, xlsx_checked);
   if (xlsx_oracle) ck_assert_uint_eq(xlsx_checked, (n + XLSX_EVERY - 1) / XLSX_EVERY);
   for (size_t i = 0; i < n; i++) free(paths[i]);
   free(paths);

@@ -202,7 +202,7 @@ START_TEST(a_crowded_track_is_merged_under_the_cap) {
   tqh_trace_track_t tracks[2] = {{1, 0, "Host"}, {2, 1, "Host Actions"}};
   tqh_trace_slice_t *slices = tq_calloc(N, sizeof(*slices));
   ck_assert_ptr_nonnull(slices);
-  for (size_t i = 0; i < N; i++) slices[i] = (tqh_trace_slice_t){2, i * 10, i * 10 + 5, "a<b"};
+  for (size_t i = 0; i < N; i++) slices[i] = (tqh_trace_slice_t){2, i * 10, i * 10 + 5, "a<b", NULL};
   tqh_trace_t t = {tracks, 2, slices, N, 0, N, N};
   tq_buf_t out;
   tq_buf_init(&out, 0);

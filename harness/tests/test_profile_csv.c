@@ -21,14 +21,18 @@ START_TEST(profile_csv_reads_every_event_kind) {
                          "main_dispatch_0,3,7,11,HOST_COPY_BEGIN\r\n"
                          "main_dispatch_0,3,7,18446744073709551,HOST_COPY_END\n"
                          "other_dispatch_0,4,2147483647,12,NSS_WAIT_BEGIN\n"
-                         "main_dispatch_0,4,-1,13,ERROR";
+                         "main_dispatch_0,4,-1,13,ERROR\n"
+                         "main_dispatch_0,5,-1,14,INIT_LOAD_CODE_SEGMENTS_BEGIN\n"
+                         "main_dispatch_0,5,-1,14,DISPATCH_RELEASE_HW_RESOURCES_END\n"
+                         "__HAL_QUEUE_EXECUTE__,6,-1,15,HAL_CALL_BEGIN\n"
+                         "__HAL_QUEUE_EXECUTE__,6,7,16,HAL_COMMAND_BUFFER_PUSH_DESCRIPTOR_SET_END";
   tqh_diags_t d;
   tqh_diags_init(&d);
   tqh_profile_t p;
   TH_OK(tqh_profile_parse("p.csv", text, strlen(text), &d, &p));
   ck_assert_uint_eq(d.count, 0);
-  ck_assert_uint_eq(p.count, 6);
-  ck_assert_uint_eq(p.num_dispatches, 2);
+  ck_assert_uint_eq(p.count, 10);
+  ck_assert_uint_eq(p.num_dispatches, 3);
   ck_assert_str_eq(p.dispatch_names[1], "other_dispatch_0");
   ck_assert_int_eq(p.events[0].kind, TQR_EVENT_INIT);
   ck_assert_int_eq(p.events[0].edge, TQR_EDGE_BEGIN);
@@ -41,6 +45,15 @@ START_TEST(profile_csv_reads_every_event_kind) {
   ck_assert_int_eq(p.events[5].kind, TQR_EVENT_ERROR);
   ck_assert_int_eq(p.events[5].edge, TQR_EDGE_POINT);
   ck_assert_uint_eq(p.events[5].line, 7);
+  ck_assert_int_eq(p.events[6].kind, TQR_EVENT_INIT_LOAD_CODE_SEGMENTS);
+  ck_assert_int_eq(p.events[7].kind, TQR_EVENT_DISPATCH_RELEASE_HW_RESOURCES);
+  ck_assert_int_eq(p.events[7].edge, TQR_EDGE_END);
+  ck_assert_str_eq(p.dispatch_names[2], "__HAL_QUEUE_EXECUTE__");
+  ck_assert_int_eq(p.events[8].kind, TQR_EVENT_HAL_CALL);
+  /* HAL events may carry the action id the HAL gives them. */
+  ck_assert_int_eq(p.events[9].kind, TQR_EVENT_HAL_COMMAND_BUFFER_PUSH_DESCRIPTOR_SET);
+  ck_assert_int_eq(p.events[9].action_id, 7);
+  ck_assert_uint_eq(p.unknown_rows, 0);
   tqh_profile_deinit(&p);
   tqh_diags_deinit(&d);
 }
@@ -71,7 +84,10 @@ static const bad_t bad_rows[] = {
     {"main_dispatch_0,0,1,10,ERROR_BEGIN", "unknown event", 0},
     {"main_dispatch_0,0,-1,10,ALLOC_BEGIN", "action event ALLOC with action_id -1", 0},
     {"main_dispatch_0,0,3,10,DISPATCH_BEGIN", "phase event DISPATCH with action_id 3", 0},
-    {"main_dispatch_0,0,-1,10,WARMUP_BEGIN", "unknown phase event 'WARMUP_BEGIN'", 1},
+    {"main_dispatch_0,0,3,10,INIT_HW_OPEN_BEGIN", "phase event INIT_HW_OPEN with action_id 3", 0},
+    {"main_dispatch_0,0,-1,10,HAL_CALL", "unknown event 'HAL_CALL'", 0},
+    {"main_dispatch_0,0,-1,10,WARMUP_BEGIN",
+     "1 row of event types this reader does not know ignored: WARMUP (1)", 1},
     {"main_dispatch_0,0,1,10,ALL\x01OC_BEGIN", "unknown event 'ALL?OC_BEGIN'", 0},
 };
 
@@ -92,6 +108,33 @@ START_TEST(profile_csv_reports_bad_rows_with_their_line_and_keeps_the_rest) {
   ck_assert_uint_eq(p.events[1].line, 4);
   tqh_profile_deinit(&p);
   tqh_diags_deinit(&d);
+}
+END_TEST
+
+/* A newer runtime's event types on many rows: counted, and reported once, not per row. */
+START_TEST(profile_csv_counts_unknown_event_types_and_reports_them_once) {
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  TH_OK(tq_buf_append_cstr(&b, HDR "main_dispatch_0,0,-1,0,INIT_BEGIN\n"));
+  for (int i = 0; i < 300; i++)
+    TH_OK(tq_buf_printf(&b, "main_dispatch_0,0,-1,%d,WARMUP_%s\n", i + 1, i % 2 ? "END" : "BEGIN"));
+  TH_OK(tq_buf_append_cstr(&b, "main_dispatch_0,0,-1,400,INIT_END\n"
+                               "main_dispatch_0,0,2,401,PREFETCH\n"
+                               "main_dispatch_0,0,2,402,PREFETCH\n"));
+  tqh_diags_t d;
+  tqh_diags_init(&d);
+  tqh_profile_t p;
+  TH_OK(tqh_profile_parse("p.csv", b.data, b.len, &d, &p));
+  ck_assert_uint_eq(p.count, 2);
+  ck_assert_uint_eq(p.unknown_rows, 302);
+  ck_assert_uint_eq(d.count, 1);
+  ck_assert_uint_eq(d.warnings, 1);
+  ck_assert_uint_eq(d.errors, 0);
+  ck_assert(has(&d, 3, "302 rows of event types this reader does not know ignored: WARMUP (300), "
+                       "PREFETCH (2)"));
+  tqh_profile_deinit(&p);
+  tqh_diags_deinit(&d);
+  tq_buf_deinit(&b);
 }
 END_TEST
 
@@ -153,6 +196,7 @@ Suite *profile_csv_suite(void) {
   tcase_add_test(tc, profile_csv_reads_every_event_kind);
   tcase_add_loop_test(tc, profile_csv_reports_bad_rows_with_their_line_and_keeps_the_rest, 0,
                       (int)(sizeof(bad_rows) / sizeof(bad_rows[0])));
+  tcase_add_test(tc, profile_csv_counts_unknown_event_types_and_reports_them_once);
   tcase_add_test(tc, profile_csv_reports_empty_files_and_bad_headers);
   tcase_add_test(tc, profile_csv_keeps_at_most_the_diagnostic_limit);
   suite_add_tcase(s, tc);

@@ -15,31 +15,59 @@ struct tqr_profile_s {
   size_t dropped;
   FILE *csv; /* owned */
   char *path;
+  uint32_t next_invocation;
 };
 
-/* The phases; the action kinds are named by the module schema (tqf_action_kind_name). */
-static const char *const phase_names[TQR_EVENT_KIND_COUNT] = {
+/* Every kind but the actions, which the module schema names (tqf_action_kind_name). */
+static const char *const other_names[TQR_EVENT_KIND_COUNT] = {
     [TQR_EVENT_INIT] = "INIT",
     [TQR_EVENT_DISPATCH] = "DISPATCH",
     [TQR_EVENT_ERROR] = "ERROR",
+    [TQR_EVENT_INIT_PREPARE_OUTPUT_DIRS] = "INIT_PREPARE_OUTPUT_DIRS",
+    [TQR_EVENT_INIT_COMPUTE_XRAM_FOOTPRINT] = "INIT_COMPUTE_XRAM_FOOTPRINT",
+    [TQR_EVENT_INIT_HW_OPEN] = "INIT_HW_OPEN",
+    [TQR_EVENT_INIT_CLEAR_MEMORY] = "INIT_CLEAR_MEMORY",
+    [TQR_EVENT_INIT_LOAD_CODE_SEGMENTS] = "INIT_LOAD_CODE_SEGMENTS",
+    [TQR_EVENT_INIT_LOAD_HOST_CODE] = "INIT_LOAD_HOST_CODE",
+    [TQR_EVENT_DISPATCH_SYNC_BINDINGS_IN] = "DISPATCH_SYNC_BINDINGS_IN",
+    [TQR_EVENT_DISPATCH_SYNC_BINDINGS_OUT] = "DISPATCH_SYNC_BINDINGS_OUT",
+    [TQR_EVENT_DISPATCH_ACQUIRE_HW_RESOURCES] = "DISPATCH_ACQUIRE_HW_RESOURCES",
+    [TQR_EVENT_DISPATCH_RELEASE_HW_RESOURCES] = "DISPATCH_RELEASE_HW_RESOURCES",
+    [TQR_EVENT_DISPATCH_EXECUTE_ACTIONS] = "DISPATCH_EXECUTE_ACTIONS",
+    [TQR_EVENT_HAL_CALL] = "HAL_CALL",
+    [TQR_EVENT_HAL_QUEUE_WAIT] = "HAL_QUEUE_WAIT",
+    [TQR_EVENT_HAL_QUEUE_APPLY_DEFERRED] = "HAL_QUEUE_APPLY_DEFERRED",
+    [TQR_EVENT_HAL_QUEUE_SIGNAL] = "HAL_QUEUE_SIGNAL",
+    [TQR_EVENT_HAL_COMMAND_BUFFER_COPY_BUFFER] = "HAL_COMMAND_BUFFER_COPY_BUFFER",
+    [TQR_EVENT_HAL_COMMAND_BUFFER_PUSH_DESCRIPTOR_SET] = "HAL_COMMAND_BUFFER_PUSH_DESCRIPTOR_SET",
 };
 
 const char *tqr_event_kind_name(uint8_t kind) {
   if (kind >= TQR_EVENT_ALLOC && kind <= TQR_EVENT_HOST_WAIT)
     return tqf_action_kind_name((Torq__ActionKind)kind);
-  return kind < TQR_EVENT_KIND_COUNT ? phase_names[kind] : NULL;
+  return kind < TQR_EVENT_KIND_COUNT ? other_names[kind] : NULL;
 }
 
-void tqr_event_name(const tqr_event_t *event, char out[32]) {
+tqr_event_class_t tqr_event_kind_class(uint8_t kind) {
+  if (kind >= TQR_EVENT_ALLOC && kind <= TQR_EVENT_HOST_WAIT) return TQR_EVENT_CLASS_ACTION;
+  if (kind == TQR_EVENT_ERROR) return TQR_EVENT_CLASS_ERROR;
+  if (kind >= TQR_EVENT_HAL_CALL && kind < TQR_EVENT_KIND_COUNT) return TQR_EVENT_CLASS_HAL;
+  if (kind == TQR_EVENT_INIT || kind == TQR_EVENT_DISPATCH ||
+      (kind >= TQR_EVENT_INIT_PREPARE_OUTPUT_DIRS && kind <= TQR_EVENT_DISPATCH_EXECUTE_ACTIONS))
+    return TQR_EVENT_CLASS_PHASE;
+  return TQR_EVENT_CLASS_NONE;
+}
+
+void tqr_event_name(const tqr_event_t *event, char out[TQR_EVENT_NAME_SIZE]) {
   const char *kind = tqr_event_kind_name(event->kind);
   if (!kind) {
-    snprintf(out, 32, "UNKNOWN");
+    snprintf(out, TQR_EVENT_NAME_SIZE, "UNKNOWN");
   } else if (event->edge == TQR_EDGE_BEGIN) {
-    snprintf(out, 32, "%s_BEGIN", kind);
+    snprintf(out, TQR_EVENT_NAME_SIZE, "%s_BEGIN", kind);
   } else if (event->edge == TQR_EDGE_END) {
-    snprintf(out, 32, "%s_END", kind);
+    snprintf(out, TQR_EVENT_NAME_SIZE, "%s_END", kind);
   } else {
-    snprintf(out, 32, "%s", kind);
+    snprintf(out, TQR_EVENT_NAME_SIZE, "%s", kind);
   }
 }
 
@@ -62,6 +90,10 @@ void tqr_profile_destroy(tqr_profile_t *profile) {
   tq_free(profile->events);
   tq_free(profile->path);
   tq_free(profile);
+}
+
+uint32_t tqr_profile_next_invocation(tqr_profile_t *profile) {
+  return profile->next_invocation++;
 }
 
 tq_status_t tqr_profile_reserve(tqr_profile_t *profile, size_t count) {
@@ -102,7 +134,7 @@ void tqr_profile_record(tqr_profile_t *profile, const tqr_event_t *event) {
 }
 
 tq_status_t tqr_profile_format_rows(const tqr_event_t *events, size_t count, tq_buf_t *out) {
-  char name[32];
+  char name[TQR_EVENT_NAME_SIZE];
   for (size_t i = 0; i < count; i++) {
     const tqr_event_t *e = &events[i];
     tqr_event_name(e, name);

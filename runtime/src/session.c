@@ -21,10 +21,15 @@ struct tqr_session_s {
   uint64_t nss_free_ns, host_free_ns;
   uint64_t *job_ready_ns;  /* per NSS program: when its START action ended */
   uint64_t *host_ready_ns; /* per host program */
-  uint32_t invocation;     /* of the dispatch running now, or the next one */
+  uint32_t invocation;     /* of INIT, then of the dispatch run going on or last run */
+  uint32_t next_invocation; /* without a profile, the session counts them itself */
   tqr_session_stats_t stats;
   tqr__host_scratch_t scratch;
 };
+
+/* Events one INIT or one dispatch run records at most: the phases (INIT and its four parts, or
+ * DISPATCH and its three), two per action, an ERROR. */
+#define TQR__SESSION_EVENTS(actions) (2 * (size_t)(actions) + 16)
 
 void tqr_session_options_initialize(tqr_session_options_t *options) {
   memset(options, 0, sizeof(*options));
@@ -46,6 +51,11 @@ static uint64_t stamp(const tqr_session_t *s) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The next invocation id: the profile's (shared by the sessions of a process), else our own. */
+static uint32_t take_invocation(tqr_session_t *s) {
+  return s->profile ? tqr_profile_next_invocation(s->profile) : s->next_invocation++;
 }
 
 static void record(tqr_session_t *s, tqr_event_kind_t kind, tqr_event_edge_t edge,
@@ -79,6 +89,10 @@ static void update_views(tqr_session_t *s, uint32_t b) {
   }
 }
 
+static void phase(tqr_session_t *s, tqr_event_kind_t kind, tqr_event_edge_t edge) {
+  record(s, kind, edge, -1);
+}
+
 static void release_buffer(tqr_session_t *s, uint32_t b) {
   tq_free(s->xram[b].data);
   s->xram[b].data = NULL;
@@ -108,20 +122,24 @@ tq_status_t tqr_session_create(const tqr_module_t *module, tqr_device_t *device,
   const Torq__Module *p = s->proto;
   tq_status_t st = NULL;
   if (s->profile) {
-    size_t need = 2 * p->n_actions + 8;
-    st = tqr_profile_reserve(s->profile, need);
+    st = tqr_profile_reserve(s->profile, TQR__SESSION_EVENTS(p->n_actions));
     if (st) {
       tq_free(s);
       return st;
     }
   }
-  record(s, TQR_EVENT_INIT, TQR_EDGE_BEGIN, -1);
+  s->invocation = take_invocation(s);
+  phase(s, TQR_EVENT_INIT, TQR_EDGE_BEGIN);
+  /* What XRAM the module needs: the session's table of its buffers. */
+  phase(s, TQR_EVENT_INIT_COMPUTE_XRAM_FOOTPRINT, TQR_EDGE_BEGIN);
   s->xram = tq_calloc(p->n_buffers ? p->n_buffers : 1, sizeof(*s->xram));
   s->job_ready_ns = tq_calloc(p->n_nss_programs ? p->n_nss_programs : 1, sizeof(uint64_t));
   s->host_ready_ns = tq_calloc(p->n_host_programs ? p->n_host_programs : 1, sizeof(uint64_t));
   if (!s->xram || !s->job_ready_ns || !s->host_ready_ns)
     st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory for a session");
-  if (!st) st = tqr__host_scratch_init(&s->scratch, module->max_host_tensors);
+  if (!st) phase(s, TQR_EVENT_INIT_COMPUTE_XRAM_FOOTPRINT, TQR_EDGE_END);
+  /* The input buffers, zero-filled. */
+  if (!st) phase(s, TQR_EVENT_INIT_CLEAR_MEMORY, TQR_EDGE_BEGIN);
   for (size_t b = 0; b < p->n_buffers && !st; b++) {
     if (module->buffers[b].input < 0) continue;
     size_t size = (size_t)module->buffers[b].size;
@@ -132,15 +150,27 @@ tq_status_t tqr_session_create(const tqr_module_t *module, tqr_device_t *device,
     else
       update_views(s, (uint32_t)b);
   }
-  if (!st) st = tqr_device_prepare(device, module);
+  if (!st) phase(s, TQR_EVENT_INIT_CLEAR_MEMORY, TQR_EDGE_END);
+  /* The device, for this module: where the INIT time goes. */
+  if (!st) {
+    phase(s, TQR_EVENT_INIT_HW_OPEN, TQR_EDGE_BEGIN);
+    st = tqr_device_prepare(device, module);
+  }
+  if (!st) {
+    s->now_ns = tq_u64_add_sat(s->now_ns, TQR_SIM_INIT_NS);
+    phase(s, TQR_EVENT_INIT_HW_OPEN, TQR_EDGE_END);
+    /* The host programs' working memory (they run on the reference kernels). */
+    phase(s, TQR_EVENT_INIT_LOAD_HOST_CODE, TQR_EDGE_BEGIN);
+    st = tqr__host_scratch_init(&s->scratch, module->max_host_tensors);
+  }
   if (st) {
     record(s, TQR_EVENT_ERROR, TQR_EDGE_POINT, -1);
     st = flush(s, st);
     tqr_session_destroy(s);
     return st;
   }
-  s->now_ns = tq_u64_add_sat(s->now_ns, TQR_SIM_INIT_NS);
-  record(s, TQR_EVENT_INIT, TQR_EDGE_END, -1);
+  phase(s, TQR_EVENT_INIT_LOAD_HOST_CODE, TQR_EDGE_END);
+  phase(s, TQR_EVENT_INIT, TQR_EDGE_END);
   st = flush(s, NULL);
   if (st) {
     tqr_session_destroy(s);
@@ -179,7 +209,7 @@ static void describe(Torq__ElementType type, size_t rank, const int64_t *dims, c
   if (n < cap) snprintf(out + n, cap - n, "%s", tqf_element_name(type));
 }
 
-static tq_status_t bind_inputs(tqr_session_t *s, const tqr_tensor_t *const *inputs, size_t n) {
+static tq_status_t check_inputs(tqr_session_t *s, const tqr_tensor_t *const *inputs, size_t n) {
   const Torq__Function *fn = s->proto->function;
   if (n != fn->n_inputs)
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "function %s takes %zu inputs, %zu given", fn->name,
@@ -200,11 +230,16 @@ static tq_status_t bind_inputs(tqr_session_t *s, const tqr_tensor_t *const *inpu
                        fn->name, want, got);
     }
   }
+  return NULL;
+}
+
+/* Copies the bound inputs into their XRAM buffers (checked by check_inputs). */
+static void copy_inputs(tqr_session_t *s, const tqr_tensor_t *const *inputs, size_t n) {
+  const Torq__Function *fn = s->proto->function;
   for (size_t i = 0; i < n; i++) {
     uint32_t b = fn->input_buffers[i];
     if (inputs[i]->size) memcpy(s->xram[b].data, inputs[i]->data, inputs[i]->size);
   }
-  return NULL;
 }
 
 /* ---- Actions -------------------------------------------------------------------------------- */
@@ -303,10 +338,15 @@ tq_status_t tqr_session_invoke(tqr_session_t *s, const tqr_tensor_t *const *inpu
   if (num_outputs != p->function->n_outputs)
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "function %s has %zu outputs, room for %zu given",
                      p->function->name, p->function->n_outputs, num_outputs);
-  TQ_TRY(bind_inputs(s, inputs, num_inputs));
+  TQ_TRY(check_inputs(s, inputs, num_inputs));
 
   s->stats.invocations++;
-  record(s, TQR_EVENT_DISPATCH, TQR_EDGE_BEGIN, -1);
+  s->invocation = take_invocation(s);
+  phase(s, TQR_EVENT_DISPATCH, TQR_EDGE_BEGIN);
+  phase(s, TQR_EVENT_DISPATCH_SYNC_BINDINGS_IN, TQR_EDGE_BEGIN);
+  copy_inputs(s, inputs, num_inputs);
+  phase(s, TQR_EVENT_DISPATCH_SYNC_BINDINGS_IN, TQR_EDGE_END);
+  phase(s, TQR_EVENT_DISPATCH_EXECUTE_ACTIONS, TQR_EDGE_BEGIN);
   tq_status_t st = NULL;
   for (size_t i = 0; i < p->n_actions; i++) {
     const Torq__Action *a = p->actions[i];
@@ -315,24 +355,27 @@ tq_status_t tqr_session_invoke(tqr_session_t *s, const tqr_tensor_t *const *inpu
     if (st) {
       record(s, TQR_EVENT_ERROR, TQR_EDGE_POINT, (int32_t)i);
       st = tq_status_annotate(st, "in action %zu (%s) of %s, invocation %" PRIu32, i,
-                              tqr__action_kind_name(a->kind), s->module->dispatch_name, s->invocation);
+                              tqr__action_kind_name(a->kind), s->module->dispatch_name,
+                              s->invocation);
       break;
     }
     record(s, (tqr_event_kind_t)a->kind, TQR_EDGE_END, (int32_t)i);
   }
   if (!st) {
+    phase(s, TQR_EVENT_DISPATCH_EXECUTE_ACTIONS, TQR_EDGE_END);
+    phase(s, TQR_EVENT_DISPATCH_SYNC_BINDINGS_OUT, TQR_EDGE_BEGIN);
     st = read_outputs(s, out_outputs, num_outputs);
     if (st) {
       record(s, TQR_EVENT_ERROR, TQR_EDGE_POINT, -1);
       st = tq_status_annotate(st, "while reading the outputs of %s, invocation %" PRIu32,
                               s->module->dispatch_name, s->invocation);
     } else {
-      record(s, TQR_EVENT_DISPATCH, TQR_EDGE_END, -1);
+      phase(s, TQR_EVENT_DISPATCH_SYNC_BINDINGS_OUT, TQR_EDGE_END);
+      phase(s, TQR_EVENT_DISPATCH, TQR_EDGE_END);
     }
   }
   if (st) tqr_device_reset(s->device);
   release_all(s);
-  s->invocation++;
   st = flush(s, st); /* keeps a failure; may add the profile's own */
   if (st) {
     for (size_t o = 0; o < num_outputs; o++) {

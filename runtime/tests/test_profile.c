@@ -12,29 +12,43 @@
 static const char tiny_golden[] =
     "dispatch_name,invocation_id,action_id,timestamp_us,event\n"
     "main_dispatch_0,0,-1,0,INIT_BEGIN\n"
+    "main_dispatch_0,0,-1,0,INIT_COMPUTE_XRAM_FOOTPRINT_BEGIN\n"
+    "main_dispatch_0,0,-1,0,INIT_COMPUTE_XRAM_FOOTPRINT_END\n"
+    "main_dispatch_0,0,-1,0,INIT_CLEAR_MEMORY_BEGIN\n"
+    "main_dispatch_0,0,-1,0,INIT_CLEAR_MEMORY_END\n"
+    "main_dispatch_0,0,-1,0,INIT_HW_OPEN_BEGIN\n"
+    "main_dispatch_0,0,-1,10,INIT_HW_OPEN_END\n"
+    "main_dispatch_0,0,-1,10,INIT_LOAD_HOST_CODE_BEGIN\n"
+    "main_dispatch_0,0,-1,10,INIT_LOAD_HOST_CODE_END\n"
     "main_dispatch_0,0,-1,10,INIT_END\n"
-    "main_dispatch_0,0,-1,10,DISPATCH_BEGIN\n"
-    "main_dispatch_0,0,0,10,ALLOC_BEGIN\n"
-    "main_dispatch_0,0,0,11,ALLOC_END\n"
-    "main_dispatch_0,0,1,11,ALLOC_BEGIN\n"
-    "main_dispatch_0,0,1,12,ALLOC_END\n"
-    "main_dispatch_0,0,2,12,HOST_START_BEGIN\n"
-    "main_dispatch_0,0,2,13,HOST_START_END\n"
-    "main_dispatch_0,0,3,13,HOST_WAIT_BEGIN\n"
-    "main_dispatch_0,0,3,14,HOST_WAIT_END\n"
-    "main_dispatch_0,0,4,14,DEALLOC_BEGIN\n"
-    "main_dispatch_0,0,4,15,DEALLOC_END\n"
-    "main_dispatch_0,0,5,15,ALLOC_BEGIN\n"
-    "main_dispatch_0,0,5,16,ALLOC_END\n"
-    "main_dispatch_0,0,6,16,NSS_START_BEGIN\n"
-    "main_dispatch_0,0,6,17,NSS_START_END\n"
-    "main_dispatch_0,0,7,17,NSS_WAIT_BEGIN\n"
-    "main_dispatch_0,0,7,20,NSS_WAIT_END\n"
-    "main_dispatch_0,0,8,20,HOST_COPY_BEGIN\n"
-    "main_dispatch_0,0,8,21,HOST_COPY_END\n"
-    "main_dispatch_0,0,9,21,DEALLOC_BEGIN\n"
-    "main_dispatch_0,0,9,22,DEALLOC_END\n"
-    "main_dispatch_0,0,-1,22,DISPATCH_END\n";
+    "main_dispatch_0,1,-1,10,DISPATCH_BEGIN\n"
+    "main_dispatch_0,1,-1,10,DISPATCH_SYNC_BINDINGS_IN_BEGIN\n"
+    "main_dispatch_0,1,-1,10,DISPATCH_SYNC_BINDINGS_IN_END\n"
+    "main_dispatch_0,1,-1,10,DISPATCH_EXECUTE_ACTIONS_BEGIN\n"
+    "main_dispatch_0,1,0,10,ALLOC_BEGIN\n"
+    "main_dispatch_0,1,0,11,ALLOC_END\n"
+    "main_dispatch_0,1,1,11,ALLOC_BEGIN\n"
+    "main_dispatch_0,1,1,12,ALLOC_END\n"
+    "main_dispatch_0,1,2,12,HOST_START_BEGIN\n"
+    "main_dispatch_0,1,2,13,HOST_START_END\n"
+    "main_dispatch_0,1,3,13,HOST_WAIT_BEGIN\n"
+    "main_dispatch_0,1,3,14,HOST_WAIT_END\n"
+    "main_dispatch_0,1,4,14,DEALLOC_BEGIN\n"
+    "main_dispatch_0,1,4,15,DEALLOC_END\n"
+    "main_dispatch_0,1,5,15,ALLOC_BEGIN\n"
+    "main_dispatch_0,1,5,16,ALLOC_END\n"
+    "main_dispatch_0,1,6,16,NSS_START_BEGIN\n"
+    "main_dispatch_0,1,6,17,NSS_START_END\n"
+    "main_dispatch_0,1,7,17,NSS_WAIT_BEGIN\n"
+    "main_dispatch_0,1,7,20,NSS_WAIT_END\n"
+    "main_dispatch_0,1,8,20,HOST_COPY_BEGIN\n"
+    "main_dispatch_0,1,8,21,HOST_COPY_END\n"
+    "main_dispatch_0,1,9,21,DEALLOC_BEGIN\n"
+    "main_dispatch_0,1,9,22,DEALLOC_END\n"
+    "main_dispatch_0,1,-1,22,DISPATCH_EXECUTE_ACTIONS_END\n"
+    "main_dispatch_0,1,-1,22,DISPATCH_SYNC_BINDINGS_OUT_BEGIN\n"
+    "main_dispatch_0,1,-1,22,DISPATCH_SYNC_BINDINGS_OUT_END\n"
+    "main_dispatch_0,1,-1,22,DISPATCH_END\n";
 
 START_TEST(profile_event_names) {
   static const struct {
@@ -51,15 +65,47 @@ START_TEST(profile_event_names) {
       {TQR_EVENT_INIT, TQR_EDGE_BEGIN, "INIT_BEGIN"},
       {TQR_EVENT_DISPATCH, TQR_EDGE_END, "DISPATCH_END"},
       {TQR_EVENT_ERROR, TQR_EDGE_POINT, "ERROR"},
+      {TQR_EVENT_INIT_PREPARE_OUTPUT_DIRS, TQR_EDGE_BEGIN, "INIT_PREPARE_OUTPUT_DIRS_BEGIN"},
+      {TQR_EVENT_INIT_COMPUTE_XRAM_FOOTPRINT, TQR_EDGE_END, "INIT_COMPUTE_XRAM_FOOTPRINT_END"},
+      {TQR_EVENT_INIT_HW_OPEN, TQR_EDGE_BEGIN, "INIT_HW_OPEN_BEGIN"},
+      {TQR_EVENT_INIT_CLEAR_MEMORY, TQR_EDGE_END, "INIT_CLEAR_MEMORY_END"},
+      {TQR_EVENT_INIT_LOAD_CODE_SEGMENTS, TQR_EDGE_BEGIN, "INIT_LOAD_CODE_SEGMENTS_BEGIN"},
+      {TQR_EVENT_INIT_LOAD_HOST_CODE, TQR_EDGE_END, "INIT_LOAD_HOST_CODE_END"},
+      {TQR_EVENT_DISPATCH_SYNC_BINDINGS_IN, TQR_EDGE_BEGIN, "DISPATCH_SYNC_BINDINGS_IN_BEGIN"},
+      {TQR_EVENT_DISPATCH_SYNC_BINDINGS_OUT, TQR_EDGE_END, "DISPATCH_SYNC_BINDINGS_OUT_END"},
+      {TQR_EVENT_DISPATCH_ACQUIRE_HW_RESOURCES, TQR_EDGE_BEGIN,
+       "DISPATCH_ACQUIRE_HW_RESOURCES_BEGIN"},
+      {TQR_EVENT_DISPATCH_RELEASE_HW_RESOURCES, TQR_EDGE_END, "DISPATCH_RELEASE_HW_RESOURCES_END"},
+      {TQR_EVENT_DISPATCH_EXECUTE_ACTIONS, TQR_EDGE_BEGIN, "DISPATCH_EXECUTE_ACTIONS_BEGIN"},
+      {TQR_EVENT_HAL_CALL, TQR_EDGE_BEGIN, "HAL_CALL_BEGIN"},
+      {TQR_EVENT_HAL_QUEUE_WAIT, TQR_EDGE_END, "HAL_QUEUE_WAIT_END"},
+      {TQR_EVENT_HAL_QUEUE_APPLY_DEFERRED, TQR_EDGE_BEGIN, "HAL_QUEUE_APPLY_DEFERRED_BEGIN"},
+      {TQR_EVENT_HAL_QUEUE_SIGNAL, TQR_EDGE_END, "HAL_QUEUE_SIGNAL_END"},
+      {TQR_EVENT_HAL_COMMAND_BUFFER_COPY_BUFFER, TQR_EDGE_BEGIN,
+       "HAL_COMMAND_BUFFER_COPY_BUFFER_BEGIN"},
+      {TQR_EVENT_HAL_COMMAND_BUFFER_PUSH_DESCRIPTOR_SET, TQR_EDGE_END,
+       "HAL_COMMAND_BUFFER_PUSH_DESCRIPTOR_SET_END"},
       {0, TQR_EDGE_BEGIN, "UNKNOWN"},
       {200, TQR_EDGE_BEGIN, "UNKNOWN"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     tqr_event_t e = {.kind = cases[i].kind, .edge = cases[i].edge};
-    char name[32];
+    char name[TQR_EVENT_NAME_SIZE];
     tqr_event_name(&e, name);
     ck_assert_str_eq(name, cases[i].name);
   }
+  /* Every kind has a name and one class; the classes are the families of profile.h. */
+  for (uint8_t k = 1; k < TQR_EVENT_KIND_COUNT; k++) {
+    ck_assert_ptr_nonnull(tqr_event_kind_name(k));
+    ck_assert_int_ne(tqr_event_kind_class(k), TQR_EVENT_CLASS_NONE);
+  }
+  ck_assert_int_eq(tqr_event_kind_class(TQR_EVENT_HOST_WAIT), TQR_EVENT_CLASS_ACTION);
+  ck_assert_int_eq(tqr_event_kind_class(TQR_EVENT_DISPATCH_EXECUTE_ACTIONS), TQR_EVENT_CLASS_PHASE);
+  ck_assert_int_eq(tqr_event_kind_class(TQR_EVENT_INIT), TQR_EVENT_CLASS_PHASE);
+  ck_assert_int_eq(tqr_event_kind_class(TQR_EVENT_HAL_CALL), TQR_EVENT_CLASS_HAL);
+  ck_assert_int_eq(tqr_event_kind_class(TQR_EVENT_ERROR), TQR_EVENT_CLASS_ERROR);
+  ck_assert_int_eq(tqr_event_kind_class(0), TQR_EVENT_CLASS_NONE);
+  ck_assert_int_eq(tqr_event_kind_class(TQR_EVENT_KIND_COUNT), TQR_EVENT_CLASS_NONE);
 }
 END_TEST
 
@@ -162,12 +208,13 @@ START_TEST(profile_csv_is_complete_after_a_failure_half_way) {
   snprintf(path, sizeof(path), "%s/profile.csv", dir);
   ck_status(run_tiny(path, 1, 0), TQ_INVALID_INPUT, "fake device: job 0 fails to start");
   char *text = slurp(path, NULL);
-  /* Every row of the golden up to NSS_START_BEGIN of action 6, then ERROR for action 6. */
-  const char *cut = strstr(tiny_golden, "main_dispatch_0,0,6,17,NSS_START_END");
+  /* Every row of the golden up to NSS_START_BEGIN of action 6, then ERROR for action 6: no END
+   * of the phases still open follows. */
+  const char *cut = strstr(tiny_golden, "main_dispatch_0,1,6,17,NSS_START_END");
   ck_assert_ptr_nonnull(cut);
   size_t keep = (size_t)(cut - tiny_golden);
   ck_assert_mem_eq(text, tiny_golden, keep);
-  ck_assert_str_eq(text + keep, "main_dispatch_0,0,6,16,ERROR\n");
+  ck_assert_str_eq(text + keep, "main_dispatch_0,1,6,16,ERROR\n");
   /* Every line has the five fields. */
   int lines = 0;
   for (char *line = text; *line; lines++) {
@@ -178,7 +225,7 @@ START_TEST(profile_csv_is_complete_after_a_failure_half_way) {
     ck_assert_int_eq(commas, 4);
     line = nl + 1;
   }
-  ck_assert_int_eq(lines, 18);
+  ck_assert_int_eq(lines, 29);
   tq_free(text);
   tmpdir_remove(dir);
 }
@@ -220,13 +267,75 @@ START_TEST(profile_two_runs_are_byte_identical_on_the_simulator) {
   char *a = slurp(path[0], &n0), *b = slurp(path[1], &n1);
   ck_assert_uint_eq(n0, n1);
   ck_assert_mem_eq(a, b, n0);
-  ck_assert_ptr_nonnull(strstr(a, "main_dispatch_0,2,-1,"));
-  ck_assert_ptr_nonnull(strstr(a, "main_dispatch_0,2,2,"));
+  /* INIT is invocation 0, the three runs 1, 2 and 3. */
+  ck_assert_ptr_nonnull(strstr(a, "main_dispatch_0,0,-1,0,INIT_BEGIN\n"));
+  ck_assert_ptr_nonnull(strstr(a, "main_dispatch_0,3,-1,"));
+  ck_assert_ptr_nonnull(strstr(a, "main_dispatch_0,3,2,"));
+  ck_assert_ptr_null(strstr(a, "main_dispatch_0,4,"));
   ck_assert_ptr_nonnull(strstr(a, "NSS_WAIT_END\n"));
   tq_free(a);
   tq_free(b);
   tb_deinit(&tb);
   tmpdir_remove(dir);
+}
+END_TEST
+
+/* The invocation ids count up through the process: two sessions writing one profile each take
+ * theirs (INIT, then the runs), never the other's. */
+START_TEST(profile_invocation_ids_count_up_across_sessions) {
+  tb_t tb;
+  tb_tiny(&tb);
+  tqr_module_t *m;
+  TQ_CK(tb_load(&tb, &m));
+  fake_device_t *dev = fake_device_create(0);
+  tqr_profile_t *p;
+  TQ_CK(tqr_profile_create(0, &p));
+  tqr_session_options_t o;
+  tqr_session_options_initialize(&o);
+  o.profile = p;
+  tqr_tensor_t *in, *out;
+  TQ_CK(tqr_input_parse("1x4xi8=1,2,3,4", NULL, &in));
+  tqr_session_t *a, *b;
+  TQ_CK(tqr_session_create(m, &dev->base, &o, &a));
+  TQ_CK(tqr_profile_reserve(p, 400));
+  TQ_CK(tqr_session_invoke(a, (const tqr_tensor_t *const *)&in, 1, &out, 1));
+  tqr_tensor_destroy(out);
+  TQ_CK(tqr_session_create(m, &dev->base, &o, &b));
+  TQ_CK(tqr_session_invoke(b, (const tqr_tensor_t *const *)&in, 1, &out, 1));
+  tqr_tensor_destroy(out);
+  TQ_CK(tqr_session_invoke(a, (const tqr_tensor_t *const *)&in, 1, &out, 1));
+  tqr_tensor_destroy(out);
+  /* A call with a wrong input takes no id. */
+  ck_status(tqr_session_invoke(a, NULL, 0, &out, 1), TQ_INVALID_ARGUMENT, "takes 1 inputs");
+  size_t n;
+  const tqr_event_t *ev = tqr_profile_events(p, &n);
+  /* The id of each INIT_BEGIN and DISPATCH_BEGIN, in order. */
+  uint32_t ids[8];
+  uint8_t kinds[8];
+  size_t k = 0;
+  for (size_t i = 0; i < n && k < 8; i++)
+    if ((ev[i].kind == TQR_EVENT_INIT || ev[i].kind == TQR_EVENT_DISPATCH) &&
+        ev[i].edge == TQR_EDGE_BEGIN) {
+      ids[k] = ev[i].invocation_id;
+      kinds[k++] = ev[i].kind;
+    }
+  ck_assert_uint_eq(k, 5);
+  static const uint8_t want_kinds[5] = {TQR_EVENT_INIT, TQR_EVENT_DISPATCH, TQR_EVENT_INIT,
+                                        TQR_EVENT_DISPATCH, TQR_EVENT_DISPATCH};
+  for (size_t i = 0; i < 5; i++) {
+    ck_assert_uint_eq(ids[i], i);
+    ck_assert_uint_eq(kinds[i], want_kinds[i]);
+  }
+  /* Every event of a run carries its run's id: the last one, of session a's second run, is 4. */
+  ck_assert_uint_eq(ev[n - 1].invocation_id, 4);
+  ck_assert_int_eq(ev[n - 1].kind, TQR_EVENT_DISPATCH);
+  tqr_tensor_destroy(in);
+  tqr_session_destroy(a);
+  tqr_session_destroy(b);
+  tqr_profile_destroy(p);
+  tqr_device_destroy(&dev->base);
+  tqr_module_destroy(m);
+  tb_deinit(&tb);
 }
 END_TEST
 
@@ -239,6 +348,7 @@ Suite *profile_suite(void) {
   tcase_add_test(tc, profile_csv_of_the_tiny_module_is_golden);
   tcase_add_test(tc, profile_csv_is_complete_after_a_failure_half_way);
   tcase_add_test(tc, profile_two_runs_are_byte_identical_on_the_simulator);
+  tcase_add_test(tc, profile_invocation_ids_count_up_across_sessions);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -86,13 +86,17 @@ START_TEST(session_runs_repeatedly_with_fresh_buffers) {
   ck_assert_uint_eq(stats.time_ns, 10000 + 3 * 12026);
   size_t n;
   const tqr_event_t *ev = tqr_profile_events(p, &n);
-  ck_assert_uint_eq(n, 2 + 3 * 22);
+  /* INIT: 10 events (itself and four parts); each run: 28 (DISPATCH and its three parts, two
+   * for each of the 10 actions). */
+  ck_assert_uint_eq(n, 10 + 3 * 28);
+  ck_assert_uint_eq(ev[0].invocation_id, 0);
+  ck_assert_int_eq(ev[0].kind, TQR_EVENT_INIT);
   for (int r = 0; r < 3; r++) {
-    const tqr_event_t *first = &ev[2 + 22 * r], *last = &ev[2 + 22 * r + 21];
-    ck_assert_uint_eq(first->invocation_id, (uint32_t)r);
+    const tqr_event_t *first = &ev[10 + 28 * r], *last = &ev[10 + 28 * r + 27];
+    ck_assert_uint_eq(first->invocation_id, (uint32_t)r + 1);
     ck_assert_int_eq(first->kind, TQR_EVENT_DISPATCH);
     ck_assert_int_eq(first->edge, TQR_EDGE_BEGIN);
-    ck_assert_uint_eq(last->invocation_id, (uint32_t)r);
+    ck_assert_uint_eq(last->invocation_id, (uint32_t)r + 1);
     ck_assert_int_eq(last->kind, TQR_EVENT_DISPATCH);
     ck_assert_int_eq(last->edge, TQR_EDGE_END);
     ck_assert_uint_eq(last->timestamp_ns, 10000 + (uint64_t)(r + 1) * 12026);
@@ -198,7 +202,7 @@ START_TEST(session_reports_a_failing_host_program_and_recovers) {
   char *text = tq_status_format(st, 0);
   ck_assert_ptr_nonnull(
       strstr(text, "in host program 0 (tosa.intdiv) at loc(\"hand-made.mlir\":2:3)"));
-  ck_assert_ptr_nonnull(strstr(text, "in action 2 (HOST_START) of main_dispatch_0, invocation 0"));
+  ck_assert_ptr_nonnull(strstr(text, "in action 2 (HOST_START) of main_dispatch_0, invocation 1"));
   free(text);
   ck_assert_int_eq(tq_status_code(st), TQ_INVALID_ARGUMENT);
   tq_status_free(st);
@@ -223,7 +227,7 @@ START_TEST(session_device_failure_then_success) {
   tqr_tensor_t *in, *out;
   TQ_CK(tqr_input_parse("1x4xi8=10,20,30,40", NULL, &in));
   ck_status(tqr_session_invoke(s, (const tqr_tensor_t *const *)&in, 1, &out, 1), TQ_INTERNAL,
-            "in action 7 (NSS_WAIT) of main_dispatch_0, invocation 0");
+            "in action 7 (NSS_WAIT) of main_dispatch_0, invocation 1");
   dev->fail_wait_job = -1;
   TQ_CK(tqr_session_invoke(s, (const tqr_tensor_t *const *)&in, 1, &out, 1));
   const int8_t want[4] = {33, 44, 33, 44};
@@ -277,7 +281,7 @@ START_TEST(session_real_time_device_stamps_monotonic_time) {
   run_and_expect(m, &dev->base, p, "1x4xi8=10,20,30,40", "1x4xi8=[33 44 33 44]");
   size_t n;
   const tqr_event_t *ev = tqr_profile_events(p, &n);
-  ck_assert_uint_eq(n, 24);
+  ck_assert_uint_eq(n, 10 + 28);
   ck_assert_uint_gt(ev[0].timestamp_ns, 0);
   for (size_t i = 1; i < n; i++) ck_assert_uint_ge(ev[i].timestamp_ns, ev[i - 1].timestamp_ns);
   tqr_profile_destroy(p);

@@ -127,19 +127,28 @@ START_TEST(tool_writes_the_profile_and_output_files) {
   ck_assert_mem_eq(out->data, want, 16);
   char *csv = slurp(prof, NULL);
   ck_assert_ptr_nonnull(csv);
-  ck_assert_str_eq(strstr(csv, "main_dispatch_0,2,-1,"),
-                   "main_dispatch_0,2,-1,20,DISPATCH_BEGIN\n"
-                   "main_dispatch_0,2,0,20,ALLOC_BEGIN\n"
-                   "main_dispatch_0,2,0,21,ALLOC_END\n"
-                   "main_dispatch_0,2,1,21,ALLOC_BEGIN\n"
-                   "main_dispatch_0,2,1,22,ALLOC_END\n"
-                   "main_dispatch_0,2,2,22,HOST_START_BEGIN\n"
-                   "main_dispatch_0,2,2,23,HOST_START_END\n"
-                   "main_dispatch_0,2,3,23,HOST_WAIT_BEGIN\n"
-                   "main_dispatch_0,2,3,24,HOST_WAIT_END\n"
-                   "main_dispatch_0,2,4,24,DEALLOC_BEGIN\n"
-                   "main_dispatch_0,2,4,25,DEALLOC_END\n"
-                   "main_dispatch_0,2,-1,25,DISPATCH_END\n");
+  /* INIT is invocation 0; the third run is 3 (each run: 5 us of actions). */
+  ck_assert_ptr_nonnull(strstr(csv, "main_dispatch_0,0,-1,10,INIT_END\n"
+                                    "main_dispatch_0,1,-1,10,DISPATCH_BEGIN\n"));
+  ck_assert_str_eq(strstr(csv, "main_dispatch_0,3,-1,"),
+                   "main_dispatch_0,3,-1,20,DISPATCH_BEGIN\n"
+                   "main_dispatch_0,3,-1,20,DISPATCH_SYNC_BINDINGS_IN_BEGIN\n"
+                   "main_dispatch_0,3,-1,20,DISPATCH_SYNC_BINDINGS_IN_END\n"
+                   "main_dispatch_0,3,-1,20,DISPATCH_EXECUTE_ACTIONS_BEGIN\n"
+                   "main_dispatch_0,3,0,20,ALLOC_BEGIN\n"
+                   "main_dispatch_0,3,0,21,ALLOC_END\n"
+                   "main_dispatch_0,3,1,21,ALLOC_BEGIN\n"
+                   "main_dispatch_0,3,1,22,ALLOC_END\n"
+                   "main_dispatch_0,3,2,22,HOST_START_BEGIN\n"
+                   "main_dispatch_0,3,2,23,HOST_START_END\n"
+                   "main_dispatch_0,3,3,23,HOST_WAIT_BEGIN\n"
+                   "main_dispatch_0,3,3,24,HOST_WAIT_END\n"
+                   "main_dispatch_0,3,4,24,DEALLOC_BEGIN\n"
+                   "main_dispatch_0,3,4,25,DEALLOC_END\n"
+                   "main_dispatch_0,3,-1,25,DISPATCH_EXECUTE_ACTIONS_END\n"
+                   "main_dispatch_0,3,-1,25,DISPATCH_SYNC_BINDINGS_OUT_BEGIN\n"
+                   "main_dispatch_0,3,-1,25,DISPATCH_SYNC_BINDINGS_OUT_END\n"
+                   "main_dispatch_0,3,-1,25,DISPATCH_END\n");
   tq_free(csv);
   tqr_tensor_destroy(in);
   tqr_tensor_destroy(out);
@@ -218,7 +227,7 @@ static const exit_case_t exit_cases[] = {
     {{"$D", "--input=4xi32=1"},
      1,
      "err",
-     "in action 2 (HOST_START) of main_dispatch_0, invocation 0"},
+     "in action 2 (HOST_START) of main_dispatch_0, invocation 1"},
     {{"$M", "--input=4xi32=1", "--output="}, 0, "out", "EXEC @main\n"},
 };
 
@@ -284,14 +293,25 @@ START_TEST(tool_profile_is_valid_when_the_run_fails) {
   char *csv = slurp(prof, NULL);
   ck_assert_str_eq(csv, TQR_PROFILE_CSV_HEADER
                    "main_dispatch_0,0,-1,0,INIT_BEGIN\n"
+                   "main_dispatch_0,0,-1,0,INIT_COMPUTE_XRAM_FOOTPRINT_BEGIN\n"
+                   "main_dispatch_0,0,-1,0,INIT_COMPUTE_XRAM_FOOTPRINT_END\n"
+                   "main_dispatch_0,0,-1,0,INIT_CLEAR_MEMORY_BEGIN\n"
+                   "main_dispatch_0,0,-1,0,INIT_CLEAR_MEMORY_END\n"
+                   "main_dispatch_0,0,-1,0,INIT_HW_OPEN_BEGIN\n"
+                   "main_dispatch_0,0,-1,10,INIT_HW_OPEN_END\n"
+                   "main_dispatch_0,0,-1,10,INIT_LOAD_HOST_CODE_BEGIN\n"
+                   "main_dispatch_0,0,-1,10,INIT_LOAD_HOST_CODE_END\n"
                    "main_dispatch_0,0,-1,10,INIT_END\n"
-                   "main_dispatch_0,0,-1,10,DISPATCH_BEGIN\n"
-                   "main_dispatch_0,0,0,10,ALLOC_BEGIN\n"
-                   "main_dispatch_0,0,0,11,ALLOC_END\n"
-                   "main_dispatch_0,0,1,11,ALLOC_BEGIN\n"
-                   "main_dispatch_0,0,1,12,ALLOC_END\n"
-                   "main_dispatch_0,0,2,12,HOST_START_BEGIN\n"
-                   "main_dispatch_0,0,2,12,ERROR\n");
+                   "main_dispatch_0,1,-1,10,DISPATCH_BEGIN\n"
+                   "main_dispatch_0,1,-1,10,DISPATCH_SYNC_BINDINGS_IN_BEGIN\n"
+                   "main_dispatch_0,1,-1,10,DISPATCH_SYNC_BINDINGS_IN_END\n"
+                   "main_dispatch_0,1,-1,10,DISPATCH_EXECUTE_ACTIONS_BEGIN\n"
+                   "main_dispatch_0,1,0,10,ALLOC_BEGIN\n"
+                   "main_dispatch_0,1,0,11,ALLOC_END\n"
+                   "main_dispatch_0,1,1,11,ALLOC_BEGIN\n"
+                   "main_dispatch_0,1,1,12,ALLOC_END\n"
+                   "main_dispatch_0,1,2,12,HOST_START_BEGIN\n"
+                   "main_dispatch_0,1,2,12,ERROR\n");
   tq_free(csv);
   tool_run_free(&r);
   tb_deinit(&tb);

@@ -1,41 +1,44 @@
-/* Annotation: pairs the BEGIN and END rows of the runtime profile and joins every executed action
- * with the debug info (annotate.h). One pass over the events; actions run one after the other on
- * the host, so the set of open BEGINs stays tiny and is searched linearly (and capped, so that a
- * file of BEGINs without ENDs stays linear too). */
+/* Annotation: pairs the BEGIN and END rows of the runtime profile, joins every executed action
+ * with the debug info and makes the work units (annotate.h). One pass over the events; the set
+ * of open BEGINs stays tiny (a host runs one action at a time; phases and HAL scopes nest) and is
+ * searched linearly, and capped, so that a file of BEGINs without ENDs stays linear too; so is
+ * the set of programs started and not yet waited for. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "torq/base/alloc.h"
 #include "torq/harness/annotate.h"
+#include "torq/harness/overview.h"
 #include "torq/runtime/profile.h"
 
 /* Open BEGINs kept at most; past it the oldest is reported as a BEGIN without END. */
 #define TQH_MAX_OPEN 256
+/* Programs started and not yet waited for, kept at most; past it the oldest is forgotten. */
+#define TQH_MAX_PENDING 1024
 
 typedef struct open_s {
   const tqh_profile_event_t *begin;
 } open_t;
 
-/* Per dispatch name of the profile: its debug info and the programs started but not waited. */
-typedef struct dstate_s {
-  const tqh_dispatch_t *d; /* NULL when the debug info does not know the dispatch */
-  uint64_t *nss_start;     /* END of NSS_START per job, valid when nss_started */
-  uint8_t *nss_started;
-  uint64_t *host_start;
-  uint8_t *host_started;
-} dstate_t;
+/* A program whose START ended and whose WAIT has not come yet. */
+typedef struct pending_s {
+  uint16_t dispatch;
+  uint8_t wait_kind; /* NSS_WAIT or HOST_WAIT */
+  uint32_t invocation;
+  int64_t id; /* job or host program id; -1 when the debug info does not say */
+  uint64_t start_us, ready_us; /* the START's BEGIN and END */
+} pending_t;
 
 typedef struct ctx_s {
   tqh_annotation_t *ann;
   const tqh_profile_t *profile;
   const char *path;
-  dstate_t ds[TQH_PROFILE_MAX_DISPATCHES];
+  const tqh_dispatch_t *dispatch[TQH_PROFILE_MAX_DISPATCHES]; /* NULL: not in the debug info */
   open_t open[TQH_MAX_OPEN];
   size_t num_open;
-  /* The NSS runs one program at a time, and the host one host program: a program starts at the
-   * END of its START, or when the one before it ended, whichever is later. */
-  uint64_t nss_free_at, host_free_at;
+  pending_t pending[TQH_MAX_PENDING];
+  size_t num_pending;
 } ctx_t;
 
 void tqh_annotate_options_initialize(tqh_annotate_options_t *options) {
@@ -58,8 +61,13 @@ static tq_status_t oom(void) {
     }                                                                                             \
   } while (0)
 
-static int is_phase(uint8_t kind) {
-  return kind == TQR_EVENT_INIT || kind == TQR_EVENT_DISPATCH;
+static int is_action(uint8_t kind) {
+  return tqr_event_kind_class(kind) == TQR_EVENT_CLASS_ACTION;
+}
+
+/* The kinds whose END closes an invocation: a dispatch run, INIT, a HAL scope. */
+static int is_scope(uint8_t kind) {
+  return kind == TQR_EVENT_DISPATCH || kind == TQR_EVENT_INIT || kind == TQR_EVENT_HAL_CALL;
 }
 
 static tq_status_t add_span(ctx_t *c, tqh_span_t **arr, size_t *count, size_t *cap,
@@ -69,10 +77,53 @@ static tq_status_t add_span(ctx_t *c, tqh_span_t **arr, size_t *count, size_t *c
   return NULL;
 }
 
-/* Makes the row of an action that began at `b` and ended at `end_us` (an END or an ERROR). */
+/* A START ended: its program waits for its WAIT. */
+static void program_started(ctx_t *c, const tqh_profile_event_t *b, uint8_t wait_kind, int64_t id,
+                            uint64_t end_us) {
+  if (c->num_pending == TQH_MAX_PENDING) {
+    memmove(&c->pending[0], &c->pending[1], (TQH_MAX_PENDING - 1) * sizeof(c->pending[0]));
+    c->num_pending--;
+  }
+  c->pending[c->num_pending++] =
+      (pending_t){b->dispatch, wait_kind, b->invocation_id, id, b->timestamp_us, end_us};
+}
+
+/* A WAIT ended at `end_us`: the work unit of its program, from its START's BEGIN. A WAIT whose
+ * START is not there (a profile cut at its start) makes none. */
+static tq_status_t program_waited(ctx_t *c, const tqh_profile_event_t *b, int64_t id,
+                                  uint64_t end_us, const tqh_dispatch_t *d) {
+  size_t i = 0;
+  for (; i < c->num_pending; i++) {
+    const pending_t *p = &c->pending[i];
+    if (p->dispatch == b->dispatch && p->wait_kind == b->kind &&
+        p->invocation == b->invocation_id && p->id == id)
+      break;
+  }
+  if (i == c->num_pending) return NULL;
+  pending_t p = c->pending[i];
+  memmove(&c->pending[i], &c->pending[i + 1], (c->num_pending - i - 1) * sizeof(c->pending[0]));
+  c->num_pending--;
+  tqh_annotation_t *ann = c->ann;
+  tqh_span_t s = {p.start_us < end_us ? p.start_us : end_us, end_us,
+                  p.ready_us < end_us ? p.ready_us : end_us, b->invocation_id, b->dispatch, id,
+                  b->kind, 0, NULL, ""};
+  if (b->kind == TQR_EVENT_NSS_WAIT) {
+    if (d && id >= 0 && (size_t)id < d->num_programs && d->programs[id].present) {
+      s.program = &d->programs[id];
+      s.units = s.program->units;
+      s.name = s.program->kernels;
+    }
+    return add_span(c, &ann->nss_runs, &ann->num_nss_runs, &ann->cap_nss, &s);
+  }
+  if (d && id >= 0 && (size_t)id < d->num_host_programs && d->host_programs[id].present)
+    s.name = d->host_programs[id].op;
+  return add_span(c, &ann->host_runs, &ann->num_host_runs, &ann->cap_host, &s);
+}
+
+/* Makes the row of an action that began at `b` and ended at `end_us` (an END or an ERROR), and
+ * the program work units its START and WAIT delimit. */
 static tq_status_t finish_action(ctx_t *c, const tqh_profile_event_t *b, uint64_t end_us) {
   tqh_annotation_t *ann = c->ann;
-  dstate_t *ds = &c->ds[b->dispatch];
   tqh_row_t r;
   memset(&r, 0, sizeof(r));
   r.invocation_id = b->invocation_id;
@@ -83,7 +134,8 @@ static tq_status_t finish_action(ctx_t *c, const tqh_profile_event_t *b, uint64_
   r.start_us = b->timestamp_us;
   r.end_us = end_us;
   r.line = b->line;
-  const tqh_dispatch_t *d = ds->d;
+  const tqh_dispatch_t *d = c->dispatch[b->dispatch];
+  int64_t program = -1; /* the job or host program of a START or WAIT, when the debug info says */
   if (d && (size_t)b->action_id < d->num_actions && d->actions[b->action_id].present) {
     const tqh_action_t *a = &d->actions[b->action_id];
     if (a->kind != b->kind) {
@@ -95,47 +147,17 @@ static tq_status_t finish_action(ctx_t *c, const tqh_profile_event_t *b, uint64_
       r.location = a->location;
       r.original_operators = a->original_operators;
       if (a->job_id >= 0) {
-        r.job_id = a->job_id;
+        r.job_id = program = a->job_id;
         if ((size_t)a->job_id < d->num_programs && d->programs[a->job_id].present) {
           const tqh_nss_program_t *p = &d->programs[a->job_id];
           r.units = p->units;
           r.invocation_names = p->kernels;
         }
-      } else if (a->host_program_id >= 0 && (size_t)a->host_program_id < d->num_host_programs &&
-                 d->host_programs[a->host_program_id].present) {
-        r.invocation_names = d->host_programs[a->host_program_id].op;
-      }
-      /* Program slots. */
-      if (a->job_id >= 0 && (size_t)a->job_id < d->num_programs) {
-        size_t j = (size_t)a->job_id;
-        if (a->kind == TQR_EVENT_NSS_START) {
-          ds->nss_start[j] = end_us;
-          ds->nss_started[j] = 1;
-        } else if (a->kind == TQR_EVENT_NSS_WAIT && ds->nss_started[j]) {
-          ds->nss_started[j] = 0;
-          const tqh_nss_program_t *p = d->programs[j].present ? &d->programs[j] : NULL;
-          uint64_t start = ds->nss_start[j] > c->nss_free_at ? ds->nss_start[j] : c->nss_free_at;
-          c->nss_free_at = end_us;
-          tqh_span_t s = {start < end_us ? start : end_us, end_us,
-                          b->invocation_id, a->job_id, TQR_EVENT_NSS_WAIT, p ? p->units : 0, p,
-                          p ? p->kernels : ""};
-          TQ_TRY(add_span(c, &ann->nss_runs, &ann->num_nss_runs, &ann->cap_nss, &s));
-        }
-      } else if (a->host_program_id >= 0 && (size_t)a->host_program_id < d->num_host_programs) {
-        size_t h = (size_t)a->host_program_id;
-        if (a->kind == TQR_EVENT_HOST_START) {
-          ds->host_start[h] = end_us;
-          ds->host_started[h] = 1;
-        } else if (a->kind == TQR_EVENT_HOST_WAIT && ds->host_started[h]) {
-          ds->host_started[h] = 0;
-          uint64_t start =
-              ds->host_start[h] > c->host_free_at ? ds->host_start[h] : c->host_free_at;
-          c->host_free_at = end_us;
-          tqh_span_t s = {start < end_us ? start : end_us, end_us,
-                          b->invocation_id, a->host_program_id, TQR_EVENT_HOST_WAIT, 0, NULL,
-                          d->host_programs[h].present ? d->host_programs[h].op : ""};
-          TQ_TRY(add_span(c, &ann->host_runs, &ann->num_host_runs, &ann->cap_host, &s));
-        }
+      } else if (a->host_program_id >= 0) {
+        program = a->host_program_id;
+        if ((size_t)a->host_program_id < d->num_host_programs &&
+            d->host_programs[a->host_program_id].present)
+          r.invocation_names = d->host_programs[a->host_program_id].op;
       }
     }
   } else if (d) {
@@ -144,15 +166,26 @@ static tq_status_t finish_action(ctx_t *c, const tqh_profile_event_t *b, uint64_
                   "info is stale or of another model (compile again with --torq-debug-info)",
                   (int)b->action_id, d->name, d->num_actions);
   }
+  switch (b->kind) {
+    case TQR_EVENT_NSS_START: program_started(c, b, TQR_EVENT_NSS_WAIT, program, end_us); break;
+    case TQR_EVENT_HOST_START: program_started(c, b, TQR_EVENT_HOST_WAIT, program, end_us); break;
+    case TQR_EVENT_NSS_WAIT:
+    case TQR_EVENT_HOST_WAIT: TQ_TRY(program_waited(c, b, program, end_us, d)); break;
+    default: break;
+  }
   GROW(ann->rows, ann->num_rows, ann->cap_rows);
   ann->rows[ann->num_rows++] = r;
   return NULL;
 }
 
-static tq_status_t finish_phase(ctx_t *c, const tqh_profile_event_t *b, uint64_t end_us) {
-  tqh_span_t s = {b->timestamp_us, end_us, b->invocation_id, -1, b->kind, 0, NULL,
-                  tqh_event_kind_name(b->kind)};
-  return add_span(c, &c->ann->phases, &c->ann->num_phases, &c->ann->cap_phases, &s);
+/* A phase or a HAL call that began at `b`. */
+static tq_status_t finish_span(ctx_t *c, const tqh_profile_event_t *b, uint64_t end_us) {
+  tqh_annotation_t *ann = c->ann;
+  int hal = tqr_event_kind_class(b->kind) == TQR_EVENT_CLASS_HAL;
+  tqh_span_t s = {b->timestamp_us, end_us, b->timestamp_us, b->invocation_id, b->dispatch,
+                  hal ? b->action_id : -1, b->kind, 0, NULL, tqh_event_kind_name(b->kind)};
+  if (hal) return add_span(c, &ann->hal_calls, &ann->num_hal_calls, &ann->cap_hal, &s);
+  return add_span(c, &ann->phases, &ann->num_phases, &ann->cap_phases, &s);
 }
 
 static void drop_open(ctx_t *c, size_t i) {
@@ -161,9 +194,9 @@ static void drop_open(ctx_t *c, size_t i) {
 }
 
 static void report_unclosed(ctx_t *c, const tqh_profile_event_t *b, const char *why) {
-  char name[32];
+  char name[TQR_EVENT_NAME_SIZE];
   tqh_event_name(b->kind, TQR_EDGE_BEGIN, name);
-  if (b->action_id >= 0)
+  if (is_action(b->kind))
     tqh_diags_add(&c->ann->diags, TQH_ERROR, c->path, b->line,
                   "%s of action %d has no %s_END (%s); no row for it", name, (int)b->action_id,
                   tqh_event_kind_name(b->kind), why);
@@ -172,72 +205,95 @@ static void report_unclosed(ctx_t *c, const tqh_profile_event_t *b, const char *
                   tqh_event_kind_name(b->kind), why);
 }
 
+/* BEGIN and END belong together when they have the same dispatch, invocation and action; for
+ * phases and HAL calls also the same event type. */
 static int same_key(const tqh_profile_event_t *a, const tqh_profile_event_t *b) {
-  if (a->dispatch != b->dispatch || a->action_id != b->action_id) return 0;
-  return a->action_id >= 0 || a->kind == b->kind;
+  if (a->dispatch != b->dispatch || a->invocation_id != b->invocation_id ||
+      a->action_id != b->action_id)
+    return 0;
+  int action = is_action(a->kind);
+  if (action != is_action(b->kind)) return 0;
+  return action || a->kind == b->kind;
 }
 
-static tq_status_t on_event(ctx_t *c, const tqh_profile_event_t *e) {
+static int same_invocation(const tqh_profile_event_t *a, const tqh_profile_event_t *b) {
+  return a->dispatch == b->dispatch && a->invocation_id == b->invocation_id;
+}
+
+static tq_status_t on_begin(ctx_t *c, const tqh_profile_event_t *e) {
+  for (size_t i = 0; i < c->num_open; i++) {
+    if (!same_key(c->open[i].begin, e)) continue;
+    char name[TQR_EVENT_NAME_SIZE];
+    tqh_event_name(e->kind, TQR_EDGE_BEGIN, name);
+    if (is_action(e->kind))
+      tqh_diags_add(&c->ann->diags, TQH_ERROR, c->path, c->open[i].begin->line,
+                    "%s of action %d has no END before it begins again at line %u", name,
+                    (int)e->action_id, (unsigned)e->line);
+    else
+      tqh_diags_add(&c->ann->diags, TQH_ERROR, c->path, c->open[i].begin->line,
+                    "%s has no END before it begins again at line %u", name, (unsigned)e->line);
+    drop_open(c, i);
+    break;
+  }
+  if (c->num_open == TQH_MAX_OPEN) {
+    report_unclosed(c, c->open[0].begin, "too many actions open at once");
+    drop_open(c, 0);
+  }
+  c->open[c->num_open++].begin = e;
+  return NULL;
+}
+
+static tq_status_t on_end(ctx_t *c, const tqh_profile_event_t *e) {
   tqh_annotation_t *ann = c->ann;
-  if (e->edge == TQR_EDGE_BEGIN) {
-    for (size_t i = 0; i < c->num_open; i++) {
-      if (!same_key(c->open[i].begin, e)) continue;
-      char name[32];
-      tqh_event_name(e->kind, TQR_EDGE_BEGIN, name);
-      if (e->action_id >= 0)
-        tqh_diags_add(&ann->diags, TQH_ERROR, c->path, c->open[i].begin->line,
-                      "%s of action %d has no END before it begins again at line %u", name,
-                      (int)e->action_id, (unsigned)e->line);
-      else
-        tqh_diags_add(&ann->diags, TQH_ERROR, c->path, c->open[i].begin->line,
-                      "%s has no END before it begins again at line %u", name, (unsigned)e->line);
-      drop_open(c, i);
-      break;
-    }
-    if (c->num_open == TQH_MAX_OPEN) {
-      report_unclosed(c, c->open[0].begin, "too many actions open at once");
-      drop_open(c, 0);
-    }
-    c->open[c->num_open++].begin = e;
+  size_t i = c->num_open;
+  while (i-- > 0)
+    if (same_key(c->open[i].begin, e)) break;
+  char name[TQR_EVENT_NAME_SIZE]; /* for diagnostics only: formatting it for every row cost */
+  if (i == (size_t)-1) {
+    tqh_event_name(e->kind, TQR_EDGE_END, name);
+    if (is_action(e->kind))
+      tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line,
+                    "%s of action %d without a BEGIN; row skipped", name, (int)e->action_id);
+    else
+      tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line, "%s without a BEGIN", name);
     return NULL;
   }
-  if (e->edge == TQR_EDGE_END) {
-    size_t i = c->num_open;
-    while (i-- > 0)
-      if (same_key(c->open[i].begin, e)) break;
-    char name[32]; /* for diagnostics only: formatting it for every row cost a few percent */
-    if (i == (size_t)-1) {
-      tqh_event_name(e->kind, TQR_EDGE_END, name);
-      if (e->action_id >= 0)
-        tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line,
-                      "%s of action %d without a BEGIN; row skipped", name, (int)e->action_id);
-      else
-        tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line, "%s without a BEGIN", name);
-      return NULL;
-    }
-    const tqh_profile_event_t *b = c->open[i].begin;
-    drop_open(c, i);
-    if (b->kind != e->kind) {
-      char bname[32];
-      tqh_event_name(e->kind, TQR_EDGE_END, name);
-      tqh_event_name(b->kind, TQR_EDGE_BEGIN, bname);
-      tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line,
-                    "%s of action %d, but the action began as %s at line %u; row skipped", name,
-                    (int)e->action_id, bname, (unsigned)b->line);
-      return NULL;
-    }
-    if (e->timestamp_us < b->timestamp_us) {
-      tqh_event_name(e->kind, TQR_EDGE_END, name);
-      tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line,
-                    "%s at %" PRIu64 " us is before its BEGIN at %" PRIu64
-                    " us (line %u); row skipped",
-                    name, e->timestamp_us, b->timestamp_us, (unsigned)b->line);
-      return NULL;
-    }
-    return is_phase(e->kind) ? finish_phase(c, b, e->timestamp_us)
-                             : finish_action(c, b, e->timestamp_us);
+  const tqh_profile_event_t *b = c->open[i].begin;
+  drop_open(c, i);
+  if (b->kind != e->kind) {
+    char bname[TQR_EVENT_NAME_SIZE];
+    tqh_event_name(e->kind, TQR_EDGE_END, name);
+    tqh_event_name(b->kind, TQR_EDGE_BEGIN, bname);
+    tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line,
+                  "%s of action %d, but the action began as %s at line %u; row skipped", name,
+                  (int)e->action_id, bname, (unsigned)b->line);
+    return NULL;
   }
-  /* ERROR: the run failed; the failing action (if any) and the open phases end here. */
+  if (e->timestamp_us < b->timestamp_us) {
+    tqh_event_name(e->kind, TQR_EDGE_END, name);
+    tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line,
+                  "%s at %" PRIu64 " us is before its BEGIN at %" PRIu64
+                  " us (line %u); row skipped",
+                  name, e->timestamp_us, b->timestamp_us, (unsigned)b->line);
+    return NULL;
+  }
+  /* The end of a dispatch run, INIT or HAL scope: what it left open never ends. */
+  for (size_t k = 0; is_scope(e->kind) && k < c->num_open;) {
+    if (same_invocation(c->open[k].begin, e)) {
+      report_unclosed(c, c->open[k].begin, "its invocation ended");
+      drop_open(c, k);
+    } else {
+      k++;
+    }
+  }
+  return is_action(e->kind) ? finish_action(c, b, e->timestamp_us)
+                            : finish_span(c, b, e->timestamp_us);
+}
+
+/* ERROR: the run failed; the failing action (if any) and the open phases of its invocation end
+ * here. */
+static tq_status_t on_error(ctx_t *c, const tqh_profile_event_t *e) {
+  tqh_annotation_t *ann = c->ann;
   if (e->action_id >= 0)
     tqh_diags_add(&ann->diags, TQH_WARNING, c->path, e->line,
                   "the run failed in action %d (ERROR row)", (int)e->action_id);
@@ -246,20 +302,26 @@ static tq_status_t on_event(ctx_t *c, const tqh_profile_event_t *e) {
                   "the run failed outside an action (ERROR row)");
   for (size_t i = 0; i < c->num_open;) {
     const tqh_profile_event_t *b = c->open[i].begin;
-    if (b->dispatch != e->dispatch || b->invocation_id != e->invocation_id) {
+    if (!same_invocation(b, e)) {
       i++;
       continue;
     }
     drop_open(c, i);
     uint64_t end = e->timestamp_us < b->timestamp_us ? b->timestamp_us : e->timestamp_us;
-    if (is_phase(b->kind))
-      TQ_TRY(finish_phase(c, b, end));
+    if (!is_action(b->kind))
+      TQ_TRY(finish_span(c, b, end));
     else if (b->action_id == e->action_id)
       TQ_TRY(finish_action(c, b, end));
     else
       report_unclosed(c, b, "the run failed before it ended");
   }
   return NULL;
+}
+
+static tq_status_t on_event(ctx_t *c, const tqh_profile_event_t *e) {
+  if (e->edge == TQR_EDGE_BEGIN) return on_begin(c, e);
+  if (e->edge == TQR_EDGE_END) return on_end(c, e);
+  return on_error(c, e);
 }
 
 static int by_line(const void *pa, const void *pb) {
@@ -288,31 +350,28 @@ static tq_status_t run(ctx_t *c, const tqh_annotate_options_t *options) {
     tqh_diags_add(&ann->diags, TQH_ERROR, info->dir, 0,
                   "the debug info is of another model (source sha256 %s, expected %s)",
                   info->source_sha256, options->expected_source_sha256);
-  /* Map the profile's dispatch names to the debug info's. */
+  /* Map the profile's dispatch names to the debug info's: a dispatch with actions must be in
+   * it (HAL scopes, and phases alone, need not). */
+  ann->dispatch_names = tq_calloc(p->num_dispatches + 1, sizeof(char *));
+  if (!ann->dispatch_names) return oom();
   for (size_t i = 0; i < p->num_dispatches; i++) {
-    dstate_t *ds = &c->ds[i];
-    ds->d = tqh_debug_info_dispatch(info, p->dispatch_names[i]);
-    if (!ds->d && info) {
-      uint32_t line = 0;
-      for (size_t k = 0; k < p->count && !line; k++)
-        if (p->events[k].dispatch == i) line = p->events[k].line;
-      tqh_diags_add(&ann->diags, TQH_ERROR, c->path, line,
+    const char *name = p->dispatch_names[i];
+    if (!(ann->dispatch_names[i] = tq_strndup(name, strlen(name)))) return oom();
+    ann->num_dispatches = i + 1;
+    c->dispatch[i] = tqh_debug_info_dispatch(info, name);
+    if (c->dispatch[i] || !info) continue;
+    uint32_t first = 0, action = 0;
+    for (size_t k = 0; k < p->count && !action; k++) {
+      if (p->events[k].dispatch != i) continue;
+      if (!first) first = p->events[k].line;
+      if (is_action(p->events[k].kind)) action = p->events[k].line;
+    }
+    if (action)
+      tqh_diags_add(&ann->diags, TQH_ERROR, c->path, first,
                     "dispatch '%s' is not in the debug info %s (which has '%s'): the debug info "
                     "is of another model",
-                    p->dispatch_names[i], info->dir,
-                    info->num_dispatches ? info->dispatches[0].name : "");
-    }
-    if (ds->d) {
-      size_t np = ds->d->num_programs ? ds->d->num_programs : 1;
-      size_t nh = ds->d->num_host_programs ? ds->d->num_host_programs : 1;
-      ds->nss_start = tq_calloc(np, sizeof(uint64_t));
-      ds->nss_started = tq_calloc(np, 1);
-      ds->host_start = tq_calloc(nh, sizeof(uint64_t));
-      ds->host_started = tq_calloc(nh, 1);
-      if (!ds->nss_start || !ds->nss_started || !ds->host_start || !ds->host_started) return oom();
-    }
+                    name, info->dir, info->num_dispatches ? info->dispatches[0].name : "");
   }
-  uint32_t cur_inv = 0;
   for (size_t k = 0; k < p->count; k++) {
     const tqh_profile_event_t *e = &p->events[k];
     if (k == 0) {
@@ -327,18 +386,6 @@ static tq_status_t run(ctx_t *c, const tqh_annotate_options_t *options) {
       if (e->timestamp_us < ann->first_us) ann->first_us = e->timestamp_us;
       if (e->timestamp_us > ann->last_us) ann->last_us = e->timestamp_us;
     }
-    /* A new invocation: what the previous one left open never ends. */
-    if (k > 0 && e->invocation_id != cur_inv) {
-      for (size_t i = 0; i < c->num_open;) {
-        if (c->open[i].begin->invocation_id == cur_inv) {
-          report_unclosed(c, c->open[i].begin, "its invocation ended");
-          drop_open(c, i);
-        } else {
-          i++;
-        }
-      }
-    }
-    cur_inv = e->invocation_id;
     TQ_TRY(on_event(c, e));
   }
   for (size_t i = 0; i < c->num_open; i++)
@@ -377,12 +424,6 @@ tq_status_t tqh_annotate_parsed(tqh_debug_info_t *debug_info, const tqh_profile_
     c->profile = profile;
     c->path = profile->path ? profile->path : "<profile>";
     st = run(c, options);
-  }
-  for (size_t i = 0; c && i < TQH_PROFILE_MAX_DISPATCHES; i++) {
-    tq_free(c->ds[i].nss_start);
-    tq_free(c->ds[i].nss_started);
-    tq_free(c->ds[i].host_start);
-    tq_free(c->ds[i].host_started);
   }
   tq_free(c);
   if (st) {
@@ -438,7 +479,42 @@ void tqh_annotation_destroy(tqh_annotation_t *ann) {
   tq_free(ann->rows);
   tq_free(ann->nss_runs);
   tq_free(ann->host_runs);
+  tq_free(ann->hal_calls);
   tq_free(ann->phases);
+  for (size_t i = 0; i < ann->num_dispatches; i++) tq_free(ann->dispatch_names[i]);
+  tq_free(ann->dispatch_names);
   tqh_diags_deinit(&ann->diags);
   tq_free(ann);
+}
+
+tq_status_t tqh_annotation_work_units(const tqh_annotation_t *ann, tqh_work_unit_t **out_units,
+                                      size_t *out_count) {
+  *out_units = NULL;
+  *out_count = 0;
+  size_t n = ann->num_nss_runs + ann->num_host_runs + ann->num_hal_calls;
+  for (size_t i = 0; i < ann->num_rows; i++) n += ann->rows[i].kind == TQR_EVENT_HOST_COPY;
+  if (!n) return NULL;
+  tqh_work_unit_t *u = tq_calloc(n, sizeof(*u));
+  if (!u) return oom();
+  size_t k = 0;
+  for (size_t i = 0; i < ann->num_nss_runs; i++) {
+    const tqh_span_t *s = &ann->nss_runs[i];
+    u[k++] = (tqh_work_unit_t){TQH_WORK_NSS, s->units, s->start_us * 1000, s->end_us * 1000};
+  }
+  for (size_t i = 0; i < ann->num_host_runs; i++) {
+    const tqh_span_t *s = &ann->host_runs[i];
+    u[k++] = (tqh_work_unit_t){TQH_WORK_HOST, 0, s->start_us * 1000, s->end_us * 1000};
+  }
+  for (size_t i = 0; i < ann->num_rows; i++) {
+    const tqh_row_t *r = &ann->rows[i];
+    if (r->kind == TQR_EVENT_HOST_COPY)
+      u[k++] = (tqh_work_unit_t){TQH_WORK_HOST_COPY, 0, r->start_us * 1000, r->end_us * 1000};
+  }
+  for (size_t i = 0; i < ann->num_hal_calls; i++) {
+    const tqh_span_t *s = &ann->hal_calls[i];
+    u[k++] = (tqh_work_unit_t){TQH_WORK_HAL, 0, s->start_us * 1000, s->end_us * 1000};
+  }
+  *out_units = u;
+  *out_count = k;
+  return NULL;
 }

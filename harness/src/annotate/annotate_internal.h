@@ -34,9 +34,18 @@ void tqh__pf_deinit(tqh__pf_writer_t *w);
 /* A track descriptor; parent_uuid 0 = a top-level track (a "process" of DESIGN 5.5). */
 tq_status_t tqh__pf_track(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t uuid,
                           uint64_t parent_uuid, const char *name) TQ_MUST_USE;
+/* The same with the order of its children (TrackDescriptor.child_ordering; 0 leaves it out). */
+#define TQH__PF_CHRONOLOGICAL 2
+tq_status_t tqh__pf_track_ordered(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t uuid,
+                                  uint64_t parent_uuid, const char *name,
+                                  int child_ordering) TQ_MUST_USE;
 /* A slice [start, end) ns on `track`, as SLICE_BEGIN and SLICE_END events. A slice that would
  * overlap the previous one of the track starts at its end (clamped), so every track nests. */
 tq_status_t tqh__pf_slice(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
                           uint64_t end_ns, const char *name) TQ_MUST_USE;
+/* The same with a category (TrackEvent.categories) on its SLICE_BEGIN. */
+tq_status_t tqh__pf_slice_cat(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
+                              uint64_t end_ns, const char *name,
+                              const char *category) TQ_MUST_USE;
 
 #endif

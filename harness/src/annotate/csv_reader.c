@@ -16,14 +16,14 @@ const char *tqh_event_kind_name(uint8_t kind) {
   return name ? name : "?";
 }
 
-void tqh_event_name(uint8_t kind, uint8_t edge, char out[32]) {
+void tqh_event_name(uint8_t kind, uint8_t edge, char out[TQR_EVENT_NAME_SIZE]) {
   const char *k = tqh_event_kind_name(kind);
   if (edge == TQR_EDGE_BEGIN)
-    snprintf(out, 32, "%s_BEGIN", k);
+    snprintf(out, TQR_EVENT_NAME_SIZE, "%s_BEGIN", k);
   else if (edge == TQR_EDGE_END)
-    snprintf(out, 32, "%s_END", k);
+    snprintf(out, TQR_EVENT_NAME_SIZE, "%s_END", k);
   else
-    snprintf(out, 32, "%s", k);
+    snprintf(out, TQR_EVENT_NAME_SIZE, "%s", k);
 }
 
 void tqh_profile_init(tqh_profile_t *profile) {
@@ -55,10 +55,17 @@ static int parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out) {
   return 1;
 }
 
-/* The event column: a kind and an edge. 1 on success, 0 unknown; *out_phase_like is set when the
- * text has the form NAME_BEGIN / NAME_END of an unknown phase. */
-static int parse_event(const char *s, size_t n, uint8_t *kind, uint8_t *edge, int *phase_like) {
-  *phase_like = 0;
+/* What the event column holds. */
+typedef enum event_text_e {
+  EVENT_KNOWN,   /* a kind and an edge */
+  EVENT_UNKNOWN, /* NAME_BEGIN, NAME_END or NAME of a type we do not know: *out_type is NAME */
+  EVENT_BAD,     /* anything else: a known type with a wrong suffix, lower case, ... */
+} event_text_t;
+
+/* The event column: a kind and an edge, or the type name (its length in *out_type_len) of an
+ * event type we do not know. */
+static event_text_t parse_event(const char *s, size_t n, uint8_t *kind, uint8_t *edge,
+                                size_t *out_type_len) {
   size_t base = n;
   uint8_t e = TQR_EDGE_POINT;
   if (n > 6 && memcmp(s + n - 6, "_BEGIN", 6) == 0) {
@@ -68,22 +75,24 @@ static int parse_event(const char *s, size_t n, uint8_t *kind, uint8_t *edge, in
     base = n - 4;
     e = TQR_EDGE_END;
   }
+  for (size_t i = 0; i < n; i++) /* the whole text, suffix included: A-Z, 0-9 and '_' */
+    if (!((s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' || (s[i] >= '0' && s[i] <= '9')))
+      return EVENT_BAD;
+  if (!n || s[0] == '_') return EVENT_BAD;
   for (uint8_t k = 1; k < TQR_EVENT_KIND_COUNT; k++) {
     const char *name = tqr_event_kind_name(k);
     size_t len = name ? strlen(name) : 0;
-    if (!name || len != base || memcmp(s, name, len) != 0) continue;
-    if ((k == TQR_EVENT_ERROR) != (e == TQR_EDGE_POINT)) return 0;
+    if (!name) continue;
+    if (len == n && !memcmp(s, name, n) && e == TQR_EDGE_POINT && k != TQR_EVENT_ERROR)
+      return EVENT_BAD; /* a known type without its _BEGIN or _END */
+    if (len != base || memcmp(s, name, len) != 0) continue;
+    if ((k == TQR_EVENT_ERROR) != (e == TQR_EDGE_POINT)) return EVENT_BAD;
     *kind = k;
     *edge = e;
-    return 1;
+    return EVENT_KNOWN;
   }
-  if (e != TQR_EDGE_POINT && base > 0) {
-    *phase_like = 1;
-    for (size_t i = 0; i < base; i++)
-      if (!((s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' || (s[i] >= '0' && s[i] <= '9')))
-        *phase_like = 0;
-  }
-  return 0;
+  *out_type_len = base;
+  return EVENT_UNKNOWN;
 }
 
 /* A field for a message: at most 100 bytes, control bytes as '?'. */
@@ -128,9 +137,55 @@ static tq_status_t push(tqh_profile_t *p, const tqh_profile_event_t *e) {
   return NULL;
 }
 
+/* The event types a profile holds that we do not know: counted, and reported once (a newer
+ * runtime's profile has them on every row). */
+#define MAX_UNKNOWN_NAMED 8
+typedef struct unknown_s {
+  char names[MAX_UNKNOWN_NAMED][40];
+  size_t counts[MAX_UNKNOWN_NAMED];
+  size_t named;
+  uint32_t first_line;
+} unknown_t;
+
+static void count_unknown(tqh_profile_t *p, unknown_t *u, uint32_t line, const char *type,
+                          size_t len) {
+  if (!p->unknown_rows++) u->first_line = line;
+  char name[40];
+  size_t m = len < sizeof(name) - 1 ? len : sizeof(name) - 1;
+  memcpy(name, type, m);
+  name[m] = 0;
+  for (size_t i = 0; i < u->named; i++)
+    if (!strcmp(u->names[i], name)) {
+      u->counts[i]++;
+      return;
+    }
+  if (u->named < MAX_UNKNOWN_NAMED) {
+    memcpy(u->names[u->named], name, m + 1);
+    u->counts[u->named++] = 1;
+  }
+}
+
+static void report_unknown(tqh_profile_t *p, const unknown_t *u, tqh_diags_t *d) {
+  if (!p->unknown_rows) return;
+  char list[512];
+  size_t pos = 0, listed = 0;
+  list[0] = 0;
+  for (size_t i = 0; i < u->named && pos < sizeof(list); i++) {
+    int w = snprintf(list + pos, sizeof(list) - pos, "%s%s (%zu)", i ? ", " : "", u->names[i],
+                     u->counts[i]);
+    if (w < 0) break;
+    pos += (size_t)w;
+    listed += u->counts[i];
+  }
+  tqh_diags_add(d, TQH_WARNING, p->path, u->first_line,
+                "%zu row%s of event types this reader does not know ignored: %s%s",
+                p->unknown_rows, p->unknown_rows == 1 ? "" : "s", list,
+                listed < p->unknown_rows ? ", and others" : "");
+}
+
 /* Parses one data line (without its end of line). Bad rows are reported and dropped. */
-static tq_status_t parse_row(tqh_profile_t *p, tqh_diags_t *d, uint32_t line, const char *s,
-                             size_t n) {
+static tq_status_t parse_row(tqh_profile_t *p, tqh_diags_t *d, unknown_t *u, uint32_t line,
+                             const char *s, size_t n) {
   const char *f[6];
   size_t len[6];
   size_t nf = 0;
@@ -187,25 +242,27 @@ static tq_status_t parse_row(tqh_profile_t *p, tqh_diags_t *d, uint32_t line, co
                   "timestamp_us '%s' is not an unsigned integer of microseconds; row skipped", a);
     return NULL;
   }
-  int phase_like;
-  if (!parse_event(f[4], len[4], &e.kind, &e.edge, &phase_like)) {
-    shown(f[4], len[4], a);
-    if (phase_like && e.action_id == -1)
-      tqh_diags_add(d, TQH_WARNING, p->path, line, "unknown phase event '%s' ignored", a);
-    else
-      tqh_diags_add(d, TQH_ERROR, p->path, line,
-                    "unknown event '%s' (expected <KIND>_BEGIN or <KIND>_END for an action kind "
-                    "or phase, or ERROR); row skipped",
-                    a);
+  size_t type_len = 0;
+  event_text_t et = parse_event(f[4], len[4], &e.kind, &e.edge, &type_len);
+  if (et == EVENT_UNKNOWN) {
+    count_unknown(p, u, line, f[4], type_len);
     return NULL;
   }
-  int is_phase = e.kind == TQR_EVENT_INIT || e.kind == TQR_EVENT_DISPATCH;
-  if (is_phase && e.action_id != -1) {
+  if (et == EVENT_BAD) {
+    shown(f[4], len[4], a);
+    tqh_diags_add(d, TQH_ERROR, p->path, line,
+                  "unknown event '%s' (expected <TYPE>_BEGIN or <TYPE>_END, TYPE in capitals, or "
+                  "ERROR); row skipped",
+                  a);
+    return NULL;
+  }
+  tqr_event_class_t cls = tqr_event_kind_class(e.kind);
+  if (cls == TQR_EVENT_CLASS_PHASE && e.action_id != -1) {
     tqh_diags_add(d, TQH_ERROR, p->path, line, "phase event %s with action_id %d, expected -1; "
                   "row skipped", tqh_event_kind_name(e.kind), (int)e.action_id);
     return NULL;
   }
-  if (!is_phase && e.kind != TQR_EVENT_ERROR && e.action_id < 0) {
+  if (cls == TQR_EVENT_CLASS_ACTION && e.action_id < 0) {
     tqh_diags_add(d, TQH_ERROR, p->path, line,
                   "action event %s with action_id -1, expected an action id; row skipped",
                   tqh_event_kind_name(e.kind));
@@ -245,6 +302,8 @@ tq_status_t tqh_profile_parse(const char *name, const char *data, size_t len, tq
     return NULL;
   }
   uint32_t line = 0;
+  unknown_t unknown;
+  memset(&unknown, 0, sizeof(unknown));
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *eol = nl ? nl : end;
@@ -269,17 +328,18 @@ tq_status_t tqh_profile_parse(const char *name, const char *data, size_t len, tq
           tqh_diags_add(diags, TQH_ERROR, out->path, 1,
                         "no header: expected '%s'; reading this line as a row",
                         TQH_PROFILE_HEADER);
-          TQ_TRY(parse_row(out, diags, line, p, n));
+          TQ_TRY(parse_row(out, diags, &unknown, line, p, n));
         }
       }
     } else if (!(nl == NULL && n == 0)) {
-      TQ_TRY(parse_row(out, diags, line, p, n));
+      TQ_TRY(parse_row(out, diags, &unknown, line, p, n));
     }
     if (!nl) break;
     p = nl + 1;
   }
   out->lines = line;
-  if (out->count == 0 && diags->errors == 0)
+  report_unknown(out, &unknown, diags);
+  if (out->count == 0 && diags->errors == 0 && !out->unknown_rows)
     tqh_diags_add(diags, TQH_WARNING, out->path, 0, "the profile holds no events");
   return NULL;
 }

@@ -1,5 +1,5 @@
-/* The Host Profile Overview: metrics from an annotation, read back from Perfetto traces, and
- * printed (overview.h). */
+/* The Host Profile Overview: its metrics, computed from work units, read back from Perfetto
+ * traces, and printed (overview.h). */
 #include "torq/harness/overview.h"
 
 #include <inttypes.h>
@@ -10,14 +10,135 @@
 #include "torq/harness/annotate.h"
 #include "torq/harness/intervals.h"
 #include "torq/harness/perfetto.h"
-#include "torq/runtime/profile.h"
+
+/* ---- The metrics ------------------------------------------------------------------------------ */
+
+/* Printed order. Threads and slice labels are the Torq tools' (00 to 15); the three metrics those
+ * tools do not draw get the next numbers. */
+static const tqh_metric_info_t k_metrics[] = {
+    {TQH_METRIC_OVERALL, "total_duration", "15 OVERALL", "OVERALL", NULL,
+     "Earliest start to latest end of all work units, HAL calls included"},
+    {TQH_METRIC_TOTAL_NPU, "total_npu_operations", "18 OVERVIEW TOTAL NPU OPERATIONS",
+     "TOTAL NPU OPERATIONS", NULL,
+     "Span of the non-HAL work units without the host time that overlaps no NPU work nor HAL"},
+    {"Dma", "dma_time", "02 OVERVIEW DMA", "DMA total", "DMA",
+     "NSS programs that use DMA in or out (union)"},
+    {"Dma Only", "dma_only_time", "08 OVERVIEW DMA ONLY", "DMA/CDMA ONLY (no compute)", NULL,
+     "DMA or CDMA busy while no compute is"},
+    {"Dma Total", "dma_total_time", "00 OVERVIEW DMA COMBINED", "DMA+CDMA union", "DMA Total",
+     "NSS programs that use DMA or CDMA (union)"},
+    {"Cdma", "cdma_time", "03 OVERVIEW CDMA", "CDMA total", "CDMA",
+     "NSS programs that use the CDMA (union)"},
+    {"Dma In", "dma_in_time", "16 OVERVIEW DMA IN", "DMA IN total", NULL,
+     "NSS programs that use DMA in (union)"},
+    {"Dma Out", "dma_out_time", "17 OVERVIEW DMA OUT", "DMA OUT total", NULL,
+     "NSS programs that use DMA out (union)"},
+    {"Compute", "compute_time", "01 OVERVIEW COMPUTE COMBINED", "SLICE+CSS union", NULL,
+     "NSS programs that use a slice or the CSS (union)"},
+    {"Compute Only", "compute_only_time", "09 OVERVIEW COMPUTE ONLY", "COMPUTE ONLY (no DMA/CDMA)",
+     NULL, "Compute busy while no DMA nor CDMA is"},
+    {"Slice", "slice_time", "04 OVERVIEW SLICE", "SLICE 0 + 1 union", NULL,
+     "NSS programs that use slice 0 or 1 (union)"},
+    {"Slice 0", "slice_0_time", "05 OVERVIEW SLICE 0", "SLICE 0", NULL,
+     "NSS programs that use slice 0 (union)"},
+    {"Slice 1", "slice_1_time", "06 OVERVIEW SLICE 1", "SLICE 1", NULL,
+     "NSS programs that use slice 1 (union)"},
+    {"Css", "css_time", "07 OVERVIEW CSS", "CSS", "CSS", "NSS programs that use the CSS (union)"},
+    {"Overlap", "overlap_time", "10 OVERVIEW DMA COMPUTE OVERLAP", "DMA/CDMA<->COMPUTE overlap",
+     NULL, "DMA or CDMA and compute busy at once"},
+    {"Idle", "idle_time", "14 OVERVIEW IDLE", "IDLE", NULL,
+     "Time in OVERALL when no DMA, compute, HAL, host program nor host copy runs"},
+    {"Hal", "hal_time", "11 OVERVIEW HAL", "HAL total", NULL, "HAL calls (union)"},
+    {"Host", "host_time", "12 OVERVIEW HOST", "HOST total", NULL, "Host programs (union)"},
+    {"Host Copy", "host_copy_time", "13 OVERVIEW HOST COPY", "HOST COPY total", NULL,
+     "Host copies (union)"},
+};
+#define N_METRICS (sizeof(k_metrics) / sizeof(k_metrics[0]))
+
+/* Indexes into k_metrics. */
+enum {
+  M_OVERALL,
+  M_TOTAL_NPU,
+  M_DMA,
+  M_DMA_ONLY,
+  M_DMA_TOTAL,
+  M_CDMA,
+  M_DMA_IN,
+  M_DMA_OUT,
+  M_COMPUTE,
+  M_COMPUTE_ONLY,
+  M_SLICE,
+  M_SLICE0,
+  M_SLICE1,
+  M_CSS,
+  M_OVERLAP,
+  M_IDLE,
+  M_HAL,
+  M_HOST,
+  M_HOST_COPY,
+  M_COUNT
+};
+_Static_assert(M_COUNT == N_METRICS, "one index per metric");
+
+const tqh_metric_info_t *tqh_overview_metrics(size_t *out_count) {
+  *out_count = N_METRICS;
+  return k_metrics;
+}
+
+const tqh_metric_info_t *tqh_overview_metric_find(const char *name) {
+  for (size_t i = 0; i < N_METRICS; i++) {
+    const tqh_metric_info_t *m = &k_metrics[i];
+    if (!strcmp(name, m->label) || !strcmp(name, m->thread) ||
+        (m->old_label && !strcmp(name, m->old_label)))
+      return m;
+  }
+  return NULL;
+}
+
+tq_status_t tqh_overview_key_of(const char *name, tq_buf_t *out) {
+  tq_buf_clear(out);
+  const tqh_metric_info_t *m = tqh_overview_metric_find(name);
+  if (m) return tq_buf_append_cstr(out, m->key);
+  int gap = 0;
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+    int alnum = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+    if (!alnum) {
+      gap = out->len > 0;
+      continue;
+    }
+    if (gap) TQ_TRY(tq_buf_putc(out, '_'));
+    gap = 0;
+    TQ_TRY(tq_buf_putc(out, (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p)));
+  }
+  return tq_buf_append_cstr(out, out->len ? "_time" : "metric_time");
+}
+
+int tqh_overview_percent_key(const char *key, tq_buf_t *out) {
+  tq_buf_clear(out);
+  if (!strcmp(key, k_metrics[M_OVERALL].key)) return 0;
+  size_t n = strlen(key);
+  if (n > 5 && !strcmp(key + n - 5, "_time")) n -= 5;
+  tq_status_t st = tq_buf_append(out, key, n);
+  if (!st) st = tq_buf_append_cstr(out, "_percent");
+  if (st) {
+    tq_status_free(st);
+    tq_buf_clear(out);
+    return 0;
+  }
+  return 1;
+}
+
+/* ---- The overview as a list ----------------------------------------------------------------- */
 
 void tqh_overview_init(tqh_overview_t *ov) {
   memset(ov, 0, sizeof(*ov));
 }
 
 void tqh_overview_deinit(tqh_overview_t *ov) {
-  for (size_t i = 0; i < ov->count; i++) tq_free(ov->metrics[i].name);
+  for (size_t i = 0; i < ov->count; i++) {
+    tq_free(ov->metrics[i].name);
+    tq_free(ov->metrics[i].key);
+  }
   tq_free(ov->metrics);
   tqh_overview_init(ov);
 }
@@ -39,9 +160,19 @@ tq_status_t tqh_overview_add(tqh_overview_t *ov, const char *name, uint64_t ns) 
     ov->metrics = m;
     ov->cap = cap;
   }
-  char *copy = tq_strndup(name, strlen(name));
-  if (!copy) return oom();
-  ov->metrics[ov->count++] = (tqh_overview_metric_t){copy, ns};
+  tq_buf_t key;
+  tq_buf_init(&key, 0);
+  tq_status_t st = tqh_overview_key_of(name, &key);
+  char *copy = st ? NULL : tq_strndup(name, strlen(name));
+  char *k = st ? NULL : tq_buf_detach(&key);
+  tq_buf_deinit(&key);
+  if (st || !copy || !k) {
+    tq_free(copy);
+    tq_free(k);
+    tq_status_free(st);
+    return oom();
+  }
+  ov->metrics[ov->count++] = (tqh_overview_metric_t){copy, k, ns};
   return NULL;
 }
 
@@ -56,76 +187,114 @@ int tqh_overview_get(const tqh_overview_t *ov, const char *name, uint64_t *out_n
 
 /* ---- Compute -------------------------------------------------------------------------------- */
 
+/* The sets: one per metric that is a union of work units, and the helpers. */
 enum {
-  S_DMA,
-  S_CDMA,
-  S_DMA_TOTAL,
-  S_SLICE0,
-  S_SLICE1,
-  S_SLICE,
-  S_CSS,
-  S_COMPUTE,
-  S_DMA_ONLY,
-  S_COMPUTE_ONLY,
-  S_OVERLAP,
-  S_HOST,
-  S_HOST_COPY,
-  S_BUSY,
+  S_NSS = M_COUNT,
+  S_NON_HAL,
+  S_ALL,
+  S_HOSTS,
+  S_NPU_HAL,
   S_TMP,
+  S_TMP2,
   S_COUNT
 };
 
-static const char *const metric_names[] = {
-    [S_DMA] = "DMA",         [S_CDMA] = "CDMA",         [S_DMA_TOTAL] = "DMA Total",
-    [S_SLICE0] = "Slice 0",  [S_SLICE1] = "Slice 1",    [S_SLICE] = "Slice",
-    [S_CSS] = "CSS",         [S_COMPUTE] = "Compute",   [S_DMA_ONLY] = "Dma Only",
-    [S_COMPUTE_ONLY] = "Compute Only", [S_OVERLAP] = "Overlap", [S_HOST] = "Host",
-    [S_HOST_COPY] = "Host Copy",
-};
-
-static tq_status_t compute(const tqh_annotation_t *ann, tqh_intervals_t *s, tqh_overview_t *out) {
-  for (size_t i = 0; i < ann->num_nss_runs; i++) {
-    const tqh_span_t *r = &ann->nss_runs[i];
-    uint64_t a = r->start_us * 1000, b = r->end_us * 1000;
-    if (r->units & TQH_UNITS_DMA) TQ_TRY(tqh_intervals_add(&s[S_DMA], a, b));
-    if (r->units & TQH_UNIT_BIT(TQS_UNIT_CDMA)) TQ_TRY(tqh_intervals_add(&s[S_CDMA], a, b));
-    if (r->units & TQH_UNIT_BIT(TQS_UNIT_SLICE0)) TQ_TRY(tqh_intervals_add(&s[S_SLICE0], a, b));
-    if (r->units & TQH_UNIT_BIT(TQS_UNIT_SLICE1)) TQ_TRY(tqh_intervals_add(&s[S_SLICE1], a, b));
-    if (r->units & TQH_UNIT_BIT(TQS_UNIT_CSS)) TQ_TRY(tqh_intervals_add(&s[S_CSS], a, b));
-  }
-  for (size_t i = 0; i < ann->num_host_runs; i++)
-    TQ_TRY(tqh_intervals_add(&s[S_HOST], ann->host_runs[i].start_us * 1000,
-                             ann->host_runs[i].end_us * 1000));
-  for (size_t i = 0; i < ann->num_rows; i++)
-    if (ann->rows[i].kind == TQR_EVENT_HOST_COPY)
-      TQ_TRY(tqh_intervals_add(&s[S_HOST_COPY], ann->rows[i].start_us * 1000,
-                               ann->rows[i].end_us * 1000));
-  TQ_TRY(tqh_intervals_union(&s[S_DMA], &s[S_CDMA], &s[S_DMA_TOTAL]));
-  TQ_TRY(tqh_intervals_union(&s[S_SLICE0], &s[S_SLICE1], &s[S_SLICE]));
-  TQ_TRY(tqh_intervals_union(&s[S_SLICE], &s[S_CSS], &s[S_COMPUTE]));
-  TQ_TRY(tqh_intervals_subtract(&s[S_DMA_TOTAL], &s[S_COMPUTE], &s[S_DMA_ONLY]));
-  TQ_TRY(tqh_intervals_subtract(&s[S_COMPUTE], &s[S_DMA_TOTAL], &s[S_COMPUTE_ONLY]));
-  TQ_TRY(tqh_intervals_intersect(&s[S_DMA_TOTAL], &s[S_COMPUTE], &s[S_OVERLAP]));
-  TQ_TRY(tqh_intervals_union(&s[S_DMA_TOTAL], &s[S_COMPUTE], &s[S_TMP]));
-  TQ_TRY(tqh_intervals_union(&s[S_TMP], &s[S_HOST], &s[S_BUSY]));
-  TQ_TRY(tqh_intervals_union(&s[S_BUSY], &s[S_HOST_COPY], &s[S_TMP]));
-  uint64_t overall = ann->has_time ? (ann->last_us - ann->first_us) * 1000 : 0;
-  uint64_t busy = tqh_intervals_total(&s[S_TMP]);
-  TQ_TRY(tqh_overview_add(out, TQH_METRIC_OVERALL, overall));
-  for (int m = S_DMA; m <= S_HOST_COPY; m++)
-    TQ_TRY(tqh_overview_add(out, metric_names[m], tqh_intervals_total(&s[m])));
-  return tqh_overview_add(out, "Idle", overall > busy ? overall - busy : 0);
+static tq_status_t add_if(tqh_intervals_t *set, int cond, const tqh_work_unit_t *u) {
+  return cond ? tqh_intervals_add(set, u->start_ns, u->end_ns) : NULL;
 }
 
-tq_status_t tqh_overview_compute(const tqh_annotation_t *ann, tqh_overview_t *out) {
+/* The span of a set: from its first start to its last end. */
+static uint64_t span(tqh_intervals_t *set, uint64_t *out_start) {
+  tqh_intervals_normalize(set);
+  if (!set->count) return 0;
+  *out_start = set->items[0].start;
+  return set->items[set->count - 1].end - set->items[0].start;
+}
+
+static tq_status_t compute(const tqh_work_unit_t *units, size_t count, tqh_intervals_t *s,
+                           uint64_t *v, tqh_overview_t *out) {
+  for (size_t i = 0; i < count; i++) {
+    const tqh_work_unit_t *u = &units[i];
+    unsigned m = u->units;
+    int nss = u->kind == TQH_WORK_NSS;
+    TQ_TRY(add_if(&s[S_ALL], 1, u));
+    TQ_TRY(add_if(&s[S_NON_HAL], u->kind != TQH_WORK_HAL, u));
+    TQ_TRY(add_if(&s[S_NSS], nss, u));
+    TQ_TRY(add_if(&s[M_HAL], u->kind == TQH_WORK_HAL, u));
+    TQ_TRY(add_if(&s[M_HOST], u->kind == TQH_WORK_HOST, u));
+    TQ_TRY(add_if(&s[M_HOST_COPY], u->kind == TQH_WORK_HOST_COPY, u));
+    TQ_TRY(add_if(&s[M_DMA], nss && (m & TQH_UNITS_DMA), u));
+    TQ_TRY(add_if(&s[M_DMA_IN], nss && (m & TQH_UNIT_BIT(TQS_UNIT_DMA_IN)), u));
+    TQ_TRY(add_if(&s[M_DMA_OUT], nss && (m & TQH_UNIT_BIT(TQS_UNIT_DMA_OUT)), u));
+    TQ_TRY(add_if(&s[M_CDMA], nss && (m & TQH_UNIT_BIT(TQS_UNIT_CDMA)), u));
+    TQ_TRY(add_if(&s[M_SLICE0], nss && (m & TQH_UNIT_BIT(TQS_UNIT_SLICE0)), u));
+    TQ_TRY(add_if(&s[M_SLICE1], nss && (m & TQH_UNIT_BIT(TQS_UNIT_SLICE1)), u));
+    TQ_TRY(add_if(&s[M_CSS], nss && (m & TQH_UNIT_BIT(TQS_UNIT_CSS)), u));
+  }
+  TQ_TRY(tqh_intervals_union(&s[M_DMA], &s[M_CDMA], &s[M_DMA_TOTAL]));
+  TQ_TRY(tqh_intervals_union(&s[M_SLICE0], &s[M_SLICE1], &s[M_SLICE]));
+  TQ_TRY(tqh_intervals_union(&s[M_SLICE], &s[M_CSS], &s[M_COMPUTE]));
+  TQ_TRY(tqh_intervals_subtract(&s[M_DMA_TOTAL], &s[M_COMPUTE], &s[M_DMA_ONLY]));
+  TQ_TRY(tqh_intervals_subtract(&s[M_COMPUTE], &s[M_DMA_TOTAL], &s[M_COMPUTE_ONLY]));
+  TQ_TRY(tqh_intervals_intersect(&s[M_DMA_TOTAL], &s[M_COMPUTE], &s[M_OVERLAP]));
+  for (int m = M_DMA; m < M_COUNT; m++)
+    if (m != M_IDLE) v[m] = tqh_intervals_total(&s[m]);
+  uint64_t start = 0, ignored = 0;
+  v[M_OVERALL] = span(&s[S_ALL], &start);
+  out->has_start = s[S_ALL].count > 0;
+  out->start_ns = start;
+  /* TOTAL NPU OPERATIONS: host time outside NPU work and HAL does not count. */
+  TQ_TRY(tqh_intervals_union(&s[M_HOST], &s[M_HOST_COPY], &s[S_HOSTS]));
+  TQ_TRY(tqh_intervals_union(&s[S_NSS], &s[M_HAL], &s[S_NPU_HAL]));
+  TQ_TRY(tqh_intervals_subtract(&s[S_HOSTS], &s[S_NPU_HAL], &s[S_TMP]));
+  uint64_t npu_span = span(&s[S_NON_HAL], &ignored), lone_host = tqh_intervals_total(&s[S_TMP]);
+  v[M_TOTAL_NPU] = npu_span > lone_host ? npu_span - lone_host : 0;
+  /* Idle: OVERALL without the busy time. */
+  TQ_TRY(tqh_intervals_union(&s[M_DMA_TOTAL], &s[M_COMPUTE], &s[S_TMP]));
+  TQ_TRY(tqh_intervals_union(&s[S_TMP], &s[M_HAL], &s[S_TMP2]));
+  TQ_TRY(tqh_intervals_union(&s[S_TMP2], &s[S_HOSTS], &s[S_TMP]));
+  uint64_t busy = tqh_intervals_total(&s[S_TMP]);
+  v[M_IDLE] = v[M_OVERALL] > busy ? v[M_OVERALL] - busy : 0;
+  for (int m = 0; m < M_COUNT; m++) TQ_TRY(tqh_overview_add(out, k_metrics[m].label, v[m]));
+  return NULL;
+}
+
+tq_status_t tqh_overview_compute_units(const tqh_work_unit_t *units, size_t count,
+                                       tqh_overview_t *out) {
   tqh_intervals_t s[S_COUNT];
+  uint64_t v[M_COUNT] = {0};
   for (int i = 0; i < S_COUNT; i++) tqh_intervals_init(&s[i]);
-  tq_status_t st = compute(ann, s, out);
+  tq_status_t st = compute(units, count, s, v, out);
   for (int i = 0; i < S_COUNT; i++) tqh_intervals_deinit(&s[i]);
   return st;
 }
 
+tq_status_t tqh_overview_compute(const tqh_annotation_t *ann, tqh_overview_t *out) {
+  tqh_work_unit_t *units = NULL;
+  size_t count = 0;
+  TQ_TRY(tqh_annotation_work_units(ann, &units, &count));
+  tq_status_t st = tqh_overview_compute_units(units, count, out);
+  tq_free(units);
+  return st;
+}
+
 /* ---- Read ----------------------------------------------------------------------------------- */
+
+/* The metric a track of the overview stands for: a known thread or label, else the label its
+ * slices give ("FOO total: 1.000µs" is "FOO total"), else its name. */
+static tq_status_t track_metric(const tqh_trace_t *tr, const tqh_trace_track_t *t, tq_buf_t *out) {
+  tq_buf_clear(out);
+  const tqh_metric_info_t *m = tqh_overview_metric_find(t->name);
+  if (m) return tq_buf_append_cstr(out, m->label);
+  for (size_t k = 0; k < tr->num_slices; k++) {
+    if (tr->slices[k].track_uuid != t->uuid) continue;
+    const char *colon = strstr(tr->slices[k].name, ": ");
+    if (colon && colon > tr->slices[k].name)
+      return tq_buf_append(out, tr->slices[k].name, (size_t)(colon - tr->slices[k].name));
+    break;
+  }
+  return tq_buf_append_cstr(out, t->name);
+}
 
 static tq_status_t read_one(const char *path, tqh_overview_t *out) {
   tqh_trace_t tr;
@@ -134,54 +303,90 @@ static tq_status_t read_one(const char *path, tqh_overview_t *out) {
   if (!st && !root)
     st = TQ_STATUS(TQ_INVALID_INPUT, "%s: no '%s' track (not a trace of an annotated profile?)",
                    path, TQH_TRACK_OVERVIEW);
+  tq_buf_t name;
+  tq_buf_init(&name, 0);
   for (size_t i = 0; !st && i < tr.num_tracks; i++) {
     const tqh_trace_track_t *t = &tr.tracks[i];
     if (t->parent_uuid != root->uuid) continue;
     uint64_t ns = 0;
     for (size_t k = 0; k < tr.num_slices; k++)
       if (tr.slices[k].track_uuid == t->uuid) ns += tr.slices[k].end_ns - tr.slices[k].start_ns;
-    st = tqh_overview_add(out, t->name, ns);
+    st = track_metric(&tr, t, &name);
+    if (!st) st = tqh_overview_add(out, name.data ? name.data : "", ns);
   }
+  tq_buf_deinit(&name);
   tqh_trace_deinit(&tr);
   return st;
+}
+
+/* Where a metric goes: the known ones in their order, then the others as they came. */
+static size_t rank_of(const tqh_overview_metric_t *m) {
+  for (size_t k = 0; k < N_METRICS; k++)
+    if (!strcmp(m->name, k_metrics[k].label)) return k;
+  return N_METRICS;
 }
 
 tq_status_t tqh_overview_read(const char *const *paths, size_t count, tqh_overview_t *out) {
   tqh_overview_init(out);
   for (size_t i = 0; i < count; i++) TQ_TRY(read_one(paths[i], out));
+  /* A stable insertion sort by rank: a trace has a handful of metrics. */
+  for (size_t i = 1; i < out->count; i++) {
+    tqh_overview_metric_t m = out->metrics[i];
+    size_t r = rank_of(&m), k = i;
+    while (k > 0 && rank_of(&out->metrics[k - 1]) > r) {
+      out->metrics[k] = out->metrics[k - 1];
+      k--;
+    }
+    out->metrics[k] = m;
+  }
   return NULL;
 }
 
 /* ---- Format --------------------------------------------------------------------------------- */
 
-void tqh_format_duration(uint64_t ns, char out[32]) {
-  if (ns < 1000) {
-    snprintf(out, 32, "%" PRIu64 "ns", ns);
+void tqh_format_duration(uint64_t ns, char out[TQH_DURATION_SIZE]) {
+  static const struct {
+    uint64_t from; /* ns */
+    const char *unit;
+  } units[] = {{1000000000, "s"}, {1000000, "ms"}, {1000, "µs"}};
+  for (size_t u = 0; u < 3; u++) {
+    if (ns < units[u].from) continue;
+    /* Thousandths of the unit, rounded half up. */
+    uint64_t div = units[u].from / 1000;
+    uint64_t v = ns / div + (div > 1 && ns % div >= div / 2);
+    snprintf(out, TQH_DURATION_SIZE, "%" PRIu64 ".%03" PRIu64 "%s", v / 1000, v % 1000,
+             units[u].unit);
     return;
   }
-  /* Thousandths of the unit: µs are exact ns; ms and s round half up. */
-  static const struct {
-    uint64_t div;
-    const char *unit;
-  } units[] = {{1, "µs"}, {1000, "ms"}, {1000000, "s"}};
-  for (size_t u = 0; u < 3; u++) {
-    uint64_t v = ns / units[u].div + (units[u].div > 1 && ns % units[u].div >= units[u].div / 2);
-    if (v < 1000000 || u == 2) {
-      snprintf(out, 32, "%" PRIu64 ".%03" PRIu64 "%s", v / 1000, v % 1000, units[u].unit);
-      return;
-    }
-  }
+  snprintf(out, TQH_DURATION_SIZE, "%" PRIu64 "ns", ns);
 }
 
-void tqh_format_percent(uint64_t part, uint64_t whole, char out[32]) {
+void tqh_format_percent(uint64_t part, uint64_t whole, char out[TQH_DURATION_SIZE]) {
   if (whole == 0) {
-    snprintf(out, 32, "-");
+    snprintf(out, TQH_DURATION_SIZE, "-");
     return;
   }
   unsigned __int128 hundredths = ((unsigned __int128)part * 10000 + whole / 2) / whole;
   uint64_t h = hundredths > UINT64_MAX ? UINT64_MAX : (uint64_t)hundredths;
-  snprintf(out, 32, "%" PRIu64 ".%02" PRIu64 "%%", h / 100, h % 100);
+  snprintf(out, TQH_DURATION_SIZE, "%" PRIu64 ".%02" PRIu64 "%%", h / 100, h % 100);
 }
+
+tq_status_t tqh_overview_slice_name(const char *label, uint64_t ns, uint64_t overall_ns,
+                                    int with_percent, tq_buf_t *out) {
+  char value[TQH_DURATION_SIZE], pct[TQH_DURATION_SIZE];
+  tqh_format_duration(ns, value);
+  tq_buf_clear(out);
+  if (!with_percent) return tq_buf_printf(out, "%s: %s", label, value);
+  if (overall_ns)
+    tqh_format_percent(ns, overall_ns, pct);
+  else
+    snprintf(pct, sizeof(pct), "0.00%%");
+  return tq_buf_printf(out, "%s: %s (%s)", label, value, pct);
+}
+
+#define LABEL_COLS 26
+#define VALUE_COLS 14
+#define RULE_COLS 52
 
 static size_t columns(const char *s) {
   size_t n = 0;
@@ -189,15 +394,30 @@ static size_t columns(const char *s) {
   return n;
 }
 
-/* "  NAME<pad>VALUE" with VALUE ending at column 43, then "  (P%)" when given. */
+static tq_status_t pad(tq_buf_t *out, size_t n) {
+  for (size_t i = 0; i < n; i++) TQ_TRY(tq_buf_putc(out, ' '));
+  return NULL;
+}
+
+/* "  NAME" in 26 columns, the value right-aligned in 14, then "  (P%)" when given. */
 static tq_status_t line(tq_buf_t *out, const char *name, uint64_t ns, const char *percent) {
-  char value[32];
+  char value[TQH_DURATION_SIZE];
   tqh_format_duration(ns, value);
-  size_t used = columns(name) + columns(value);
-  size_t pad = used < 41 ? 41 - used : 1;
-  TQ_TRY(tq_buf_printf(out, "  %s%*s%s", name, (int)pad, "", value));
+  size_t n = columns(name), v = columns(value);
+  TQ_TRY(tq_buf_printf(out, "  %s", name));
+  TQ_TRY(pad(out, n < LABEL_COLS ? LABEL_COLS - n : 0));
+  TQ_TRY(pad(out, v < VALUE_COLS ? VALUE_COLS - v : 0));
+  TQ_TRY(tq_buf_append_cstr(out, value));
   if (percent) TQ_TRY(tq_buf_printf(out, "  (%s)", percent));
   return tq_buf_putc(out, '\n');
+}
+
+static tq_status_t metric_line(const tqh_overview_metric_t *m, int has_overall, uint64_t overall,
+                               tq_buf_t *out) {
+  char pct[TQH_DURATION_SIZE];
+  tqh_format_percent(m->ns, overall, pct);
+  int with = has_overall && overall && strcmp(m->name, TQH_METRIC_OVERALL) != 0;
+  return line(out, m->name, m->ns, with ? pct : NULL);
 }
 
 tq_status_t tqh_overview_format(const tqh_overview_t *ov, const char *model, int64_t wall_time_ns,
@@ -205,7 +425,7 @@ tq_status_t tqh_overview_format(const tqh_overview_t *ov, const char *model, int
   TQ_TRY(tq_buf_append_cstr(out, "====================== Host Profile Overview "
                                  "=======================\n"));
   TQ_TRY(tq_buf_printf(out, "  Model: %s\n  ", model ? model : ""));
-  for (int i = 0; i < 56; i++) TQ_TRY(tq_buf_append_cstr(out, "─"));
+  for (int i = 0; i < RULE_COLS; i++) TQ_TRY(tq_buf_append_cstr(out, "─"));
   TQ_TRY(tq_buf_putc(out, '\n'));
   uint64_t wall;
   if (wall_time_ns >= 0)
@@ -214,14 +434,17 @@ tq_status_t tqh_overview_format(const tqh_overview_t *ov, const char *model, int
     TQ_TRY(line(out, TQH_METRIC_WALL_TIME, wall, NULL));
   uint64_t overall = 0;
   int has_overall = tqh_overview_get(ov, TQH_METRIC_OVERALL, &overall);
-  if (has_overall) TQ_TRY(line(out, TQH_METRIC_OVERALL, overall, NULL));
+  /* The known metrics in their order, then the others in the overview's. */
+  for (size_t k = 0; k < N_METRICS; k++)
+    for (size_t i = 0; i < ov->count; i++)
+      if (!strcmp(ov->metrics[i].name, k_metrics[k].label))
+        TQ_TRY(metric_line(&ov->metrics[i], has_overall, overall, out));
   for (size_t i = 0; i < ov->count; i++) {
     const tqh_overview_metric_t *m = &ov->metrics[i];
-    if (strcmp(m->name, TQH_METRIC_OVERALL) == 0 || strcmp(m->name, TQH_METRIC_WALL_TIME) == 0)
+    const tqh_metric_info_t *known = tqh_overview_metric_find(m->name);
+    if ((known && !strcmp(known->label, m->name)) || !strcmp(m->name, TQH_METRIC_WALL_TIME))
       continue;
-    char pct[32];
-    tqh_format_percent(m->ns, overall, pct);
-    TQ_TRY(line(out, m->name, m->ns, has_overall && overall ? pct : NULL));
+    TQ_TRY(metric_line(m, has_overall, overall, out));
   }
   return NULL;
 }

@@ -50,8 +50,10 @@ enum {
   TAG_TD_UUID = 1 << 3 | 0,
   TAG_TD_NAME = 2 << 3 | 2,
   TAG_TD_PARENT_UUID = 5 << 3 | 0,
+  TAG_TD_CHILD_ORDERING = 11 << 3 | 0,
   TAG_EV_TYPE = 9 << 3 | 0,
   TAG_EV_TRACK_UUID = 11 << 3 | 0,
+  TAG_EV_CATEGORIES = 22 << 3 | 2,
   TAG_EV_NAME = 23 << 3 | 2,
 };
 
@@ -111,14 +113,14 @@ static int take_first(tqh__pf_writer_t *w) {
 }
 
 /* In the sizes below, the tags are one byte (bytes_size counts the two-byte ones), and so are the
- * values of the type, the sequence id and the flags. */
-tq_status_t tqh__pf_track(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t uuid,
-                          uint64_t parent_uuid, const char *name) {
+ * values of the type, the ordering, the sequence id and the flags. */
+tq_status_t tqh__pf_track_ordered(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t uuid,
+                                  uint64_t parent_uuid, const char *name, int child_ordering) {
   track->uuid = uuid;
   track->last_end = 0;
   size_t name_len = name ? strlen(name) : 0;
   size_t td = 1 + varint_size(uuid) + (name ? bytes_size(TAG_TD_NAME, name_len) : 0) +
-              (parent_uuid ? 1 + varint_size(parent_uuid) : 0);
+              (parent_uuid ? 1 + varint_size(parent_uuid) : 0) + (child_ordering ? 2 : 0);
   int first = take_first(w);
   size_t size = 2 + (first ? 2 : 0) + bytes_size(TAG_TRACK_DESCRIPTOR, td);
   uint8_t *p;
@@ -138,13 +140,24 @@ tq_status_t tqh__pf_track(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t 
     *p++ = TAG_TD_PARENT_UUID;
     p = put_varint(p, parent_uuid);
   }
+  if (child_ordering) {
+    *p++ = TAG_TD_CHILD_ORDERING;
+    *p++ = (uint8_t)child_ordering;
+  }
   return packet_end(w, p);
 }
 
-/* A TrackEvent packet; `name` NULL: none (SLICE_END). */
+tq_status_t tqh__pf_track(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t uuid,
+                          uint64_t parent_uuid, const char *name) {
+  return tqh__pf_track_ordered(w, track, uuid, parent_uuid, name, 0);
+}
+
+/* A TrackEvent packet; `name` NULL: none (SLICE_END); `category` NULL: none. */
 static tq_status_t event(tqh__pf_writer_t *w, uint64_t track_uuid, uint64_t ts, uint8_t type,
-                         const char *name, size_t name_len) {
-  size_t ev = 2 + 1 + varint_size(track_uuid) + (name ? bytes_size(TAG_EV_NAME, name_len) : 0);
+                         const char *name, size_t name_len, const char *category) {
+  size_t cat_len = category ? strlen(category) : 0;
+  size_t ev = 2 + 1 + varint_size(track_uuid) + (name ? bytes_size(TAG_EV_NAME, name_len) : 0) +
+              (category ? bytes_size(TAG_EV_CATEGORIES, cat_len) : 0);
   int first = take_first(w);
   size_t size = 1 + varint_size(ts) + 2 + bytes_size(TAG_TRACK_EVENT, ev) + (first ? 2 : 0);
   uint8_t *p;
@@ -159,6 +172,7 @@ static tq_status_t event(tqh__pf_writer_t *w, uint64_t track_uuid, uint64_t ts, 
   *p++ = type;
   *p++ = TAG_EV_TRACK_UUID;
   p = put_varint(p, track_uuid);
+  if (category) p = put_bytes(p, TAG_EV_CATEGORIES, category, cat_len);
   if (name) p = put_bytes(p, TAG_EV_NAME, name, name_len);
   if (first) {
     *p++ = TAG_SEQUENCE_FLAGS;
@@ -168,17 +182,23 @@ static tq_status_t event(tqh__pf_writer_t *w, uint64_t track_uuid, uint64_t ts, 
 }
 
 static tq_status_t slice(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
-                         uint64_t end_ns, const char *name, size_t name_len) {
+                         uint64_t end_ns, const char *name, size_t name_len,
+                         const char *category) {
   if (start_ns < track->last_end) start_ns = track->last_end;
   if (end_ns < start_ns) end_ns = start_ns;
   track->last_end = end_ns;
-  TQ_TRY(event(w, track->uuid, start_ns, EV_SLICE_BEGIN, name, name_len));
-  return event(w, track->uuid, end_ns, EV_SLICE_END, NULL, 0);
+  TQ_TRY(event(w, track->uuid, start_ns, EV_SLICE_BEGIN, name, name_len, category));
+  return event(w, track->uuid, end_ns, EV_SLICE_END, NULL, 0, NULL);
 }
 
 tq_status_t tqh__pf_slice(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
                           uint64_t end_ns, const char *name) {
-  return slice(w, track, start_ns, end_ns, name, name ? strlen(name) : 0);
+  return slice(w, track, start_ns, end_ns, name, name ? strlen(name) : 0, NULL);
+}
+
+tq_status_t tqh__pf_slice_cat(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
+                              uint64_t end_ns, const char *name, const char *category) {
+  return slice(w, track, start_ns, end_ns, name, name ? strlen(name) : 0, category);
 }
 
 /* Slice names, built without printf (which cost as much as the encoding). Like snprintf into
@@ -218,24 +238,29 @@ static void name_i64(name_t *n, int64_t v) {
 
 static tq_status_t named_slice(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
                                uint64_t end_ns, const name_t *n) {
-  return slice(w, track, start_ns, end_ns, n->text, n->len);
+  return slice(w, track, start_ns, end_ns, n->text, n->len, NULL);
 }
 
 /* ---- The annotation's trace ----------------------------------------------------------------- */
+
+/* The overview's threads have uuids from here (the fixed tracks have 1 to T_COUNT). */
+#define TQH__PF_OVERVIEW_UUID0 1000
 
 enum {
   T_HOST,
   T_DISPATCH,
   T_NSS_PROGRAMS,
   T_HOST_PROGRAMS,
+  T_HAL,
   T_NSS_ACTIONS,
   T_HOST_ACTIONS,
   T_HOST_COPY,
   T_ALLOC,
   T_NPU,
-  T_TASKS,
-  T_UNIT0, /* + tqs_unit_t */
-  T_OVERVIEW = T_UNIT0 + TQS_UNIT_COUNT,
+  T_UNIT0,                           /* + tqs_unit_t: the programs that use the unit */
+  T_TASKS_EST = T_UNIT0 + TQS_UNIT_COUNT, /* the compiler's estimates */
+  T_EST0,                            /* + tqs_unit_t */
+  T_OVERVIEW = T_EST0 + TQS_UNIT_COUNT,
   T_COUNT
 };
 
@@ -244,18 +269,25 @@ static const char *const track_names[T_COUNT] = {
     [T_DISPATCH] = "Dispatch",
     [T_NSS_PROGRAMS] = "NSS Programs",
     [T_HOST_PROGRAMS] = "Host Programs",
+    [T_HAL] = "HAL",
     [T_NSS_ACTIONS] = "NSS Actions",
     [T_HOST_ACTIONS] = "Host Actions",
     [T_HOST_COPY] = "Host Copy",
     [T_ALLOC] = "Alloc",
     [T_NPU] = TQH_TRACK_NPU,
-    [T_TASKS] = "NSS CFG Tasks",
     [T_UNIT0 + TQS_UNIT_DMA_IN] = "NDMA In",
     [T_UNIT0 + TQS_UNIT_DMA_OUT] = "NDMA Out",
     [T_UNIT0 + TQS_UNIT_CDMA] = "CDMA",
     [T_UNIT0 + TQS_UNIT_SLICE0] = "Slice 0",
     [T_UNIT0 + TQS_UNIT_SLICE1] = "Slice 1",
     [T_UNIT0 + TQS_UNIT_CSS] = "CSS",
+    [T_TASKS_EST] = "NSS CFG Tasks" TQH_TRACK_COMPILE_SUFFIX,
+    [T_EST0 + TQS_UNIT_DMA_IN] = "NDMA In" TQH_TRACK_COMPILE_SUFFIX,
+    [T_EST0 + TQS_UNIT_DMA_OUT] = "NDMA Out" TQH_TRACK_COMPILE_SUFFIX,
+    [T_EST0 + TQS_UNIT_CDMA] = "CDMA" TQH_TRACK_COMPILE_SUFFIX,
+    [T_EST0 + TQS_UNIT_SLICE0] = "Slice 0" TQH_TRACK_COMPILE_SUFFIX,
+    [T_EST0 + TQS_UNIT_SLICE1] = "Slice 1" TQH_TRACK_COMPILE_SUFFIX,
+    [T_EST0 + TQS_UNIT_CSS] = "CSS" TQH_TRACK_COMPILE_SUFFIX,
     [T_OVERVIEW] = TQH_TRACK_OVERVIEW,
 };
 
@@ -264,36 +296,33 @@ static const tqs_unit_t unit_order[TQS_UNIT_COUNT] = {TQS_UNIT_DMA_IN, TQS_UNIT_
                                                       TQS_UNIT_CDMA,   TQS_UNIT_SLICE0,
                                                       TQS_UNIT_SLICE1, TQS_UNIT_CSS};
 
+/* Descriptors in this order: each process, then its threads. */
+static const int track_order[] = {
+    T_HOST, T_DISPATCH, T_NSS_PROGRAMS, T_HOST_PROGRAMS, T_HAL, T_NSS_ACTIONS, T_HOST_ACTIONS,
+    T_HOST_COPY, T_ALLOC, T_NPU,
+    T_UNIT0 + TQS_UNIT_DMA_IN, T_UNIT0 + TQS_UNIT_DMA_OUT, T_UNIT0 + TQS_UNIT_CDMA,
+    T_UNIT0 + TQS_UNIT_SLICE0, T_UNIT0 + TQS_UNIT_SLICE1, T_UNIT0 + TQS_UNIT_CSS, T_TASKS_EST,
+    T_EST0 + TQS_UNIT_DMA_IN, T_EST0 + TQS_UNIT_DMA_OUT, T_EST0 + TQS_UNIT_CDMA,
+    T_EST0 + TQS_UNIT_SLICE0, T_EST0 + TQS_UNIT_SLICE1, T_EST0 + TQS_UNIT_CSS, T_OVERVIEW};
+
 static int parent_of(int t) {
   if (t == T_HOST || t == T_NPU || t == T_OVERVIEW) return -1;
   return t < T_NPU ? T_HOST : T_NPU;
 }
 
-/* Where `cycles` of a program's estimate fall in its measured slot [s, e]. */
-typedef struct placer_s {
-  uint64_t s, e, total_ns;
-  uint64_t clock_hz;
-} placer_t;
-
 static uint64_t cycles_ns(uint64_t cycles, uint64_t clock_hz) {
   return (uint64_t)(((unsigned __int128)cycles * 1000000000u + clock_hz / 2) / clock_hz);
 }
 
-static uint64_t place(const placer_t *p, uint64_t cycles) {
-  uint64_t ns = cycles_ns(cycles, p->clock_hz);
-  uint64_t len = p->e - p->s;
-  if (p->total_ns > len && p->total_ns)
-    ns = (uint64_t)((unsigned __int128)ns * len / p->total_ns);
-  if (ns > len) ns = len;
-  return p->s + ns;
-}
-
-static tq_status_t write_breakdown(tqh__pf_writer_t *w, tqh__pf_track_t *tr,
+/* The compiler's estimates of a program's tasks and units, on the (Compile) tracks, from the
+ * moment the device could start it (the END of its NSS_START), as long as estimated: they are
+ * what the compiler expected, not what the run measured, so they are never fitted into the
+ * measured program. */
+static tq_status_t write_estimates(tqh__pf_writer_t *w, tqh__pf_track_t *tr,
                                    const tqh_annotation_t *ann, const tqh_span_t *run) {
   const tqh_nss_program_t *p = run->program;
   if (!p) return NULL;
-  placer_t pl = {run->start_us * 1000, run->end_us * 1000, 0, ann->clock_hz ? ann->clock_hz : 1};
-  pl.total_ns = cycles_ns(p->cycles, pl.clock_hz);
+  uint64_t t0 = run->ready_us * 1000, hz = ann->clock_hz ? ann->clock_hz : 1;
   name_t name;
   for (size_t t = 0; t < p->num_tasks; t++) {
     const tqh_task_t *task = &p->tasks[t];
@@ -302,7 +331,8 @@ static tq_status_t write_breakdown(tqh__pf_writer_t *w, tqh__pf_track_t *tr,
     name_u64(&name, p->job_id);
     name_str(&name, " task ", SIZE_MAX);
     name_u64(&name, t);
-    TQ_TRY(named_slice(w, &tr[T_TASKS], place(&pl, task->start), place(&pl, task->end), &name));
+    TQ_TRY(named_slice(w, &tr[T_TASKS_EST], t0 + cycles_ns(task->start, hz),
+                       t0 + cycles_ns(task->end, hz), &name));
     for (size_t k = 0; k < task->num_work; k++) {
       const tqh_unit_work_t *u = &task->work[k];
       if ((unsigned)u->unit >= TQS_UNIT_COUNT) continue;
@@ -312,8 +342,8 @@ static tq_status_t write_breakdown(tqh__pf_writer_t *w, tqh__pf_track_t *tr,
         name_str(&name, " ", SIZE_MAX);
         name_str(&name, u->kernel, SIZE_MAX);
       }
-      TQ_TRY(
-          named_slice(w, &tr[T_UNIT0 + u->unit], place(&pl, u->start), place(&pl, u->end), &name));
+      TQ_TRY(named_slice(w, &tr[T_EST0 + u->unit], t0 + cycles_ns(u->start, hz),
+                         t0 + cycles_ns(u->end, hz), &name));
     }
   }
   return NULL;
@@ -323,11 +353,58 @@ static tq_status_t write_breakdown(tqh__pf_writer_t *w, tqh__pf_track_t *tr,
 static void program_name(name_t *n, const char *kind, const tqh_span_t *s) {
   name_start(n, sizeof(n->text));
   name_str(n, kind, SIZE_MAX);
-  name_i64(n, s->id);
+  if (s->id >= 0) name_i64(n, s->id);
+  else name_str(n, "?", SIZE_MAX);
   if (*s->name) {
     name_str(n, ": ", SIZE_MAX);
     name_str(n, s->name, 160);
   }
+}
+
+/* "HAL_QUEUE_WAIT __HAL_QUEUE_EXECUTE__ #7": the event type, its scope and invocation. */
+static void hal_name(name_t *n, const tqh_annotation_t *ann, const tqh_span_t *s) {
+  name_start(n, sizeof(n->text));
+  name_str(n, s->name, SIZE_MAX);
+  if (s->dispatch < ann->num_dispatches) {
+    name_str(n, " ", SIZE_MAX);
+    name_str(n, ann->dispatch_names[s->dispatch], 120);
+  }
+  name_str(n, " #", SIZE_MAX);
+  name_u64(n, s->invocation_id);
+}
+
+/* The `Host Profile Overview` process: one thread per metric, in the order of the threads'
+ * names (the Torq tools' 00 to 15, then ours), one slice each from the run's start. */
+static tq_status_t write_overview(tqh__pf_writer_t *w, const tqh_overview_t *ov,
+                                  uint64_t parent, uint64_t t0) {
+  size_t n;
+  const tqh_metric_info_t *known = tqh_overview_metrics(&n);
+  const tqh_metric_info_t *order[64];
+  if (n > 64) n = 64;
+  for (size_t i = 0; i < n; i++) {
+    size_t k = i;
+    while (k > 0 && strcmp(order[k - 1]->thread, known[i].thread) > 0) {
+      order[k] = order[k - 1];
+      k--;
+    }
+    order[k] = &known[i];
+  }
+  uint64_t overall = 0;
+  tqh_overview_get(ov, TQH_METRIC_OVERALL, &overall);
+  tq_buf_t name;
+  tq_buf_init(&name, 0);
+  tq_status_t st = NULL;
+  for (size_t i = 0; !st && i < n; i++) {
+    uint64_t ns;
+    if (!tqh_overview_get(ov, order[i]->label, &ns)) continue;
+    tqh__pf_track_t tr;
+    st = tqh__pf_track(w, &tr, TQH__PF_OVERVIEW_UUID0 + i, parent, order[i]->thread);
+    int with_percent = strcmp(order[i]->label, TQH_METRIC_OVERALL) != 0;
+    if (!st) st = tqh_overview_slice_name(order[i]->trace_label, ns, overall, with_percent, &name);
+    if (!st) st = tqh__pf_slice_cat(w, &tr, t0, t0 + ns, name.data, TQH_OVERVIEW_CATEGORY);
+  }
+  tq_buf_deinit(&name);
+  return st;
 }
 
 static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t *ann) {
@@ -335,29 +412,13 @@ static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t 
   tqh_overview_t ov;
   tqh_overview_init(&ov);
   tq_status_t st = tqh_overview_compute(ann, &ov);
-  /* Descriptors: each top-level track, then its children. */
-  static const int order[] = {T_HOST,        T_DISPATCH,    T_NSS_PROGRAMS, T_HOST_PROGRAMS,
-                              T_NSS_ACTIONS, T_HOST_ACTIONS, T_HOST_COPY,   T_ALLOC,
-                              T_NPU,         T_TASKS,       T_OVERVIEW};
-  for (size_t i = 0; !st && i < sizeof(order) / sizeof(order[0]); i++) {
-    int t = order[i];
+  for (size_t i = 0; !st && i < sizeof(track_order) / sizeof(track_order[0]); i++) {
+    int t = track_order[i];
     int parent = parent_of(t);
-    st = tqh__pf_track(w, &tr[t], (uint64_t)t + 1, parent < 0 ? 0 : (uint64_t)parent + 1,
-                       track_names[t]);
-    if (!st && t == T_TASKS)
-      for (int u = 0; !st && u < TQS_UNIT_COUNT; u++) {
-        int ut = T_UNIT0 + (int)unit_order[u];
-        st = tqh__pf_track(w, &tr[ut], (uint64_t)ut + 1, (uint64_t)T_NPU + 1, track_names[ut]);
-      }
+    st = tqh__pf_track_ordered(w, &tr[t], (uint64_t)t + 1, parent < 0 ? 0 : (uint64_t)parent + 1,
+                               track_names[t], parent < 0 ? TQH__PF_CHRONOLOGICAL : 0);
   }
-  tqh__pf_track_t *metric_tracks = NULL;
-  if (!st && ov.count) {
-    metric_tracks = tq_calloc(ov.count, sizeof(*metric_tracks));
-    if (!metric_tracks) st = oom();
-  }
-  for (size_t i = 0; !st && i < ov.count; i++)
-    st = tqh__pf_track(w, &metric_tracks[i], 1000 + i, (uint64_t)T_OVERVIEW + 1, ov.metrics[i].name);
-  /* Host: phases, actions, program slots. */
+  /* Host: phases, HAL calls, actions, programs. */
   name_t name;
   for (size_t i = 0; !st && i < ann->num_phases; i++) {
     const tqh_span_t *s = &ann->phases[i];
@@ -366,6 +427,11 @@ static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t 
     name_str(&name, " #", SIZE_MAX);
     name_u64(&name, s->invocation_id);
     st = named_slice(w, &tr[T_DISPATCH], s->start_us * 1000, s->end_us * 1000, &name);
+  }
+  for (size_t i = 0; !st && i < ann->num_hal_calls; i++) {
+    const tqh_span_t *s = &ann->hal_calls[i];
+    hal_name(&name, ann, s);
+    st = named_slice(w, &tr[T_HAL], s->start_us * 1000, s->end_us * 1000, &name);
   }
   for (size_t i = 0; !st && i < ann->num_rows; i++) {
     const tqh_row_t *r = &ann->rows[i];
@@ -384,22 +450,25 @@ static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t 
     name_i64(&name, r->action_id);
     st = named_slice(w, &tr[t], r->start_us * 1000, r->end_us * 1000, &name);
   }
+  /* NSS programs: measured on the Host and on the NPU's tracks of the units they use; the
+   * compiler's estimates on the (Compile) tracks. */
   for (size_t i = 0; !st && i < ann->num_nss_runs; i++) {
     const tqh_span_t *s = &ann->nss_runs[i];
     program_name(&name, "job ", s);
     st = named_slice(w, &tr[T_NSS_PROGRAMS], s->start_us * 1000, s->end_us * 1000, &name);
-    if (!st) st = write_breakdown(w, tr, ann, s);
+    for (int u = 0; !st && u < TQS_UNIT_COUNT; u++)
+      if (s->units & TQH_UNIT_BIT(unit_order[u]))
+        st = named_slice(w, &tr[T_UNIT0 + unit_order[u]], s->start_us * 1000, s->end_us * 1000,
+                         &name);
+    if (!st) st = write_estimates(w, tr, ann, s);
   }
   for (size_t i = 0; !st && i < ann->num_host_runs; i++) {
     const tqh_span_t *s = &ann->host_runs[i];
     program_name(&name, "host ", s);
     st = named_slice(w, &tr[T_HOST_PROGRAMS], s->start_us * 1000, s->end_us * 1000, &name);
   }
-  /* Overview: one slice per metric from the first timestamp. */
-  uint64_t t0 = ann->has_time ? ann->first_us * 1000 : 0;
-  for (size_t i = 0; !st && i < ov.count; i++)
-    st = tqh__pf_slice(w, &metric_tracks[i], t0, t0 + ov.metrics[i].ns, ov.metrics[i].name);
-  tq_free(metric_tracks);
+  uint64_t t0 = ov.has_start ? ov.start_ns : ann->has_time ? ann->first_us * 1000 : 0;
+  if (!st) st = write_overview(w, &ov, (uint64_t)T_OVERVIEW + 1, t0);
   tqh_overview_deinit(&ov);
   return st;
 }
@@ -426,7 +495,7 @@ tq_status_t tqh_annotation_write_perfetto(const tqh_annotation_t *ann, const cha
 
 typedef struct open_slice_s {
   uint64_t start;
-  char *name;
+  char *name, *category;
 } open_slice_t;
 
 typedef struct track_state_s {
@@ -480,8 +549,13 @@ static tq_status_t read_events(const char *name, const TqhPf__Trace *tr, tqh_tra
         t->cap_open = cap;
       }
       char *n = dup_str(ev->name);
-      if (!n) return oom();
-      t->open[t->num_open++] = (open_slice_t){p->timestamp, n};
+      char *cat = ev->n_categories ? dup_str(ev->categories[0]) : NULL;
+      if (!n || (ev->n_categories && !cat)) {
+        tq_free(n);
+        tq_free(cat);
+        return oom();
+      }
+      t->open[t->num_open++] = (open_slice_t){p->timestamp, n, cat};
     } else if (ev->type == TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_END) {
       out->ends++;
       if (t->num_open == 0)
@@ -490,6 +564,7 @@ static tq_status_t read_events(const char *name, const TqhPf__Trace *tr, tqh_tra
       open_slice_t o = t->open[--t->num_open];
       if (p->timestamp < o.start) {
         tq_free(o.name);
+        tq_free(o.category);
         return bad(name, i, "a slice on track '%s' ends before it begins",
                    out->tracks[t->index].name);
       }
@@ -498,12 +573,14 @@ static tq_status_t read_events(const char *name, const TqhPf__Trace *tr, tqh_tra
         tqh_trace_slice_t *s = tq_realloc(out->slices, cap * sizeof(*s));
         if (!s) {
           tq_free(o.name);
+          tq_free(o.category);
           return oom();
         }
         out->slices = s;
         cap_slices = cap;
       }
-      out->slices[out->num_slices++] = (tqh_trace_slice_t){t->uuid, o.start, p->timestamp, o.name};
+      out->slices[out->num_slices++] =
+          (tqh_trace_slice_t){t->uuid, o.start, p->timestamp, o.name, o.category};
     }
   }
   for (size_t k = 0; k < out->num_tracks; k++)
@@ -551,7 +628,10 @@ tq_status_t tqh_trace_parse(const char *name, const void *data, size_t len, tqh_
   }
   if (!st) st = read_events(name, tr, out, ts);
   for (size_t k = 0; ts && k < out->num_tracks; k++) {
-    for (size_t o = 0; o < ts[k].num_open; o++) tq_free(ts[k].open[o].name);
+    for (size_t o = 0; o < ts[k].num_open; o++) {
+      tq_free(ts[k].open[o].name);
+      tq_free(ts[k].open[o].category);
+    }
     tq_free(ts[k].open);
   }
   tq_free(ts);
@@ -570,7 +650,10 @@ tq_status_t tqh_trace_read(const char *path, tqh_trace_t *out) {
 
 void tqh_trace_deinit(tqh_trace_t *trace) {
   for (size_t i = 0; i < trace->num_tracks; i++) tq_free(trace->tracks[i].name);
-  for (size_t i = 0; i < trace->num_slices; i++) tq_free(trace->slices[i].name);
+  for (size_t i = 0; i < trace->num_slices; i++) {
+    tq_free(trace->slices[i].name);
+    tq_free(trace->slices[i].category);
+  }
   tq_free(trace->tracks);
   tq_free(trace->slices);
   memset(trace, 0, sizeof(*trace));

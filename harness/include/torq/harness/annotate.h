@@ -28,18 +28,23 @@
  *   location                 the action's source location, loc("model.mlir":12:5)
  * An action that failed (an ERROR row follows its BEGIN) gets a row ending at the ERROR.
  *
- * Measured program slots: an NSS program runs from the END of its NSS_START (the earliest the
- * device can start it), or from the end of the program before it when that is later (the NSS
- * runs one program at a time), to the END of its NSS_WAIT (the moment the host knows it
- * finished); host programs likewise between HOST_START's END and HOST_WAIT's END.
+ * Work units (overview.h): an NSS program runs from the BEGIN of its NSS_START to the END of its
+ * NSS_WAIT, a host program from HOST_START's BEGIN to HOST_WAIT's END; a START and its WAIT are
+ * paired by dispatch, invocation and program (the job or host program id of the debug info; in
+ * order of start when the debug info does not know them), so programs may overlap. Every pair
+ * of HAL_*_BEGIN and _END (the HAL scopes, under __HAL_<NAME>__ dispatch names) is a HAL call.
+ * INIT, DISPATCH and their parts are phases. Invocations may interleave (the Torq runtime writes
+ * rows in time order across its dispatch runs and HAL scopes): BEGIN and END are paired by
+ * dispatch, invocation and action (or event type, for phases and HAL calls).
  *
  * Bad input never stops annotation: every problem goes to `diags` with its file and line and the
  * rest is annotated (rows that cannot be annotated keep their profile fields and empty debug
- * fields). Checked: the profile rows (profile_csv.h); END without BEGIN; BEGIN without END;
- * timestamps going backwards; an action id the debug info does not know or whose kind differs
- * (stale debug info or another model's); a dispatch name the debug info does not have; a missing
- * or malformed debug-info directory; a source copy whose sha256 differs from the manifest, or
- * from options.expected_source_sha256.
+ * fields). Checked: the profile rows (profile_csv.h); END without BEGIN; BEGIN without END (also
+ * when its invocation's DISPATCH, INIT or HAL_CALL ends first); timestamps going backwards; an
+ * action id the debug info does not know or whose kind differs (stale debug info or another
+ * model's); a dispatch name that holds actions but that the debug info does not have (HAL scopes
+ * need none); a missing or malformed debug-info directory; a source copy whose sha256 differs
+ * from the manifest, or from options.expected_source_sha256.
  *
  * Ownership: a tqh_debug_info_t owns everything it points to (one arena). A tqh_annotation_t owns
  * its rows, spans, diagnostics and its debug info; rows borrow strings from the debug info.
@@ -175,33 +180,39 @@ typedef struct tqh_row_s {
   uint32_t line; /* of the BEGIN row */
 } tqh_row_t;
 
-/* A measured interval: a program's slot or a phase. */
+/* A measured interval: a program (a work unit), a HAL call or a phase. */
 typedef struct tqh_span_s {
   uint64_t start_us, end_us;
+  uint64_t ready_us;                 /* NSS programs: the END of their START (device start) */
   uint32_t invocation_id;
-  int64_t id;                        /* job id, host program id; -1 for phases */
-  uint8_t kind;                      /* NSS_WAIT, HOST_WAIT (programs) or INIT, DISPATCH */
+  uint16_t dispatch;                 /* index into tqh_annotation_t.dispatch_names */
+  int64_t id;                        /* job id, host program id (-1 unknown); HAL: the action id */
+  uint8_t kind;                      /* NSS_WAIT, HOST_WAIT (programs), a HAL or a phase kind */
   unsigned units;                    /* NSS programs: TQH_UNIT_BIT mask */
   const tqh_nss_program_t *program;  /* NSS programs with debug info; borrowed */
-  const char *name;                  /* borrowed: kernels, host op, or the phase */
+  const char *name;                  /* borrowed: kernels, host op, or the event type */
 } tqh_span_t;
 
 typedef struct tqh_annotation_s {
   tqh_debug_info_t *debug_info; /* owned; NULL when it could not be loaded */
   char *model_name;             /* owned: the model's file name without .mlir, or "" */
+  char **dispatch_names;        /* owned: the profile's dispatch names */
+  size_t num_dispatches;
   tqh_row_t *rows;
   size_t num_rows;
-  tqh_span_t *nss_runs; /* measured slots of NSS programs, in order */
+  tqh_span_t *nss_runs; /* NSS programs (work units), in the order they ended */
   size_t num_nss_runs;
-  tqh_span_t *host_runs; /* of host programs */
+  tqh_span_t *host_runs; /* host programs */
   size_t num_host_runs;
-  tqh_span_t *phases; /* INIT and DISPATCH */
+  tqh_span_t *hal_calls; /* HAL calls */
+  size_t num_hal_calls;
+  tqh_span_t *phases; /* INIT, DISPATCH and their parts */
   size_t num_phases;
   uint64_t first_us, last_us; /* the first and last timestamp of the run; valid if has_time */
   int has_time;
   uint64_t clock_hz; /* to place compile-time estimates: the debug info's, else 800 MHz */
   tqh_diags_t diags;
-  size_t cap_rows, cap_nss, cap_host, cap_phases;
+  size_t cap_rows, cap_nss, cap_host, cap_hal, cap_phases;
 } tqh_annotation_t;
 
 /* Annotates the profile CSV at `profile_path` with the debug-info directory `debug_dir`.
@@ -220,6 +231,13 @@ tq_status_t tqh_annotate_parsed(tqh_debug_info_t *debug_info, const tqh_profile_
                                 tqh_annotation_t **out) TQ_MUST_USE;
 
 void tqh_annotation_destroy(tqh_annotation_t *annotation);
+
+struct tqh_work_unit_s;
+/* The work units of the annotation (overview.h): its NSS programs, host programs, host copies
+ * and HAL calls, in ns, in *out_units (heap, tq_free; NULL when there are none). */
+tq_status_t tqh_annotation_work_units(const tqh_annotation_t *annotation,
+                                      struct tqh_work_unit_s **out_units,
+                                      size_t *out_count) TQ_MUST_USE;
 
 /* The annotated CSV (above), appended to `out`. */
 tq_status_t tqh_annotation_format_csv(const tqh_annotation_t *annotation,

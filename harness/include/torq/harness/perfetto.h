@@ -3,18 +3,23 @@
  * What the writer produces (tqh_annotation_write_perfetto): a stream of TracePackets, every one on
  * trusted_packet_sequence_id 1 (the first with sequence_flags = SEQ_INCREMENTAL_STATE_CLEARED):
  * first the TrackDescriptors, then TrackEvent SLICE_BEGIN / SLICE_END pairs with ns timestamps
- * (the profile's µs × 1000). Tracks are a two-level tree (top-level tracks are what DESIGN calls
- * processes, their children threads):
- *   Host                   Dispatch (INIT and DISPATCH phases), NSS Programs (measured slots,
- *                          annotate.h), Host Programs, NSS Actions (NSS_START / NSS_WAIT), Host
- *                          Actions (HOST_START / HOST_WAIT), Host Copy, Alloc (ALLOC, DEALLOC)
- *   NPU Task Breakdown     NSS CFG Tasks, NDMA In, NDMA Out, CDMA, Slice 0, Slice 1, CSS: the
- *                          compiler's estimates of each task and unit, at the debug info's clock,
- *                          placed from the start of their program's measured slot (compressed
- *                          uniformly into the slot when the estimate is longer than the slot)
- *   Host Profile Overview  one track per metric of overview.h, holding one slice from the run's
- *                          first timestamp that lasts the metric's value
- * Every slice is closed; slices of one track never overlap.
+ * (the profile's µs × 1000). Tracks are a two-level tree (top-level tracks are what the Torq tools
+ * call processes, with child_ordering CHRONOLOGICAL as theirs; their children are threads):
+ *   Host                   Dispatch (INIT, DISPATCH and their parts), NSS Programs and Host
+ *                          Programs (the work units of annotate.h), HAL (HAL calls), NSS Actions
+ *                          (NSS_START / NSS_WAIT), Host Actions (HOST_START / HOST_WAIT), Host
+ *                          Copy, Alloc (ALLOC, DEALLOC)
+ *   NPU Task Breakdown     NDMA In, NDMA Out, CDMA, Slice 0, Slice 1, CSS: the measured NSS
+ *                          programs that use the unit; then NSS CFG Tasks (Compile), NDMA In
+ *                          (Compile), ..., CSS (Compile): the compiler's estimates of each task
+ *                          and unit at the debug info's clock, from the moment the device could
+ *                          start their program (the END of its NSS_START), as long as estimated
+ *   Host Profile Overview  one thread per metric (overview.h: `00 OVERVIEW DMA COMBINED` ...
+ *                          `15 OVERALL`, then ours), one slice each from the run's start that
+ *                          lasts the metric, named `<label>: <duration> (<pct>%)`, category
+ *                          `overview`
+ * Every slice is closed; slices of one track never overlap (a slice that would overlap the one
+ * before it on its track starts where that one ends).
  *
  * The reader checks what Perfetto's trace processor lets pass silently: a truncated last packet,
  * an event on an undeclared track, a slice left open (dur -1), an END without BEGIN, an event
@@ -40,6 +45,8 @@ extern "C" {
 #define TQH_TRACK_HOST "Host"
 #define TQH_TRACK_NPU "NPU Task Breakdown"
 #define TQH_TRACK_OVERVIEW "Host Profile Overview"
+/* What the tracks of the compiler's estimates add to the unit's name: "Slice 0 (Compile)". */
+#define TQH_TRACK_COMPILE_SUFFIX " (Compile)"
 
 typedef struct tqh_trace_track_s {
   uint64_t uuid;
@@ -50,7 +57,8 @@ typedef struct tqh_trace_track_s {
 typedef struct tqh_trace_slice_s {
   uint64_t track_uuid;
   uint64_t start_ns, end_ns;
-  char *name; /* owned */
+  char *name;     /* owned */
+  char *category; /* owned: the first of its SLICE_BEGIN's categories; NULL when none */
 } tqh_trace_slice_t;
 
 typedef struct tqh_trace_s {

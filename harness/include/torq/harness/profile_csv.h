@@ -3,10 +3,13 @@
  *     dispatch_name,invocation_id,action_id,timestamp_us,event
  *     main_dispatch_0,0,-1,0,INIT_BEGIN
  *
- * The reader is strict about each row and lenient about the file: a row with missing or extra
- * columns, a non-numeric or out-of-range field, an unknown event, an action event with action_id
- * -1 or a phase with an action id is reported in `diags` (with its line number) and skipped, and
- * reading goes on. An empty file, a missing or different header are reported too. Only what
+ * The reader knows every event type of the Torq runtime (torq/runtime/profile.h). It is strict
+ * about each row and lenient about the file: a row with missing or extra columns, a non-numeric
+ * or out-of-range field, a malformed event (lower case, a known type without _BEGIN or _END), an
+ * action event with action_id -1 or a phase with an action id is reported in `diags` (with its
+ * line number) and skipped, and reading goes on. HAL events may carry any action id. Rows of an
+ * event type the reader does not know (in capitals, a newer runtime's) are counted and reported
+ * once, as a warning naming the types and how many rows each had, not per row. An empty file, a missing or different header are reported too. Only what
  * stops reading altogether (the file cannot be read, memory runs out) is a returned status.
  * Lines end in LF (a CR before it is accepted); fields are never quoted.
  *
@@ -26,6 +29,7 @@
 
 #include "torq/base/status.h"
 #include "torq/harness/diag.h"
+#include "torq/runtime/profile.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,7 +56,8 @@ typedef struct tqh_profile_s {
   size_t count, cap;
   char *dispatch_names[TQH_PROFILE_MAX_DISPATCHES]; /* owned */
   size_t num_dispatches;
-  uint32_t lines; /* lines in the file */
+  uint32_t lines;      /* lines in the file */
+  size_t unknown_rows; /* rows of unknown event types, ignored */
 } tqh_profile_t;
 
 void tqh_profile_init(tqh_profile_t *profile);
@@ -67,10 +72,10 @@ tq_status_t tqh_profile_parse(const char *name, const char *data, size_t len, tq
 tq_status_t tqh_profile_read(const char *path, tqh_diags_t *diags,
                              tqh_profile_t *out) TQ_MUST_USE;
 
-/* The `event` column text of a kind and edge ("NSS_WAIT_END", "ERROR") into out (32 bytes). */
-void tqh_event_name(uint8_t kind, uint8_t edge, char out[32]);
+/* The `event` column text of a kind and edge ("NSS_WAIT_END", "ERROR") into out. */
+void tqh_event_name(uint8_t kind, uint8_t edge, char out[TQR_EVENT_NAME_SIZE]);
 
-/* The action kind's name ("ALLOC", ..., "HOST_WAIT", "INIT", "DISPATCH", "ERROR"); "?" else. */
+/* The event type's name ("ALLOC", ..., "HAL_CALL", "INIT", "DISPATCH", "ERROR"); "?" else. */
 const char *tqh_event_kind_name(uint8_t kind);
 
 #ifdef __cplusplus

@@ -14,11 +14,21 @@
  * the bound inputs at the start of every invocation. Buffers still allocated when an invocation
  * ends (the outputs) are freed after the outputs were copied out, also after a failure.
  *
+ * The profile (profile.h), in the Torq runtime's shape: creating a session is INIT, with its own
+ * invocation id and the parts it has: INIT_COMPUTE_XRAM_FOOTPRINT (the table of the module's
+ * buffers), INIT_CLEAR_MEMORY (the zero-filled input buffers), INIT_HW_OPEN (the device's
+ * prepare()), INIT_LOAD_HOST_CODE (the host programs' working memory). Every run of the function
+ * is a DISPATCH with the next invocation id: DISPATCH_SYNC_BINDINGS_IN (the inputs copied into
+ * XRAM), DISPATCH_EXECUTE_ACTIONS (the action list, one BEGIN/END per action), then
+ * DISPATCH_SYNC_BINDINGS_OUT (the outputs copied out). There is no HAL (HAL_* scopes) and no
+ * hardware to acquire here, so those types never appear.
+ *
  * Time (the profile's timestamps). On a device with TQR_DEVICE_REAL_TIME every event is stamped
  * with CLOCK_MONOTONIC. Otherwise (the simulator) the session keeps a simulated clock in
  * nanoseconds, starting at 0 when the session is created and never reset, advanced by this host
  * cost model (documented choices: a small embedded Linux host, rounded numbers):
- *   INIT                      TQR_SIM_INIT_NS (10 us)
+ *   INIT                      TQR_SIM_INIT_NS (10 us), all in INIT_HW_OPEN
+ *   binding inputs, outputs   nothing (the SYNC phases take no simulated time)
  *   every action              TQR_SIM_ACTION_NS (1 us) of host overhead, plus:
  *   ALLOC of a constant       its bytes at TQR_SIM_HOST_BYTES_PER_NS (4 bytes/ns = 4 GB/s)
  *   HOST_COPY                 its bytes at the same rate
