@@ -465,7 +465,9 @@ START_TEST(compare_integers_exactly_and_floats_within_tolerance) {
   ck_assert_int_eq(tqh__compare_output(0, &ta, &tb, 100, 100, msg, sizeof(msg)), 1);
   b[4] = 6; /* off by one: a mismatch whatever the float tolerance */
   ck_assert_int_eq(tqh__compare_output(0, &ta, &tb, 100, 100, msg, sizeof(msg)), 0);
-  ck_assert_msg(strstr(msg, "1 of 6 elements differ; first at [1,1]: got 5, expected 6"), "%s", msg);
+  ck_assert_msg(strstr(msg, "Number of differences: 1 (of 6 elements); first at [1,1]: got 5, "
+                           "expected 6"),
+                "%s", msg);
 
   float fa[3] = {1.0f, NAN, INFINITY}, fb[3] = {1.0005f, NAN, INFINITY};
   int64_t d3[1] = {3};
@@ -473,7 +475,9 @@ START_TEST(compare_integers_exactly_and_floats_within_tolerance) {
   ck_assert_ptr_null(tqs_tensor_init(&tb, TQS_F32, 1, d3, fb));
   ck_assert_int_eq(tqh__compare_output(1, &ta, &tb, 1e-5, 1e-3, msg, sizeof(msg)), 1);
   ck_assert_int_eq(tqh__compare_output(1, &ta, &tb, 1e-5, 1e-4, msg, sizeof(msg)), 0);
-  ck_assert_msg(strstr(msg, "output 1 differs") && strstr(msg, "first at [0]"), "%s", msg);
+  ck_assert_msg(strstr(msg, "output 1 differs") && strstr(msg, "first at [0]") &&
+                    strstr(msg, "Number of differences: 1 (of 3 elements out of tolerance"),
+                "%s", msg);
   fb[2] = -INFINITY;
   ck_assert_int_eq(tqh__compare_output(1, &ta, &tb, 1, 1, msg, sizeof(msg)), 0);
   fb[2] = INFINITY;
