@@ -102,7 +102,8 @@ END_TEST
 
 /* ---- Records as JSON ------------------------------------------------------------------------ */
 
-static const tqh_record_metric_t metrics[] = {{"OVERALL", 12845.0}, {"Dma Only", 453.001}};
+static const tqh_record_metric_t metrics[] = {
+    {"OVERALL", 12845.0, NULL}, {"Dma Only", 453.001, NULL}, {"Custom thing", 1.5, "my_key"}};
 static const tqh_property_t props[] = {{"target", "sim"}, {"tags", "conv,\"smoke\""}};
 static const char *const files[] = {"profile.pb", "debug/program.txt"};
 static const double samples[] = {0.21, 0.207123, 0.2};
@@ -130,7 +131,7 @@ static tqh_test_record_t full_record(void) {
   r.compile_s = 0.5;
   r.run_s = 0.7;
   r.metrics = metrics;
-  r.metric_count = 2;
+  r.metric_count = 3;
   r.properties = props;
   r.property_count = 2;
   r.files = files;
@@ -162,6 +163,10 @@ static void assert_same_record(const tqh_test_record_t *a, const tqh_test_record
     ck_assert_str_eq(a->metrics[i].name, b->metrics[i].name);
     ck_assert(a->metrics[i].us == b->metrics[i].us);
   }
+  /* Keys: the given one, else the label's (what the journal wrote). */
+  ck_assert_str_eq(b->metrics[0].key, "total_duration");
+  ck_assert_str_eq(b->metrics[1].key, "dma_only_time");
+  ck_assert_str_eq(b->metrics[2].key, "my_key");
   ck_assert_uint_eq(a->property_count, b->property_count);
   for (size_t i = 0; i < a->property_count; i++) {
     ck_assert_str_eq(a->properties[i].key, b->properties[i].key);
@@ -209,7 +214,7 @@ START_TEST(record_without_optional_fields_reads_back_with_defaults) {
       "\"min\":0,\"max\":0,\"median\":0,\"mean\":0,\"stddev\":0,\"mad\":0,"
       "\"ci95_low\":0,\"ci95_high\":0},\"wall_time_samples\":[],\"cache\":\"none\","
       "\"compile_time\":0,\"run_time\":0,\"estimated_cycles\":null,\"metrics\":{},"
-      "\"properties\":{},\"files\":[]}");
+      "\"metric_keys\":{},\"properties\":{},\"files\":[]}");
   tqh_records_t list;
   tqh_records_init(&list);
   RT_OK(tqh__record_parse(&list, "{\"id\":\"x\",\"name\":\"y\",\"outcome\":\"passed\"}", 40));
@@ -230,6 +235,17 @@ START_TEST(record_without_optional_fields_reads_back_with_defaults) {
   RT_OK(tqh__record_parse(&list, buf.data, buf.len));
   ck_assert_int_eq(list.items[1].has_estimated_cycles, 1);
   ck_assert_uint_eq(list.items[1].estimated_cycles, 123456789);
+
+  /* A journal line from before the keys: its labels, old ones too, get theirs. */
+  const char *old = "{\"id\":\"o\",\"name\":\"o\",\"outcome\":\"passed\",\"metrics\":{\"OVERALL\":206,"
+                    "\"DMA\":12,\"DMA Total\":12,\"CSS\":0,\"Idle\":21,\"Odd one\":3}}";
+  RT_OK(tqh__record_parse(&list, old, strlen(old)));
+  const tqh_test_record_t *o = &list.items[2];
+  ck_assert_uint_eq(o->metric_count, 6);
+  static const char *const old_keys[] = {"total_duration", "dma_time", "dma_total_time",
+                                         "css_time",       "idle_time", "odd_one_time"};
+  for (size_t i = 0; i < 6; i++) ck_assert_str_eq(o->metrics[i].key, old_keys[i]);
+  ck_assert(o->metrics[0].us == 206);
   tqh_records_deinit(&list);
   tq_buf_deinit(&buf);
 }

@@ -16,7 +16,8 @@
 Suite *junit_suite(void);
 
 static const double conv_samples[] = {0.21, 0.207123, 0.2};
-static const tqh_record_metric_t conv_metrics[] = {{"OVERALL", 12845}, {"Dma Only", 453.5}};
+static const tqh_record_metric_t conv_metrics[] = {{"OVERALL", 12845, NULL},
+                                                    {"Dma Only", 453.5, NULL}};
 static const tqh_property_t conv_props[] = {{"tags", "conv smoke"}};
 static const char *const conv_files[] = {"profile.pb", "stdout.txt"};
 

@@ -20,7 +20,7 @@ Suite *results_suite(void);
 
 static const double samples[] = {0.21, 0.207123, 0.2};
 static const tqh_record_metric_t metrics[] = {
-    {"OVERALL", 12845}, {"DMA", 453}, {"Slice 0", 11000.5}, {"Idle", 0.999}};
+    {"OVERALL", 12845, NULL}, {"DMA", 453, NULL}, {"Slice 0", 11000.5, NULL}, {"Idle", 0.999, NULL}};
 static const char *const files[] = {"profile.pb", "stdout.txt"};
 
 static tqh_test_record_t record(const char *id, tqh_outcome_t outcome) {

@@ -8,6 +8,7 @@
 #include "results_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/json.h"
+#include "torq/harness/overview.h"
 
 static const char *const cache_names[] = {"none", "hit", "miss"};
 
@@ -79,6 +80,22 @@ tq_status_t tqh__record_to_json(const tqh_test_record_t *r, int pretty, tq_buf_t
     tqh_jw_number(&w, r->metrics[i].us);
   }
   tqh_jw_object_end(&w);
+  tqh_jw_key(&w, "metric_keys");
+  tqh_jw_object_begin(&w);
+  tq_buf_t key;
+  tq_buf_init(&key, 0);
+  tq_status_t kst = NULL;
+  for (size_t i = 0; r->metrics && i < r->metric_count && !kst; i++) {
+    const char *name = r->metrics[i].name ? r->metrics[i].name : "";
+    tqh_jw_key(&w, name);
+    if (r->metrics[i].key) {
+      tqh_jw_string(&w, r->metrics[i].key);
+    } else if (!(kst = tqh_overview_key_of(name, &key))) {
+      tqh_jw_string(&w, key.data);
+    }
+  }
+  tq_buf_deinit(&key);
+  tqh_jw_object_end(&w);
   tqh_jw_key(&w, "properties");
   tqh_jw_object_begin(&w);
   for (size_t i = 0; r->properties && i < r->property_count; i++) {
@@ -92,7 +109,12 @@ tq_status_t tqh__record_to_json(const tqh_test_record_t *r, int pretty, tq_buf_t
     tqh_jw_string(&w, r->files[i] ? r->files[i] : "");
   tqh_jw_array_end(&w);
   tqh_jw_object_end(&w);
-  return tqh_jw_finish(&w);
+  tq_status_t fst = tqh_jw_finish(&w);
+  if (kst) {
+    tq_status_free(fst);
+    return kst;
+  }
+  return fst;
 }
 
 void tqh_records_init(tqh_records_t *list) {
@@ -238,6 +260,28 @@ static tq_status_t get_container(rd_t *rd, const char *key, int object, const tq
   return NULL;
 }
 
+/* Each metric's key: from "metric_keys", else (an older journal) the label's. */
+static tq_status_t read_metric_keys(rd_t *rd, tqh_record_metric_t *m, size_t n) {
+  const tqh_json_t *keys;
+  TQ_TRY(get_container(rd, "metric_keys", 1, &keys));
+  tq_buf_t derived;
+  tq_buf_init(&derived, 0);
+  tq_status_t st = NULL;
+  for (size_t i = 0; !st && i < n; i++) {
+    const tqh_json_t *k = keys ? tqh_json_get(keys, m[i].name) : NULL;
+    if (k && k->kind != TQH_JSON_STRING) {
+      st = bad("metric_keys", "string values");
+    } else if (k) {
+      m[i].key = tq_arena_strndup(rd->arena, k->string, k->len);
+    } else if (!(st = tqh_overview_key_of(m[i].name, &derived))) {
+      m[i].key = tq_arena_strndup(rd->arena, derived.data, derived.len);
+    }
+    if (!st && !m[i].key) st = oom();
+  }
+  tq_buf_deinit(&derived);
+  return st;
+}
+
 static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
   memset(r, 0, sizeof(*r));
   if (rd->obj->kind != TQH_JSON_OBJECT)
@@ -305,6 +349,7 @@ static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
     }
     r->metrics = m;
     r->metric_count = v->len;
+    TQ_TRY(read_metric_keys(rd, m, v->len));
   }
 
   TQ_TRY(get_container(rd, "properties", 1, &v));

@@ -83,11 +83,17 @@ typedef enum tqh_cache_e {
   TQH_CACHE_MISS,
 } tqh_cache_t;
 
-/* One Host Profile Overview metric (DESIGN 5.6) of a test, e.g. {"OVERALL", 12845.0}; overview.h
- * counts in ns: us = ns / 1000.0. */
+/* One Host Profile Overview metric (DESIGN 5.6) of a test, e.g. {"OVERALL", 12845.0,
+ * "total_duration"}; overview.h counts in ns: us = ns / 1000.0.
+ *
+ * In the journal and report.json, "metrics" maps each label to its µs (as it always did, so
+ * that readers of older journals and of this one agree), and "metric_keys" maps each label to
+ * its dashboard key. A journal without "metric_keys" (written before the keys existed) reads
+ * with the keys tqh_overview_key_of gives its labels, old labels ("DMA") included. */
 typedef struct tqh_record_metric_s {
-  const char *name; /* borrowed */
+  const char *name; /* borrowed: the label ("Dma Total") */
   double us;        /* microseconds */
+  const char *key;  /* borrowed: the dashboard key ("dma_total_time"); NULL: the label's */
 } tqh_record_metric_t;
 
 /* A free-form property (key → string), e.g. {"target", "sim"}; rendered in JUnit <properties>. */
