@@ -46,6 +46,12 @@ $(BUILD)/tests/harness-tests: $(call objs,$(HARNESS_TEST_SRCS)) $(TEST_SUPPORT_O
 $(call objs,$(HARNESS_TEST_SRCS)): CPPFLAGS += -Iharness/src $(TEST_SUPPORT_CPPFLAGS)
 TEST_BINS += $(BUILD)/tests/harness-tests
 
+# The printed Host Profile Overview of a smoke model is a golden file too (`make golden`).
+golden: golden-harness
+golden-harness: $(BUILD)/tests/harness-tests
+	CK_RUN_SUITE=overview_golden TORQ_UPDATE_GOLDEN=1 $(TEST_ENV) $(BUILD)/tests/harness-tests
+.PHONY: golden-harness
+
 # libFuzzer target for the runtime profile CSV reader (clang only; built apart from the flavour's
 # objects). The reader needs the base library and the runtime's event names (profile.c, which
 # takes the action kinds' names from the module format's).

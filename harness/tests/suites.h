@@ -16,6 +16,7 @@
   X(annotate)        \
   X(bad_input)       \
   X(overview)        \
+  X(overview_golden) \
   X(perfetto)        \
   X(annotate_corpus) \
   X(stats)           \

@@ -11,6 +11,7 @@
 
 #include "module.pb-c.h"
 #include "suites.h"
+#include "torq/base/file.h"
 #include "torq/compiler/compile.h"
 #include "torq/compiler/mlir.h"
 #include "torq/harness/overview.h"
@@ -281,6 +282,63 @@ START_TEST(corpus_compile_run_annotate_every_model) {
   th_rmtree(dir);
 }
 END_TEST
+
+/* The printed Host Profile Overview of one smoke model, as torq-test prints it (from the
+ * profile.pb of a simulated run, with a WALL_TIME given here, as the harness measures its own),
+ * byte for byte against harness/tests/golden/; TORQ_UPDATE_GOLDEN=1 (`make golden`) rewrites
+ * it. The numbers are the simulator's: deterministic, and what the Torq tools compute from the
+ * same profile (OVERALL 194 µs, Idle 5 µs). */
+#define OVERVIEW_GOLDEN_MODEL "add_rescaled_28x28x32_i8"
+
+START_TEST(overview_golden_of_a_smoke_model) {
+  char *dir = th_tmpdir();
+  char *model = th_path(tq_test_top(), "suites/models/" OVERVIEW_GOLDEN_MODEL ".mlir");
+  char *dbg = th_path(dir, "dbg"), *p = th_path(dir, "profile.csv"), *pb = th_path(dir, "p.pb");
+  tqr_module_t *m = compile(model, dbg);
+  ck_assert(run(m, p, 1));
+  tqh_annotation_t *ann = NULL;
+  TH_OK(tqh_annotate(dbg, p, NULL, &ann));
+  ck_assert_uint_eq(ann->diags.count, 0);
+  TH_OK(tqh_annotation_write(ann, pb));
+  tqh_overview_t ov;
+  const char *pbs[1] = {pb};
+  TH_OK(tqh_overview_read(pbs, 1, &ov));
+  tq_buf_t got;
+  tq_buf_init(&got, 0);
+  TH_OK(tqh_overview_format(&ov, ann->model_name, 207000000, &got));
+  char *golden = th_path(tq_test_top(), "harness/tests/golden/overview_" OVERVIEW_GOLDEN_MODEL ".txt");
+  const char *update = getenv("TORQ_UPDATE_GOLDEN");
+  if (update && !strcmp(update, "1")) {
+    TH_OK(tq_file_write_atomic(golden, got.data, got.len));
+    fprintf(stderr, "golden: rewrote %s\n", golden);
+  } else {
+    char *want = th_read(golden, NULL);
+    ck_assert_msg(!strcmp(want, got.data),
+                  "%s differs (TORQ_UPDATE_GOLDEN=1, `make golden`, rewrites it); now:\n%s",
+                  golden, got.data);
+    free(want);
+  }
+  tq_buf_deinit(&got);
+  tqh_overview_deinit(&ov);
+  tqh_annotation_destroy(ann);
+  tqr_module_destroy(m);
+  free(golden);
+  free(pb);
+  free(p);
+  free(dbg);
+  free(model);
+  th_rmtree(dir);
+}
+END_TEST
+
+Suite *overview_golden_suite(void) {
+  Suite *s = suite_create("overview_golden");
+  TCase *tc = tcase_create("overview_golden");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, overview_golden_of_a_smoke_model);
+  suite_add_tcase(s, tc);
+  return s;
+}
 
 Suite *annotate_corpus_suite(void) {
   Suite *s = suite_create("annotate_corpus");
