@@ -117,6 +117,7 @@ Suite *e2e_suite_boards(void);
 Suite *e2e_suite_baseline(void);
 Suite *e2e_suite_shard(void);
 Suite *e2e_suite_upload(void);
+Suite *e2e_suite_dashboard(void);
 Suite *e2e_suite_html(void);
 
 #endif

@@ -135,7 +135,9 @@ void e2e_scratch_free(e2e_scratch_t *s) {
   free(s->cache);
 }
 
-/* The child's environment: ours, the scratch folders, then `env`. */
+/* The child's environment: ours (but the settings the tests set themselves, and a Torq dashboard
+ * a developer's shell points at: no test uploads there unless it says so), the scratch folders,
+ * then `env`. */
 static char **child_env(const e2e_scratch_t *s, const char *const *env) {
   size_t n = 0, extra = 0;
   while (environ[n]) n++;
@@ -145,7 +147,8 @@ static char **child_env(const e2e_scratch_t *s, const char *const *env) {
   for (size_t i = 0; i < n; i++) {
     if (!strncmp(environ[i], "TORQ_CACHE_DIR=", 15) || !strncmp(environ[i], "TORQ_RESULTS_DIR=", 17) ||
         !strncmp(environ[i], "TORQ_JOBS=", 10) || !strncmp(environ[i], "TORQ_REPEAT=", 12) ||
-        !strncmp(environ[i], "TORQ_WARMUP=", 12) || !strncmp(environ[i], "CK_", 3))
+        !strncmp(environ[i], "TORQ_WARMUP=", 12) || !strncmp(environ[i], "CK_", 3) ||
+        !strncmp(environ[i], "TORQ_PERF_", 10))
       continue;
     v[k++] = strdup(environ[i]);
   }

@@ -18,6 +18,7 @@ int main(void) {
   srunner_add_suite(sr, e2e_suite_baseline());
   srunner_add_suite(sr, e2e_suite_shard());
   srunner_add_suite(sr, e2e_suite_upload());
+  srunner_add_suite(sr, e2e_suite_dashboard());
   srunner_add_suite(sr, e2e_suite_html());
   return tq_test_run(sr); /* runs, then prints the skips */
 }

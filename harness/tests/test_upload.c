@@ -1,5 +1,6 @@
 /* The upload's pieces that need no server: URL checks, the URL as shown, and reading an outbox
  * back (the end-to-end tests send to a real server on loopback). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -7,6 +8,7 @@
 #include "suites.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/upload.h"
+#include "tq_test.h"
 #include "transfer/transfer_internal.h"
 
 START_TEST(urls_are_checked_and_shown_without_their_password) {
@@ -26,12 +28,76 @@ START_TEST(urls_are_checked_and_shown_without_their_password) {
   shown = tqh_upload_display_url("http://dash/a@b");
   ck_assert_str_eq(shown, "http://dash/a@b");
   tq_free(shown);
+  /* The Torq dashboard: a prefix before the server's URL. */
+  const char *base = NULL;
+  ck_assert_int_eq(tqh_upload_protocol("torq-dashboard+http://h:8080/", &base),
+                   TQH_UPLOAD_DASHBOARD);
+  ck_assert_str_eq(base, "http://h:8080/");
+  ck_assert_int_eq(tqh_upload_protocol("http://h/", &base), TQH_UPLOAD_RESULTS);
+  ck_assert_str_eq(base, "http://h/");
+  TH_OK(tqh_upload_check_url("torq-dashboard+https://dash.example"));
+  const char *bad_dash[] = {"torq-dashboard+", "torq-dashboard+ftp://h", "torq-dashboard+h:1"};
+  for (size_t i = 0; i < sizeof(bad_dash) / sizeof(*bad_dash); i++) {
+    tq_status_t st = tqh_upload_check_url(bad_dash[i]);
+    ck_assert_msg(st != NULL, "'%s' was accepted", bad_dash[i]);
+    tq_status_free(st);
+  }
+  shown = tqh_upload_display_url("torq-dashboard+https://u:p@dash/x");
+  ck_assert_str_eq(shown, "torq-dashboard+https://dash/x");
+  tq_free(shown);
+}
+END_TEST
+
+/* The zip the dashboard's batches travel in: CRC-32 as zip computes it, and an archive that
+ * Python's zipfile reads back entry by entry. */
+START_TEST(a_zip_of_stored_entries_reads_back) {
+  ck_assert_uint_eq(tqh__crc32("123456789", 9), 0xCBF43926u);
+  ck_assert_uint_eq(tqh__crc32("", 0), 0);
+  tqh__zip_t z;
+  tqh__zip_init(&z);
+  TH_OK(tqh__zip_add(&z, "test_session.json", "{\"a\": 1}", 8));
+  TH_OK(tqh__zip_add(&z, "profiles/s+t.pb", "\x0a\x00\xff", 3));
+  TH_OK(tqh__zip_add(&z, "failure_logs/empty.log", "", 0));
+  tq_status_t st = tqh__zip_add(&z, "../escape", "x", 1);
+  ck_assert_ptr_nonnull(st);
+  tq_status_free(st);
+  TH_OK(tqh__zip_finish(&z));
+  ck_assert_uint_eq(z.entries, 3);
+  ck_assert_mem_eq(z.out.data, "PK\x03\x04", 4);
+  ck_assert_mem_eq(z.out.data + z.out.len - 22, "PK\x05\x06", 4);
+  char *dir = th_tmpdir();
+  char *zip = th_path(dir, "b.zip"), *py = th_path(dir, "check.py");
+  FILE *f = fopen(zip, "wb");
+  ck_assert_uint_eq(fwrite(z.out.data, 1, z.out.len, f), z.out.len);
+  fclose(f);
+  const char *python = tq_test_python_module("zipfile", "python3");
+  if (python) {
+    th_write(py, "import sys, zipfile\n"
+                 "z = zipfile.ZipFile(sys.argv[1])\n"
+                 "assert z.testzip() is None\n"
+                 "assert z.namelist() == ['test_session.json', 'profiles/s+t.pb', "
+                 "'failure_logs/empty.log'], z.namelist()\n"
+                 "assert z.read('test_session.json') == b'{\"a\": 1}'\n"
+                 "assert z.read('profiles/s+t.pb') == b'\\x0a\\x00\\xff'\n"
+                 "assert z.read('failure_logs/empty.log') == b''\n");
+    char cmd[8192];
+    snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s'", python, py, zip);
+    ck_assert_msg(th_shell_ok(cmd), "python's zipfile rejects the archive");
+  }
+  tqh__zip_deinit(&z);
+  free(zip);
+  free(py);
+  th_rmtree(dir);
 }
 END_TEST
 
 START_TEST(an_outbox_is_read_back_skipping_bad_and_torn_lines) {
   char *dir = th_tmpdir();
-  TH_OK(tqh_upload_outbox_create(dir, "http://127.0.0.1:1/r", 1));
+  tqh_upload_options_t oo;
+  tqh_upload_options_initialize(&oo);
+  oo.url = "http://127.0.0.1:1/r";
+  oo.profiles = 1;
+  TH_OK(tqh_upload_outbox_create(dir, &oo));
   char *url = NULL;
   int profiles = 0;
   TH_OK(tqh_upload_outbox_url(dir, &url, &profiles));
@@ -108,6 +174,7 @@ Suite *upload_suite(void) {
   TCase *tc = tcase_create("upload");
   tcase_add_test(tc, urls_are_checked_and_shown_without_their_password);
   tcase_add_test(tc, an_outbox_is_read_back_skipping_bad_and_torn_lines);
+  tcase_add_test(tc, a_zip_of_stored_entries_reads_back);
   suite_add_tcase(s, tc);
   return s;
 }

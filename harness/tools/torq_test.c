@@ -84,6 +84,13 @@ static void usage(FILE *f) {
         "  --upload=URL                POST each test's report.json to URL/runs/RUN/tests/TEST\n"
         "                              as it finishes, then URL/runs/RUN/complete; what is not\n"
         "                              sent stays in RUN_DIR/upload/ for `upload RUN_DIR`\n"
+        "  --upload=torq-dashboard+URL  the Torq performance dashboard instead: the tests in\n"
+        "                              batches to URL/api/test-sessions/upload_zip/, the session\n"
+        "                              closed at the end (by `merge` for shards); also when\n"
+        "                              " TQH_DASHBOARD_SERVER_ENV "=URL is set (token: "
+        TQH_DASHBOARD_TOKEN_ENV ")\n"
+        "  --upload-batch=N            the dashboard's batches: N tests at most (default 8), or\n"
+        "                              what finished within 10 s\n"
         "  --upload-profiles           also POST the profile files of each test\n"
         "  --upload-token-env=NAME     the bearer token's environment variable\n"
         "                              (default " TQH_UPLOAD_TOKEN_ENV ")\n"
@@ -167,6 +174,7 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
       {"--upload", offsetof(cli_t, upload)},
       {"--upload-token-env", offsetof(cli_t, upload_token_env)},
       {"--upload-timeout", offsetof(cli_t, upload_timeout)},
+      {"--upload-batch", offsetof(cli_t, upload_batch)},
   };
   static const struct {
     const char *name;
@@ -319,7 +327,7 @@ static char *git_revision(void) {
 /* --shard (or CI_NODE_INDEX/CI_NODE_TOTAL): keeps the shard's tests of `selected`. Returns 0,
  * or an exit status (a usage error; an empty shard is a green run with nothing to do: -1 → 0). */
 static int select_shard(const cli_t *cli, tqh_test_t **selected, size_t *num_selected,
-                        size_t total) {
+                        size_t total, char *shard, size_t shard_size) {
   size_t k = 0, n = 0;
   int set = 0;
   tq_status_t st = NULL;
@@ -340,6 +348,7 @@ static int select_shard(const cli_t *cli, tqh_test_t **selected, size_t *num_sel
     return 0;
   }
   size_t before = *num_selected;
+  snprintf(shard, shard_size, "%zu/%zu", k, n);
   if ((st = tqh_shard_select(selected, num_selected, k, n, cli->shard_durations)))
     return tt_fail(st, EXIT_USAGE);
   if (cli->verbosity >= 0 && !cli->list)
@@ -368,7 +377,8 @@ int main(int argc, char **argv) {
   boards_t boards;
   memset(&boards, 0, sizeof(boards));
   char *git = NULL;
-  tq_buf_t cmdline, config_text, errors_text, board_text;
+  tq_buf_t cmdline, config_text, errors_text, board_text, upload_env;
+  tq_buf_init(&upload_env, 0);
   tq_buf_init(&cmdline, 0);
   tq_buf_init(&config_text, 0);
   tq_buf_init(&errors_text, 0);
@@ -474,7 +484,8 @@ int main(int argc, char **argv) {
     for (size_t k = 0; k < suites[i]->test_count; k++)
       if (tqh_select_test(keyword, marker, &suites[i]->tests[k]))
         selected[num_selected++] = &suites[i]->tests[k];
-  if ((rc = select_shard(&cli, selected, &num_selected, total))) {
+  char shard[64] = "";
+  if ((rc = select_shard(&cli, selected, &num_selected, total, shard, sizeof(shard)))) {
     if (rc < 0) rc = 0; /* an empty shard */
     goto done;
   }
@@ -501,7 +512,9 @@ int main(int argc, char **argv) {
   }
 
   tqh_upload_options_t upload;
-  if (cli.upload && (rc = tt_upload_options(&cli, cli.upload, &upload))) goto done;
+  const char *upload_spec = tt_upload_spec(&cli, &upload_env);
+  if (upload_spec && (rc = tt_upload_options(&cli, upload_spec, &upload))) goto done;
+  if (upload_spec && shard[0]) upload.shard = shard;
   if (cli.baseline) { /* a missing or unreadable baseline is usage: no run folder is made */
     tqh_baseline_options_t bo;
     tt_baseline_options(cfg, &bo);
@@ -575,7 +588,8 @@ int main(int argc, char **argv) {
   opts.profiling = !cli.no_profiling;
   opts.cancel = &g_cancel;
   opts.baseline = baseline;
-  if (cli.upload && (st = tqh_uploader_create(tqh_results_run_dir(results), &upload, &uploader))) {
+  if (upload_spec &&
+      (st = tqh_uploader_create(tqh_results_run_dir(results), &upload, &uploader))) {
     /* The run goes on: its results are there, and `torq-test upload` can send them later. */
     char *text = tq_status_format(st, 0);
     fprintf(stderr, TOOL ": upload: %s; the run goes on without it\n", text ? text : "error");
@@ -609,7 +623,7 @@ int main(int argc, char **argv) {
       tq_free(text);
       tq_status_free(ust);
     } else if (cli.verbosity >= 0 || ur.remaining) {
-      tt_print_upload_report(tqh_results_run_dir(results), cli.upload, &ur);
+      tt_print_upload_report(tqh_results_run_dir(results), upload_spec, &ur);
     }
   }
   if (st) {
@@ -634,6 +648,7 @@ done:
   tqh_baseline_destroy(baseline);
   tt_boards_free(&boards);
   tq_buf_deinit(&board_text);
+  tq_buf_deinit(&upload_env);
   tq_free(cli.addrs);
   tq_free(git);
   tq_buf_deinit(&cmdline);

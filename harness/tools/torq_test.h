@@ -57,6 +57,7 @@ typedef struct cli_s {
   const char *upload;                /* --upload URL */
   const char *upload_token_env;      /* --upload-token-env NAME */
   const char *upload_timeout;        /* --upload-timeout S */
+  const char *upload_batch;          /* --upload-batch N */
   int upload_profiles;               /* --upload-profiles */
   const char *upload_dir;            /* `upload RUN_DIR` */
   int list, recompute_cache, update_astra_runtime, strict, no_color, no_profiling, help, version;
@@ -90,6 +91,9 @@ void tt_baseline_options(const tqh_config_t *cfg, tqh_baseline_options_t *o);
 int tt_write_html_report(const char *run_dir, const tqh_baseline_t *baseline);
 /* The upload options of the command line for `url`; an exit status for bad ones, else 0. */
 int tt_upload_options(const cli_t *cli, const char *url, tqh_upload_options_t *o);
+/* The upload a run makes: --upload, else the dashboard of TORQ_PERF_SERVER (into `buf`), else
+ * none (NULL). */
+const char *tt_upload_spec(const cli_t *cli, tq_buf_t *buf);
 /* One line about what an upload left. */
 void tt_print_upload_report(const char *run_dir, const char *url, const tqh_upload_report_t *r);
 /* The subcommands; each returns the exit status. */

@@ -61,14 +61,29 @@ int tt_run_report(const cli_t *cli) {
          html ? "/" TQH_HTML_REPORT_FILE : "");
   return html ? 0 : EXIT_INFRA;
 }
+const char *tt_upload_spec(const cli_t *cli, tq_buf_t *buf) {
+  if (cli->upload) return cli->upload;
+  const char *server = getenv(TQH_DASHBOARD_SERVER_ENV);
+  if (!server || !*server) return NULL;
+  tq_buf_clear(buf);
+  tq_status_t st = tq_buf_printf(buf, TQH_DASHBOARD_SCHEME "%s", server);
+  if (st) {
+    tq_status_free(st);
+    return NULL;
+  }
+  return buf->data;
+}
+
 /* The upload options of the command line; `url` overrides --upload. Bad values are usage. */
 int tt_upload_options(const cli_t *cli, const char *url, tqh_upload_options_t *o) {
   tqh_upload_options_initialize(o);
   o->url = url;
   o->profiles = cli->upload_profiles;
+  int dashboard = tqh_upload_protocol(url, NULL) == TQH_UPLOAD_DASHBOARD;
   tq_status_t st = tqh_upload_check_url(url);
   if (st) {
-    int rc = bad_usage("--upload: %s", tq_status_message(st));
+    int rc = cli->upload ? bad_usage("--upload: %s", tq_status_message(st))
+                         : bad_usage(TQH_DASHBOARD_SERVER_ENV ": %s", tq_status_message(st));
     tq_status_free(st);
     return rc;
   }
@@ -77,7 +92,17 @@ int tt_upload_options(const cli_t *cli, const char *url, tqh_upload_options_t *o
       return tt_fail(st, EXIT_USAGE);
     o->grace_s = o->timeout_s;
   }
-  const char *env = cli->upload_token_env ? cli->upload_token_env : TQH_UPLOAD_TOKEN_ENV;
+  if (cli->upload_batch) {
+    char *end = NULL;
+    unsigned long n = strtoul(cli->upload_batch, &end, 10);
+    if (!*cli->upload_batch || *end || n < 1 || n > 10000 || cli->upload_batch[0] == '-')
+      return bad_usage("--upload-batch=%s: expected a number of tests from 1 to 10000",
+                       cli->upload_batch);
+    o->batch_tests = (unsigned)n;
+  }
+  const char *env = cli->upload_token_env ? cli->upload_token_env
+                    : dashboard           ? TQH_DASHBOARD_TOKEN_ENV
+                                          : TQH_UPLOAD_TOKEN_ENV;
   o->token = getenv(env);
   if (cli->upload_token_env && (!o->token || !*o->token))
     return bad_usage("--upload-token-env=%s: that variable is not set", env);
@@ -104,7 +129,10 @@ int tt_run_upload(const cli_t *cli) {
   int profiles = 0;
   tq_status_t st = tqh_upload_outbox_url(cli->upload_dir, &recorded, &profiles);
   if (st) return tt_fail(st, EXIT_INFRA);
-  const char *url = cli->upload ? cli->upload : recorded;
+  /* --upload, else where the run uploads, else TORQ_PERF_SERVER's dashboard. */
+  tq_buf_t env_spec;
+  tq_buf_init(&env_spec, 0);
+  const char *url = cli->upload ? cli->upload : recorded ? recorded : tt_upload_spec(cli, &env_spec);
   if (!url) {
     tq_free(recorded);
     return bad_usage("%s/upload/url names no server: give --upload=URL", cli->upload_dir);
@@ -118,7 +146,7 @@ int tt_run_upload(const cli_t *cli) {
       access(journal.data, R_OK) != 0)
     rc = bad_usage("%s is not a run folder (no journal.jsonl)", cli->upload_dir);
   tq_buf_deinit(&journal);
-  if (!rc && !st && cli->upload) st = tqh_upload_outbox_create(cli->upload_dir, url, o.profiles);
+  if (!rc && !st && (cli->upload || !recorded)) st = tqh_upload_outbox_create(cli->upload_dir, &o);
   if (!rc && !st) st = tqh_upload_outbox_fill(cli->upload_dir);
   tqh_upload_report_t r;
   if (!rc && !st && !(st = tqh_upload_send_backlog(cli->upload_dir, &o, 0, &r))) {
@@ -128,7 +156,48 @@ int tt_run_upload(const cli_t *cli) {
     rc = r.remaining ? EXIT_INFRA : 0;
   }
   tq_free(recorded);
+  tq_buf_deinit(&env_spec);
   if (st) return tt_fail(st, EXIT_INFRA);
+  return rc;
+}
+
+/* `merge --upload=`: the Torq dashboard alone takes a merged run. A usage status, else 0. */
+static int merge_upload_check(const cli_t *cli) {
+  if (!cli->upload) return 0;
+  if (tqh_upload_protocol(cli->upload, NULL) != TQH_UPLOAD_DASHBOARD)
+    return bad_usage("merge --upload=%s: only the Torq dashboard (--upload=" TQH_DASHBOARD_SCHEME
+                     "URL) takes a merged run", cli->upload);
+  tq_status_t st = tqh_upload_check_url(cli->upload);
+  if (!st) return 0;
+  int rc = bad_usage("--upload: %s", tq_status_message(st));
+  tq_status_free(st);
+  return rc;
+}
+
+/* After `merge`: the Torq dashboard's session of the shards is closed (tqh_upload_merge), and
+ * the tests of shards that uploaded nothing are sent. Returns 0, or EXIT_INFRA when something is
+ * left in the merged run's backlog (reported). */
+static int merge_upload(const cli_t *cli, const char *run_dir) {
+  char *url = NULL;
+  tq_status_t st = tqh_upload_merge(run_dir, cli->suites, cli->num_suites, cli->upload, &url);
+  if (st) {
+    char *text = tq_status_format(st, 0);
+    fprintf(stderr, TOOL ": upload: %s\n", text ? text : "error");
+    tq_free(text);
+    tq_status_free(st);
+    return EXIT_INFRA;
+  }
+  if (!url) return 0;
+  tqh_upload_options_t o;
+  int rc = tt_upload_options(cli, url, &o);
+  tqh_upload_report_t r;
+  if (!rc && !(st = tqh_upload_send_backlog(run_dir, &o, 0, &r))) {
+    tt_print_upload_report(run_dir, url, &r);
+    rc = r.remaining ? EXIT_INFRA : 0;
+  } else if (st) {
+    rc = tt_fail(st, EXIT_INFRA);
+  }
+  tq_free(url);
   return rc;
 }
 
@@ -214,6 +283,8 @@ tq_status_t tt_parse_seconds(const char *option, const char *env, const char *te
 
 /* `merge RUN_DIR...`: a new run under the results folder holding the runs' tests. */
 int tt_run_merge(const cli_t *cli, int argc, char **argv) {
+  int rc = merge_upload_check(cli);
+  if (rc) return rc;
   tq_buf_t cmdline;
   tq_buf_init(&cmdline, 0);
   for (int i = 0; i < argc; i++)
@@ -253,6 +324,9 @@ int tt_run_merge(const cli_t *cli, int argc, char **argv) {
   tq_buf_deinit(&path);
   tt_write_html_report(run_dir, NULL);
   printf("Merged %zu run%s into %s/\n", cli->num_suites, cli->num_suites == 1 ? "" : "s", run_dir);
+  /* The merged run's upload leaves its exit status alone, as a run's does: what it could not
+   * send is kept for `torq-test upload`, and said. */
+  merge_upload(cli, run_dir);
   tq_free(run_dir);
   return counts[TQH_OUTCOME_FAILED] || counts[TQH_OUTCOME_ERROR] ? EXIT_FAILED : 0;
 }

@@ -405,3 +405,7 @@ tq_status_t tqh__record_parse(tqh_records_t *list, const char *line, size_t len)
   tq_arena_deinit(&scratch);
   return s;
 }
+
+tq_status_t tqh_record_parse(tqh_records_t *list, const char *text, size_t len) {
+  return tqh__record_parse(list, text, len);
+}

@@ -1,10 +1,12 @@
-/* Private to the transfer component: a pass over the results upload's outbox (upload.h,
- * upload.c) as the uploader process (uploader.c) drives it. */
+/* Private to the transfer component: a pass over the upload's outbox (upload.h, upload.c) as the
+ * uploader process (uploader.c) drives it, its HTTP requests (upload_http.c), the Torq
+ * dashboard's batches (dashboard.c) and the zip they travel in (zip.c). */
 #ifndef TORQ_HARNESS_SRC_TRANSFER_INTERNAL_H
 #define TORQ_HARNESS_SRC_TRANSFER_INTERNAL_H
 
 #include <stdint.h>
 
+#include "torq/base/str.h"
 #include "torq/harness/journal.h"
 #include "torq/harness/upload.h"
 
@@ -20,12 +22,17 @@ typedef struct tqh__upload_ctl_s {
   /* The run is over: a transport failure (no server answering) ends the pass at once instead of
    * being retried. `wait` may set it. */
   int finishing;
+  /* The run goes on: the dashboard's batches wait to be full (options.batch_tests), or
+   * options.batch_s after their first test was queued, unless `finishing`. */
+  int hold_batches;
   /* Waits `seconds` between attempts (or less, when something happened); NULL: sleeps. */
   void (*wait)(struct tqh__upload_ctl_s *ctl, double seconds);
   void *ctx;
   tqh__upload_outbox_t *box; /* NULL: the pass reads the whole outbox afresh */
   /* Out: the last failure was a transport error (no HTTP answer). */
   int transport_failure;
+  /* Out: when items were held back (report.held), how long until their batch is due. */
+  double hold_s;
 } tqh__upload_ctl_t;
 
 /* One pass over the backlog of `run_dir` (see tqh_upload_send_backlog). */
@@ -42,5 +49,83 @@ tq_status_t tqh__upload_queue_open(const char *run_dir, tqh_journal_t *out_queue
 /* Appends "SEQ KIND ID" to the queue, with one write(). */
 tq_status_t tqh__upload_enqueue(tqh_journal_t *queue, unsigned long seq, const char *kind,
                                 const char *id) TQ_MUST_USE;
+
+/* RUN_DIR/NAME (id NULL) or RUN_DIR/ID/NAME read into `out` (at most `limit` bytes, else
+ * TQ_LIMIT); *out_found 0 when absent. */
+tq_status_t tqh__upload_read_run_file(const char *run_dir, const char *id, const char *name,
+                                      size_t limit, tq_buf_t *out, int *out_found) TQ_MUST_USE;
+
+/* Appends one line to RUN_DIR/upload/NAME. */
+tq_status_t tqh__upload_outbox_append(const char *run_dir, const char *name,
+                                      const char *line) TQ_MUST_USE;
+
+/* ---- A pass's requests (upload_http.c) ------------------------------------------------------- */
+
+typedef struct tqh__pass_s {
+  const char *run_dir, *run_id;
+  const tqh_upload_options_t *o;
+  const char *base; /* the server's URL: without the torq-dashboard+ prefix, trailing '/' */
+  size_t base_len;
+  tqh__upload_ctl_t *ctl;
+  void *curl; /* CURL * */
+  tqh_upload_report_t *report;
+} tqh__pass_t;
+
+typedef enum tqh__verdict_e { TQH__SENT = 0, TQH__RETRY = 1, TQH__REJECTED = 2 } tqh__verdict_t;
+
+typedef struct tqh__request_s {
+  const char *url, *content_type, *idempotency_key;
+  unsigned long seq;
+  const void *body;
+  size_t len;
+  /* A multipart form (multipart/form-data) of one field named so, whose value is the body;
+   * with a file name, the field is a file of `content_type`. NULL: the body as it is. */
+  const char *form_field, *form_filename;
+  /* Out: the first line of a successful answer (NULL: not wanted). */
+  char *answer;
+  size_t answer_size;
+} tqh__request_t;
+
+/* Sends one request, retrying as the options and the pass's control say: TQH__SENT,
+ * TQH__RETRY (gave up for this pass) or TQH__REJECTED (an answer a retry would not change). Every
+ * failed attempt is a line of the outbox's log; `what` names the item there. */
+tqh__verdict_t tqh__upload_send(tqh__pass_t *p, tqh__request_t *rq, const char *what);
+
+/* A line "TIME TEXT" in RUN_DIR/upload/log (never the token). */
+void tqh__upload_log(tqh__pass_t *p, const char *fmt, ...) TQ_PRINTF(2, 3);
+
+/* ---- The Torq dashboard (dashboard.c) -------------------------------------------------------- */
+
+/* RUN_DIR/upload/session.json: what the batches of this run share (the workflow_url and the
+ * session's fields), written once, when the outbox is made, from run.json and the environment;
+ * an existing one is kept. `shard` ("K/N") marks a shard, whose completion closes nothing. */
+tq_status_t tqh__dashboard_session_create(const char *run_dir, const char *shard) TQ_MUST_USE;
+
+/* One batch: the tests `ids` (their report.json, failure log and profile.pb) in one zip, POSTed
+ * to URL/api/test-sessions/upload_zip/. `first_seq`..`last_seq` name the items. */
+tqh__verdict_t tqh__dashboard_send_batch(tqh__pass_t *p, const char *const *ids, size_t count,
+                                         unsigned long first_seq, unsigned long last_seq);
+
+/* The completion: POST URL/api/test-sessions/mark_complete/ for each workflow the session
+ * closes; nothing (and sent) for a shard's. */
+tqh__verdict_t tqh__dashboard_complete(tqh__pass_t *p, unsigned long seq);
+
+/* ---- Zip (zip.c) ----------------------------------------------------------------------------- */
+
+typedef struct tqh__zip_s {
+  tq_buf_t out;     /* the archive: entries, then (after finish) the directory and its end */
+  tq_buf_t central; /* the central directory as it grows */
+  size_t entries;
+} tqh__zip_t;
+
+void tqh__zip_init(tqh__zip_t *zip);
+void tqh__zip_deinit(tqh__zip_t *zip);
+/* Adds a stored entry `name` (a relative path, '/' between folders). TQ_LIMIT past 4 GiB. */
+tq_status_t tqh__zip_add(tqh__zip_t *zip, const char *name, const void *data,
+                         size_t len) TQ_MUST_USE;
+/* Writes the central directory: zip->out is the whole archive. */
+tq_status_t tqh__zip_finish(tqh__zip_t *zip) TQ_MUST_USE;
+/* CRC-32 (IEEE 802.3, as zip uses it). */
+uint32_t tqh__crc32(const void *data, size_t len);
 
 #endif

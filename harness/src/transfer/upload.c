@@ -1,9 +1,10 @@
 /* The outbox of a run and the passes that send it (upload.h). A pass reads RUN_DIR/upload/queue
  * and RUN_DIR/upload/sent, and sends the first unsent item, then the next, in order: an item is
  * marked sent only when the server accepted every request of it, so a pass that stops halfway
- * resends the whole item later (with the same Idempotency-Key). The queue and the sent list are
- * appended with one write() per line (journal.c), so that a crash tears at most a last line,
- * which readers ignore. libcurl's errors become text here, and only here. */
+ * resends the whole item later (with the same Idempotency-Key). For the Torq dashboard the
+ * tests that follow each other go in batches (dashboard.c), marked sent together. The queue and
+ * the sent list are appended with one write() per line (journal.c), so that a crash tears at
+ * most a last line, which readers ignore. The requests themselves are upload_http.c's. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,8 +23,6 @@
 #define OUTBOX_MAX_BYTES ((size_t)64 << 20)
 #define BODY_MAX_BYTES ((size_t)1 << 30)
 #define MAX_ITEMS ((size_t)10 << 20)
-/* What a response body may add to a message. */
-#define ANSWER_MAX 160
 
 /* The profile files a test may have, sent with --upload-profiles when present. */
 static const char *const k_profile_files[] = {"profile.csv", "annotated.csv", "profile.pb",
@@ -36,9 +35,20 @@ void tqh_upload_options_initialize(tqh_upload_options_t *o) {
   o->backoff_s = 0.5;
   o->backoff_max_s = 8;
   o->grace_s = 30;
+  o->batch_tests = 8;
+  o->batch_s = 10;
 }
 
-tq_status_t tqh_upload_check_url(const char *url) {
+tqh_upload_protocol_t tqh_upload_protocol(const char *spec, const char **out_base) {
+  size_t n = strlen(TQH_DASHBOARD_SCHEME);
+  int dashboard = !strncmp(spec, TQH_DASHBOARD_SCHEME, n);
+  if (out_base) *out_base = dashboard ? spec + n : spec;
+  return dashboard ? TQH_UPLOAD_DASHBOARD : TQH_UPLOAD_RESULTS;
+}
+
+tq_status_t tqh_upload_check_url(const char *spec) {
+  const char *url;
+  tqh_upload_protocol(spec, &url);
   const char *rest = NULL;
   if (!strncmp(url, "http://", 7)) rest = url + 7;
   if (!strncmp(url, "https://", 8)) rest = url + 8;
@@ -52,8 +62,8 @@ tq_status_t tqh_upload_check_url(const char *url) {
   return NULL;
 }
 
-char *tqh_upload_display_url(const char *url) {
-  const char *host = strstr(url, "://");
+char *tqh_upload_display_url(const char *spec) {
+  const char *url = spec, *host = strstr(url, "://");
   host = host ? host + 3 : url;
   size_t end = strcspn(host, "/");
   const char *at = memchr(host, '@', end);
@@ -73,8 +83,7 @@ static tq_status_t outbox_path(const char *run_dir, const char *name, tq_buf_t *
   return tq_buf_printf(out, "%s/upload%s%s", run_dir, *name ? "/" : "", name);
 }
 
-/* Appends one line to RUN_DIR/upload/NAME. */
-static tq_status_t outbox_append(const char *run_dir, const char *name, const char *line) {
+tq_status_t tqh__upload_outbox_append(const char *run_dir, const char *name, const char *line) {
   tq_buf_t path;
   tq_buf_init(&path, 0);
   tq_status_t st = outbox_path(run_dir, name, &path);
@@ -106,15 +115,17 @@ tq_status_t tqh__upload_enqueue(tqh_journal_t *queue, unsigned long seq, const c
   return tqh_journal_append(queue, line, (size_t)n);
 }
 
-tq_status_t tqh_upload_outbox_create(const char *run_dir, const char *url, int profiles) {
+tq_status_t tqh_upload_outbox_create(const char *run_dir, const tqh_upload_options_t *o) {
   tq_buf_t path, text;
   tq_buf_init(&path, 0);
   tq_buf_init(&text, 0);
   tq_status_t st = outbox_path(run_dir, "", &path);
   if (!st) st = tq_file_mkdirs(path.data);
   if (!st) st = outbox_path(run_dir, "url", &path);
-  if (!st) st = tq_buf_printf(&text, "%s\n%s", url, profiles ? "profiles\n" : "");
+  if (!st) st = tq_buf_printf(&text, "%s\n%s", o->url, o->profiles ? "profiles\n" : "");
   if (!st) st = tq_file_write_atomic(path.data, text.data, text.len);
+  if (!st && tqh_upload_protocol(o->url, NULL) == TQH_UPLOAD_DASHBOARD)
+    st = tqh__dashboard_session_create(run_dir, o->shard);
   tq_buf_deinit(&path);
   tq_buf_deinit(&text);
   return st;
@@ -179,7 +190,8 @@ tq_status_t tqh_upload_outbox_url(const char *run_dir, char **out_url, int *out_
 
 typedef struct item_s {
   unsigned long seq;
-  int complete; /* the completion; otherwise a test */
+  int complete;       /* the completion; otherwise a test */
+  uint64_t queued_ns; /* when this pass's reader first saw it (CLOCK_MONOTONIC) */
   char id[256];
 } item_t;
 
@@ -259,6 +271,7 @@ static tq_status_t outbox_refresh(const char *run_dir, outbox_t *o, tq_buf_t *pr
   size_t pos = 0, len, old_count = o->count;
   const char *line;
   tq_status_t st = outbox_read(run_dir, "queue", o->queue_pos, &text, &found);
+  uint64_t now = tqh_now_ns();
   while (!st && next_line(&text, &pos, &line, &len)) {
     o->lineno++;
     item_t it;
@@ -276,6 +289,7 @@ static tq_status_t outbox_refresh(const char *run_dir, outbox_t *o, tq_buf_t *pr
       o->items = n;
       o->cap = ncap;
     }
+    it.queued_ns = now;
     o->items[o->count++] = it;
     if (it.seq > o->max_seq) o->max_seq = it.seq;
   }
@@ -302,238 +316,56 @@ static tq_status_t outbox_refresh(const char *run_dir, outbox_t *o, tq_buf_t *pr
   return st;
 }
 
-/* ---- HTTP ------------------------------------------------------------------------------------ */
-
-typedef struct answer_s {
-  char text[ANSWER_MAX + 1];
-  size_t len;
-} answer_t;
-
-static size_t on_answer(char *data, size_t size, size_t count, void *user) {
-  answer_t *a = user;
-  size_t n = size * count;
-  for (size_t i = 0; i < n && a->len < ANSWER_MAX; i++) {
-    char c = data[i];
-    if (c == '\n' || c == '\r') {
-      if (a->len) a->len = ANSWER_MAX; /* the first line only */
-      continue;
-    }
-    a->text[a->len++] = (unsigned char)c < ' ' || c == 0x7f ? '?' : c;
-  }
-  a->text[a->len < ANSWER_MAX ? a->len : ANSWER_MAX] = '\0';
-  return n;
-}
-
-typedef enum verdict_e { SENT = 0, RETRY = 1, REJECTED = 2 } verdict_t;
-
-typedef struct request_s {
-  const char *url, *content_type, *idempotency_key, *run_id;
-  unsigned long seq;
-  const void *body;
-  size_t len;
-} request_t;
-
-/* One POST. Fills `err` on failure; *out_retry_after is the server's Retry-After (s) or 0. */
-static verdict_t post(CURL *curl, const tqh_upload_options_t *o, const request_t *rq,
-                      double timeout_s, int *out_transport, double *out_retry_after, char *err,
-                      size_t err_size) {
-  *out_transport = 0;
-  *out_retry_after = 0;
-  struct curl_slist *headers = NULL, *h;
-  char line[512];
-  int ok = 1;
-#define ADD_HEADER(...)                                      \
-  do {                                                       \
-    snprintf(line, sizeof(line), __VA_ARGS__);               \
-    if (ok && (h = curl_slist_append(headers, line))) {      \
-      headers = h;                                           \
-    } else {                                                 \
-      ok = 0;                                                \
-    }                                                        \
-  } while (0)
-  ADD_HEADER("Content-Type: %s", rq->content_type);
-  ADD_HEADER("X-Torq-Run: %s", rq->run_id);
-  ADD_HEADER("X-Torq-Sequence: %lu", rq->seq);
-  ADD_HEADER("Idempotency-Key: %s", rq->idempotency_key);
-  ADD_HEADER("Expect:"); /* no 100-continue round trip */
-#undef ADD_HEADER
-  if (ok && o->token && *o->token) {
-    /* Built apart: the token never goes through `line`, which may end in a message. */
-    tq_buf_t auth;
-    tq_buf_init(&auth, 0);
-    tq_status_t st = tq_buf_printf(&auth, "Authorization: Bearer %s", o->token);
-    if (!st && (h = curl_slist_append(headers, auth.data))) headers = h;
-    else ok = 0;
-    tq_status_free(st);
-    if (auth.data) memset(auth.data, 0, auth.len);
-    tq_buf_deinit(&auth);
-  }
-  if (!ok) {
-    curl_slist_free_all(headers);
-    snprintf(err, err_size, "out of memory");
-    return RETRY;
-  }
-  char errbuf[CURL_ERROR_SIZE] = {0};
-  answer_t answer = {{0}, 0};
-  curl_easy_reset(curl);
-  curl_easy_setopt(curl, CURLOPT_URL, rq->url);
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_POST, 1L);
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, rq->len ? rq->body : "");
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->len);
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  long ms = (long)(timeout_s * 1000);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, ms > 1 ? ms : 1L);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, ms > 1 ? ms : 1L);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_answer);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, "torq-test/0.1");
-  CURLcode rc = curl_easy_perform(curl);
-  curl_slist_free_all(headers);
-  if (rc != CURLE_OK) {
-    *out_transport = 1;
-    snprintf(err, err_size, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
-    return RETRY;
-  }
-  long code = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
-  if (code >= 200 && code < 300) return SENT;
-  curl_off_t retry_after = 0;
-  if (curl_easy_getinfo(curl, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0)
-    *out_retry_after = (double)retry_after;
-  snprintf(err, err_size, "HTTP %ld%s%s", code, answer.text[0] ? ": " : "", answer.text);
-  if (code == 408 || code == 425 || code == 429 || code >= 500) return RETRY;
-  return REJECTED;
-}
-
-static void sleep_s(tqh__upload_ctl_t *ctl, double seconds) {
-  (void)ctl;
-  if (seconds <= 0) return;
-  struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
-/* A pass's state. */
-typedef struct pass_s {
-  const char *run_dir, *run_id;
-  const tqh_upload_options_t *o;
-  tqh__upload_ctl_t *ctl;
-  CURL *curl;
-  tqh_upload_report_t *report;
-} pass_t;
-
-static void log_line(pass_t *p, const char *fmt, ...) TQ_PRINTF(2, 3);
-static void log_line(pass_t *p, const char *fmt, ...) {
-  char text[768], stamp[32];
-  time_t t = time(NULL);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  va_list ap;
-  va_start(ap, fmt);
-  int n = snprintf(text, sizeof(text), "%s ", stamp);
-  vsnprintf(text + n, sizeof(text) - (size_t)n, fmt, ap);
-  va_end(ap);
-  for (char *c = text; *c; c++)
-    if (*c == '\n') *c = ' ';
-  tq_status_free(outbox_append(p->run_dir, "log", text));
-}
-
-/* Sends one request, retrying as the options and the control say: SENT, RETRY (gave up for
- * this pass) or REJECTED. */
-static verdict_t send_request(pass_t *p, const request_t *rq, const char *what) {
-  const tqh_upload_options_t *o = p->o;
-  double delay = o->backoff_s;
-  unsigned attempts = o->max_attempts ? o->max_attempts : 1;
-  for (unsigned a = 1;; a++) {
-    double timeout = o->timeout_s > 0 ? o->timeout_s : 30;
-    if (p->ctl->deadline_ns) {
-      uint64_t now = tqh_now_ns();
-      if (now >= p->ctl->deadline_ns) {
-        snprintf(p->report->last_error, sizeof(p->report->last_error),
-                 "%s: no time left to send it", what);
-        return RETRY;
-      }
-      double left = (double)(p->ctl->deadline_ns - now) / 1e9;
-      if (left < timeout) timeout = left;
-    }
-    int transport;
-    double retry_after;
-    char err[sizeof(p->report->last_error) - 64];
-    verdict_t v = post(p->curl, o, rq, timeout, &transport, &retry_after, err, sizeof(err));
-    if (v == SENT) return SENT;
-    p->ctl->transport_failure = transport;
-    snprintf(p->report->last_error, sizeof(p->report->last_error), "%s: %s", what, err);
-    if (v == REJECTED) {
-      log_line(p, "%s: %s; rejected, not retried", what, err);
-      return REJECTED;
-    }
-    int last = a >= attempts || (transport && p->ctl->finishing);
-    if (last) {
-      log_line(p, "%s: %s (attempt %u of %u); left in the backlog", what, err, a, attempts);
-      return RETRY;
-    }
-    double wait = retry_after > delay ? retry_after : delay;
-    if (wait > o->backoff_max_s && o->backoff_max_s > 0) wait = o->backoff_max_s;
-    log_line(p, "%s: %s (attempt %u of %u); again in %.1f s", what, err, a, attempts, wait);
-    if (p->ctl->wait) p->ctl->wait(p->ctl, wait);
-    else sleep_s(p->ctl, wait);
-    delay *= 2;
-    if (o->backoff_max_s > 0 && delay > o->backoff_max_s) delay = o->backoff_max_s;
-  }
-}
-
-/* RUN_DIR/NAME (or RUN_DIR/ID/NAME) read into `out`; *out_found 0 when absent. */
-static tq_status_t read_run_file(const char *run_dir, const char *id, const char *name,
-                                 tq_buf_t *out, int *out_found) {
+tq_status_t tqh__upload_read_run_file(const char *run_dir, const char *id, const char *name,
+                                      size_t limit, tq_buf_t *out, int *out_found) {
   tq_buf_t path;
   tq_buf_init(&path, 0);
   tq_status_t st = id ? tq_buf_printf(&path, "%s/%s/%s", run_dir, id, name)
                       : tq_buf_printf(&path, "%s/%s", run_dir, name);
-  if (!st) st = read_optional(path.data, 0, BODY_MAX_BYTES, out, out_found);
+  if (!st) st = read_optional(path.data, 0, limit, out, out_found);
   tq_buf_deinit(&path);
   return st;
 }
 
-/* Sends every request of one item. */
-static verdict_t send_item(pass_t *p, const item_t *it) {
+/* Sends every request of one item to our results server. */
+static tqh__verdict_t send_item(tqh__pass_t *p, const item_t *it) {
   tq_buf_t url, key, body;
   tq_buf_init(&url, 0);
   tq_buf_init(&key, 0);
   tq_buf_init(&body, 0);
   char what[320];
-  verdict_t v = SENT;
+  tqh__verdict_t v = TQH__SENT;
   int found = 0;
-  size_t base_len = strlen(p->o->url);
-  while (base_len && p->o->url[base_len - 1] == '/') base_len--;
-  tq_status_t st = tq_buf_printf(&url, "%.*s/runs/%s/", (int)base_len, p->o->url, p->run_id);
+  tq_status_t st = tq_buf_printf(&url, "%.*s/runs/%s/", (int)p->base_len, p->base, p->run_id);
   if (!st) st = tq_buf_printf(&key, "%s/%lu", p->run_id, it->seq);
   size_t url_len = url.len, key_len = key.len;
   if (it->complete) {
     snprintf(what, sizeof(what), "item %lu (run complete)", it->seq);
     if (!st) st = tq_buf_append_cstr(&url, "complete");
-    if (!st) st = read_run_file(p->run_dir, NULL, "run.json", &body, &found);
+    if (!st)
+      st = tqh__upload_read_run_file(p->run_dir, NULL, "run.json", BODY_MAX_BYTES, &body, &found);
   } else {
     snprintf(what, sizeof(what), "item %lu (test %s)", it->seq, it->id);
     if (!st) st = tq_buf_printf(&url, "tests/%s", it->id);
-    if (!st) st = read_run_file(p->run_dir, it->id, "report.json", &body, &found);
+    if (!st)
+      st = tqh__upload_read_run_file(p->run_dir, it->id, "report.json", BODY_MAX_BYTES, &body,
+                                     &found);
   }
   if (!st && !found) {
     /* Nothing to send will ever appear: say so and let the items after it go. */
-    log_line(p, "%s: %s is missing; skipped", what, it->complete ? "run.json" : "report.json");
+    tqh__upload_log(p, "%s: %s is missing; skipped", what,
+                    it->complete ? "run.json" : "report.json");
     goto done;
   }
-  request_t rq = {url.data, "application/json", key.data, p->run_id, it->seq, body.data, body.len};
-  if (!st) v = send_request(p, &rq, what);
-  for (size_t f = 0; !st && v == SENT && !it->complete && p->o->profiles &&
+  tqh__request_t rq = {url.data, "application/json", key.data, it->seq, body.data, body.len,
+                       NULL, NULL, NULL, 0};
+  if (!st) v = tqh__upload_send(p, &rq, what);
+  for (size_t f = 0; !st && v == TQH__SENT && !it->complete && p->o->profiles &&
                      f < sizeof(k_profile_files) / sizeof(*k_profile_files);
        f++) {
     const char *name = k_profile_files[f];
     tq_buf_clear(&body);
-    st = read_run_file(p->run_dir, it->id, name, &body, &found);
+    st = tqh__upload_read_run_file(p->run_dir, it->id, name, BODY_MAX_BYTES, &body, &found);
     if (st || !found) continue;
     url.len = url_len;
     key.len = key_len;
@@ -541,9 +373,9 @@ static verdict_t send_item(pass_t *p, const item_t *it) {
     if (!st) st = tq_buf_printf(&key, "/%s", name);
     char part[400];
     snprintf(part, sizeof(part), "%s %s", what, name);
-    request_t frq = {url.data, "application/octet-stream", key.data, p->run_id, it->seq,
-                     body.data, body.len};
-    if (!st) v = send_request(p, &frq, part);
+    tqh__request_t frq = {url.data, "application/octet-stream", key.data, it->seq, body.data,
+                          body.len, NULL, NULL, NULL, 0};
+    if (!st) v = tqh__upload_send(p, &frq, part);
   }
 done:
   if (st) {
@@ -551,10 +383,10 @@ done:
     char *text = tq_status_format(st, 0);
     snprintf(p->report->last_error, sizeof(p->report->last_error), "%s: %s", what,
              text ? text : "error");
-    log_line(p, "%s: %s", what, text ? text : "error");
+    tqh__upload_log(p, "%s: %s", what, text ? text : "error");
     tq_free(text);
     tq_status_free(st);
-    v = RETRY;
+    v = TQH__RETRY;
   }
   tq_buf_deinit(&url);
   tq_buf_deinit(&key);
@@ -562,10 +394,46 @@ done:
   return v;
 }
 
+/* Marks items[from, to) sent (the unsent ones). */
+static tq_status_t mark_sent(const char *run_dir, outbox_t *box, size_t from, size_t to,
+                             tqh_upload_report_t *report) {
+  for (size_t i = from; i < to; i++) {
+    const item_t *it = &box->items[i];
+    if (box->sent[it->seq]) continue;
+    char line[32];
+    snprintf(line, sizeof(line), "%lu", it->seq);
+    TQ_TRY(tqh__upload_outbox_append(run_dir, "sent", line));
+    box->sent[it->seq] = 1;
+    box->remaining--;
+    report->sent++;
+  }
+  return NULL;
+}
+
+/* The dashboard: the unsent tests from box->first on, at most batch_tests of them and never
+ * past a completion, into one batch; items[first, *out_end) are the ones it covers. 0 when the
+ * batch should wait for more tests (and ctl->hold_s says how long). */
+static int dashboard_batch(const tqh__pass_t *p, const outbox_t *box, const char **ids,
+                           size_t *out_n, size_t *out_end) {
+  size_t max = p->o->batch_tests ? p->o->batch_tests : 1, n = 0, i = box->first;
+  for (; i < box->count && n < max && !box->items[i].complete; i++)
+    if (!box->sent[box->items[i].seq]) ids[n++] = box->items[i].id;
+  *out_n = n;
+  *out_end = i;
+  int more_coming = i == box->count; /* no completion after it yet: the run goes on */
+  if (!p->ctl->hold_batches || p->ctl->finishing || n >= max || !more_coming || !n) return 1;
+  uint64_t waited = tqh_now_ns() - box->items[box->first].queued_ns;
+  uint64_t limit = (uint64_t)(p->o->batch_s * 1e9);
+  if (waited >= limit) return 1;
+  p->ctl->hold_s = (double)(limit - waited) / 1e9;
+  return 0;
+}
+
 tq_status_t tqh__upload_pass(const char *run_dir, const tqh_upload_options_t *options,
                              tqh__upload_ctl_t *ctl, tqh_upload_report_t *out_report) {
   memset(out_report, 0, sizeof(*out_report));
   ctl->transport_failure = 0;
+  ctl->hold_s = 0;
   outbox_t local;
   memset(&local, 0, sizeof(local));
   outbox_t *box = ctl->box ? ctl->box : &local;
@@ -574,28 +442,45 @@ tq_status_t tqh__upload_pass(const char *run_dir, const tqh_upload_options_t *op
   tq_status_t st = outbox_refresh(run_dir, box, &problems);
   tq_buf_deinit(&problems);
   const char *slash = strrchr(run_dir, '/');
-  pass_t p = {run_dir, slash && slash[1] ? slash + 1 : run_dir, options, ctl, NULL, out_report};
+  tqh__pass_t p = {run_dir, slash && slash[1] ? slash + 1 : run_dir, options, NULL, 0, ctl, NULL,
+                   out_report};
+  int dashboard = tqh_upload_protocol(options->url, &p.base) == TQH_UPLOAD_DASHBOARD;
+  p.base_len = strlen(p.base);
+  while (p.base_len && p.base[p.base_len - 1] == '/') p.base_len--;
+  const char **ids = NULL;
+  if (!st && dashboard &&
+      !(ids = tq_calloc(options->batch_tests ? options->batch_tests : 1, sizeof(*ids))))
+    st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   if (!st && box->remaining && !(p.curl = curl_easy_init()))
     st = TQ_STATUS(TQ_UNAVAILABLE, "libcurl cannot make a handle");
-  for (; !st && box->first < box->count; box->first++) {
+  while (!st && box->first < box->count) {
     const item_t *it = &box->items[box->first];
-    if (box->sent[it->seq]) continue;
-    verdict_t v = send_item(&p, it);
-    if (v != SENT) {
-      out_report->rejected = v == REJECTED;
+    if (box->sent[it->seq]) {
+      box->first++;
+      continue;
+    }
+    size_t end = box->first + 1, n = 0;
+    tqh__verdict_t v;
+    if (!dashboard) {
+      v = send_item(&p, it);
+    } else if (it->complete) {
+      v = tqh__dashboard_complete(&p, it->seq);
+    } else if (dashboard_batch(&p, box, ids, &n, &end)) {
+      v = tqh__dashboard_send_batch(&p, ids, n, it->seq, box->items[end - 1].seq);
+    } else {
+      out_report->held = n;
       break;
     }
-    char line[32];
-    snprintf(line, sizeof(line), "%lu", it->seq);
-    st = outbox_append(run_dir, "sent", line);
-    if (!st) {
-      box->sent[it->seq] = 1;
-      box->remaining--;
-      out_report->sent++;
+    if (v != TQH__SENT) {
+      out_report->rejected = v == TQH__REJECTED;
+      break;
     }
+    st = mark_sent(run_dir, box, box->first, end, out_report);
+    if (!st) box->first = end;
   }
   out_report->remaining = box->remaining;
   if (p.curl) curl_easy_cleanup(p.curl);
+  tq_free(ids);
   if (box == &local) outbox_deinit(&local);
   return st;
 }
@@ -655,7 +540,7 @@ tq_status_t tqh_upload_outbox_fill(const char *run_dir) {
   if (!st) st = tqh_journal_read(path.data, &records, NULL, &info);
   if (!st) st = tqh_records_latest(&records, &latest, &count);
   /* The run finished when run.json has its finishing time. */
-  if (!st) st = read_run_file(run_dir, NULL, "run.json", &text, &found);
+  if (!st) st = tqh__upload_read_run_file(run_dir, NULL, "run.json", BODY_MAX_BYTES, &text, &found);
   if (!st) open = !(st = tqh__upload_queue_open(run_dir, &queue));
   unsigned long seq = 0;
   for (size_t i = 0; !st && i < count; i++) {

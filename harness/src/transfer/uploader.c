@@ -1,7 +1,7 @@
 /* The uploader of a running run (upload.h): a child process forked before the test workers,
  * woken through a pipe whenever the runner queues an item. It sends the backlog, and when a pass
  * leaves items behind (the server is down or failing) it tries again after a pause that grows to
- * a minute. The runner writes 'f' (or closes the pipe, or dies) when the run is over: the
+ * a minute; a dashboard batch that waits to be full is sent when it is due. The runner writes 'f' (or closes the pipe, or dies) when the run is over: the
  * uploader then has grace_s for what is left, gives up at once on a server that does not answer
  * at all, and exits. The runner never waits on the network: its writes to the pipe do not block
  * (a full pipe is fine, the uploader reads the queue file, not the bytes). */
@@ -29,7 +29,7 @@ struct tqh_uploader_s {
   pid_t pid;
   int fd; /* write end of the wake-up pipe; -1 once closed */
   char *run_dir;
-  char *url, *token;
+  char *url, *token, *shard;
   tqh_upload_options_t options; /* its strings point into this struct */
   tqh_journal_t queue;          /* RUN_DIR/upload/queue, open for appending */
   int queue_open;
@@ -41,6 +41,7 @@ struct tqh_uploader_s {
 typedef struct child_s {
   int fd; /* read end */
   int eof;
+  int wake_on_item; /* a new item ends this wait too (a batch waiting to be full) */
   const tqh_upload_options_t *options;
 } child_t;
 
@@ -51,8 +52,8 @@ static void start_finishing(tqh__upload_ctl_t *ctl, const child_t *c) {
 }
 
 /* Waits `seconds` (< 0: until the runner writes) and reads what the runner wrote. The end of
- * the run cuts any wait short; a new item only ends an unbounded one (a backoff or a pause
- * after failures is kept whatever the runner queues meanwhile). */
+ * the run cuts any wait short; a new item only ends an unbounded one, or the wait of a batch to
+ * be full (a backoff or a pause after failures is kept whatever the runner queues meanwhile). */
 static void child_wait(tqh__upload_ctl_t *ctl, double seconds) {
   child_t *c = ctl->ctx;
   uint64_t end = tqh_now_ns() + (uint64_t)(seconds > 0 ? seconds * 1e9 : 0);
@@ -75,7 +76,7 @@ static void child_wait(tqh__upload_ctl_t *ctl, double seconds) {
       start_finishing(ctl, c);
       return;
     }
-    if (seconds < 0) return;
+    if (seconds < 0 || c->wake_on_item) return;
   }
 }
 
@@ -89,32 +90,40 @@ static void child_main(const char *run_dir, const tqh_upload_options_t *options,
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
   if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) _exit(1);
-  child_t c = {fd, 0, options};
+  child_t c = {fd, 0, 0, options};
   tqh__upload_ctl_t ctl;
   memset(&ctl, 0, sizeof(ctl));
   ctl.wait = child_wait;
   ctl.ctx = &c;
+  ctl.hold_batches = 1;
   ctl.box = tqh__upload_outbox_new(); /* NULL: every pass reads the outbox afresh */
   double pause = PAUSE_MIN_S;
   int rejected = 0;
   for (;;) {
     int finishing = ctl.finishing;
     tqh_upload_report_t report;
+    memset(&report, 0, sizeof(report));
     if (!rejected) {
       tq_status_t st = tqh__upload_pass(run_dir, options, &ctl, &report);
       if (st) {
         report.remaining = 1;
+        report.held = 0;
         tq_status_free(st);
       }
       rejected = report.rejected;
-      pause = report.remaining ? pause * 2 : PAUSE_MIN_S;
+      /* A batch held back to fill is no failure: its pass sent what was due. */
+      int failed = report.remaining > report.held;
+      pause = failed ? pause * 2 : PAUSE_MIN_S;
       if (pause > PAUSE_MAX_S) pause = PAUSE_MAX_S;
-    } else {
-      report.remaining = 0;
     }
     if (finishing) break;
     if (ctl.finishing) continue; /* the runner finished during the pass: one more */
-    child_wait(&ctl, report.remaining && !rejected ? pause : -1);
+    double wait = -1; /* until the runner writes */
+    if (report.remaining > report.held && !rejected) wait = pause;
+    else if (report.held) wait = ctl.hold_s;
+    c.wake_on_item = report.held && report.remaining == report.held;
+    child_wait(&ctl, wait);
+    c.wake_on_item = 0;
   }
   curl_global_cleanup();
   _exit(0);
@@ -140,12 +149,14 @@ tq_status_t tqh_uploader_create(const char *run_dir, const tqh_upload_options_t 
   u->run_dir = dup_or_null(run_dir, &ok);
   u->url = dup_or_null(options->url, &ok);
   u->token = dup_or_null(options->token, &ok);
+  u->shard = dup_or_null(options->shard, &ok);
   u->options = *options;
   u->options.url = u->url;
   u->options.token = u->token;
+  u->options.shard = u->shard;
   u->next_seq = 1;
   tq_status_t st = ok ? NULL : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  if (!st) st = tqh_upload_outbox_create(run_dir, options->url, options->profiles);
+  if (!st) st = tqh_upload_outbox_create(run_dir, &u->options);
   if (!st) u->queue_open = !(st = tqh__upload_queue_open(run_dir, &u->queue));
   int p[2] = {-1, -1};
   if (!st && pipe(p) != 0) st = TQ_STATUS(TQ_IO, "cannot make a pipe: %s", strerror(errno));
@@ -239,5 +250,6 @@ void tqh_uploader_destroy(tqh_uploader_t *u) {
   tq_free(u->run_dir);
   tq_free(u->url);
   tq_free(u->token);
+  tq_free(u->shard);
   tq_free(u);
 }

@@ -51,6 +51,10 @@ void tqh_records_index_deinit(tqh_records_index_t *index);
 /* The last record of `id`, or NULL. */
 const tqh_test_record_t *tqh_records_find(const tqh_records_index_t *index, const char *id);
 
+/* Parses the JSON text of one record (a journal line, or a report.json, which holds the same
+ * fields) and appends it to `list`. TQ_INVALID_INPUT says what is wrong with it. */
+tq_status_t tqh_record_parse(tqh_records_t *list, const char *text, size_t len) TQ_MUST_USE;
+
 /* ---- The journal ---------------------------------------------------------------------------- */
 
 typedef struct tqh_journal_s {

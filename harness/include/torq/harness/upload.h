@@ -1,6 +1,7 @@
 /* Results upload (`torq-test --upload=URL`, `torq-test upload RUN_DIR`): every finished test's
  * report.json (and, on request, its profile files) is POSTed to a results server while the run
- * goes on, and the run is marked complete at the end.
+ * goes on, and the run is marked complete at the end. The same outbox, retries and backlog carry
+ * the results to the Torq performance dashboard instead (below).
  *
  * The outbox of a run is RUN_DIR/upload/: `queue` (one line per item, "SEQ test ID" or
  * "SEQ complete -", appended by the runner in the order the tests finished), `sent` (one line
@@ -21,6 +22,19 @@
  * other answer (401, 404, ...) is a rejection: nothing more is sent until the next
  * `torq-test upload`.
  *
+ * The Torq performance dashboard (--upload=torq-dashboard+URL, or TORQ_PERF_SERVER=URL without
+ * --upload; the token from TORQ_PERF_SERVER_TOKEN): the tests go in batches, each a zip POSTed
+ * as the multipart field `file` (a name ending in .zip) to URL/api/test-sessions/upload_zip/,
+ * holding test_session.json at its root (the session's fields, the metrics it declares, one
+ * test run per test), failure_logs/<id>.log and profiles/<id>.pb; a 201 answers the session's
+ * id. Batches of one run share its workflow_url, so they add to one session; the completion is
+ * POST URL/api/test-sessions/mark_complete/ with the multipart field `workflow_url`. A batch is
+ * sent when options.batch_tests tests wait, when the first of them has waited options.batch_s,
+ * or when the run is over; a shard's completion closes nothing (`torq-test merge` closes the
+ * session, tqh_upload_merge). The queue, the sent list, the log, the retries and the backlog are
+ * those above; the items of a batch become sent together. RUN_DIR/upload/session.json keeps
+ * what the batches share (workflow_url, git_commit, git_branch, owner, batch_name, the shard).
+ *
  * The transfer component (harness/src/transfer/) owns the results upload and the fetch of models
  * by URL (fetch.h).
  */
@@ -34,8 +48,22 @@
 /* The environment variable that holds the token unless --upload-token-env names another. */
 #define TQH_UPLOAD_TOKEN_ENV "TORQ_UPLOAD_TOKEN"
 
+/* The Torq dashboard: the prefix of --upload that names it, the Torq framework's variables of
+ * its URL and token. */
+#define TQH_DASHBOARD_SCHEME "torq-dashboard+"
+#define TQH_DASHBOARD_SERVER_ENV "TORQ_PERF_SERVER"
+#define TQH_DASHBOARD_TOKEN_ENV "TORQ_PERF_SERVER_TOKEN"
+
+typedef enum tqh_upload_protocol_e {
+  TQH_UPLOAD_RESULTS,   /* our results server */
+  TQH_UPLOAD_DASHBOARD, /* the Torq performance dashboard */
+} tqh_upload_protocol_t;
+
+/* The protocol of an --upload value and, in *out_base, where its server's URL starts in it. */
+tqh_upload_protocol_t tqh_upload_protocol(const char *spec, const char **out_base);
+
 typedef struct tqh_upload_options_s {
-  const char *url;       /* the server's base URL (http or https) */
+  const char *url;       /* the --upload value: the server's base URL, or torq-dashboard+URL */
   const char *token;     /* the bearer token, or NULL; never logged nor written */
   int profiles;          /* also POST the profile files of each test */
   double timeout_s;      /* one request, connecting included (default 30) */
@@ -43,12 +71,18 @@ typedef struct tqh_upload_options_s {
   double backoff_s;      /* the first retry's delay, doubled up to backoff_max_s (0.5, 8) */
   double backoff_max_s;
   double grace_s; /* at the end of a run, how long the backlog may still take (default 30) */
+  /* The dashboard: tests per batch at most, and how long the first one may wait for the
+   * others while the run goes on (default 8 and 10 s). */
+  unsigned batch_tests;
+  double batch_s;
+  const char *shard; /* "K/N" when the run is a shard of a sharded run, else NULL */
 } tqh_upload_options_t;
 
 /* Fills the defaults above (url and token NULL). */
 void tqh_upload_options_initialize(tqh_upload_options_t *options);
 
-/* Checks a --upload URL: http:// or https://, a host, no spaces nor control bytes. */
+/* Checks a --upload URL: http:// or https:// (after torq-dashboard+ for the dashboard), a host,
+ * no spaces nor control bytes. */
 tq_status_t tqh_upload_check_url(const char *url) TQ_MUST_USE;
 
 /* `url` without its user:password@ part, for messages (heap; tq_free). NULL without memory. */
@@ -59,13 +93,15 @@ typedef struct tqh_upload_report_s {
   size_t sent;      /* items the server accepted in this pass */
   size_t remaining; /* items still in the backlog */
   int rejected;     /* the server refused an item (an answer that a retry will not change) */
+  size_t held;      /* items kept back to fill a batch (the dashboard, while the run goes on) */
   char last_error[512]; /* the last failure, "" when none */
 } tqh_upload_report_t;
 
-/* Starts the outbox of RUN_DIR for `url`: makes RUN_DIR/upload/ and writes `url` (and whether
- * profiles go too) to RUN_DIR/upload/url, which `torq-test upload` reads back. */
-tq_status_t tqh_upload_outbox_create(const char *run_dir, const char *url,
-                                     int profiles) TQ_MUST_USE;
+/* Starts the outbox of RUN_DIR for options->url: makes RUN_DIR/upload/ and writes the URL (and
+ * whether profiles go too) to RUN_DIR/upload/url, which `torq-test upload` reads back; for the
+ * dashboard also session.json (options->shard marks a shard), unless it exists. */
+tq_status_t tqh_upload_outbox_create(const char *run_dir,
+                                     const tqh_upload_options_t *options) TQ_MUST_USE;
 
 /* What RUN_DIR/upload/url records: the URL (heap, in *out_url; NULL when there is none) and
  * whether profiles go too. */
@@ -83,6 +119,15 @@ tq_status_t tqh_upload_outbox_fill(const char *run_dir) TQ_MUST_USE;
 tq_status_t tqh_upload_send_backlog(const char *run_dir, const tqh_upload_options_t *options,
                                     unsigned long long deadline_ns,
                                     tqh_upload_report_t *out_report) TQ_MUST_USE;
+
+/* `torq-test merge` and the dashboard: the merged run MERGED_DIR closes the session its shards'
+ * batches went to. Its outbox is made for `url` (a torq-dashboard+ value; NULL: TORQ_PERF_SERVER,
+ * else the dashboard the shards recorded; none of them: nothing is done, *out_url NULL), its
+ * session closes every workflow_url the shards used, and its queue holds the tests of the shards
+ * that uploaded nothing, then the completion. *out_url (heap, tq_free) is the URL used; send
+ * the backlog with tqh_upload_send_backlog. */
+tq_status_t tqh_upload_merge(const char *merged_dir, const char *const *shard_dirs,
+                             size_t count, const char *url, char **out_url) TQ_MUST_USE;
 
 /* ---- The uploader of a running run ----------------------------------------------------------- */
 
