@@ -79,11 +79,12 @@ static event_text_t parse_event(const char *s, size_t n, uint8_t *kind, uint8_t 
     if (!((s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' || (s[i] >= '0' && s[i] <= '9')))
       return EVENT_BAD;
   if (!n || s[0] == '_') return EVENT_BAD;
+  /* Most rows are told apart by the first byte, before any length is taken. */
   for (uint8_t k = 1; k < TQR_EVENT_KIND_COUNT; k++) {
     const char *name = tqr_event_kind_name(k);
-    size_t len = name ? strlen(name) : 0;
-    if (!name) continue;
-    if (len == n && !memcmp(s, name, n) && e == TQR_EDGE_POINT && k != TQR_EVENT_ERROR)
+    if (!name || name[0] != s[0]) continue;
+    size_t len = strlen(name);
+    if (len == n && e == TQR_EDGE_POINT && k != TQR_EVENT_ERROR && !memcmp(s, name, n))
       return EVENT_BAD; /* a known type without its _BEGIN or _END */
     if (len != base || memcmp(s, name, len) != 0) continue;
     if ((k == TQR_EVENT_ERROR) != (e == TQR_EDGE_POINT)) return EVENT_BAD;
