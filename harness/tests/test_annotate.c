@@ -165,7 +165,7 @@ START_TEST(torq_annotate_exit_codes_and_messages) {
   char *out = th_path(dir, "stdout.txt");
   char *text = th_read(out, NULL);
   ck_assert_ptr_nonnull(strstr(text, "  Model: m\n"));
-  ck_assert_ptr_nonnull(strstr(text, "  Overlap                         38.000µs  (47.50%)\n"));
+  ck_assert_ptr_nonnull(strstr(text, "  Overlap                          38.000µs  (47.50%)\n"));
   free(text);
   /* A bad row: exit 1, the message names the line, the outputs are still written. */
   char *bad = strdup(TH_FIXTURE_PROFILE);
@@ -225,13 +225,13 @@ START_TEST(torq_annotate_reads_the_torq_runtimes_shape_without_a_word) {
   char *text = th_read(out, NULL);
   /* The numbers test_overview.c works out. */
   static const char *const lines[] = {
-      "  OVERALL                        116.000µs\n",
-      "  TOTAL NPU OPERATIONS            81.000µs  (69.83%)\n",
-      "  Dma Total                       32.000µs  (27.59%)\n",
-      "  Overlap                         30.000µs  (25.86%)\n",
-      "  Idle                            38.000µs  (32.76%)\n",
-      "  Hal                             16.000µs  (13.79%)\n",
-      "  Host Copy                        4.000µs  (3.45%)\n",
+      "  OVERALL                         116.000µs\n",
+      "  TOTAL NPU OPERATIONS             81.000µs  (69.83%)\n",
+      "  Dma Total                        32.000µs  (27.59%)\n",
+      "  Overlap                          30.000µs  (25.86%)\n",
+      "  Idle                             38.000µs  (32.76%)\n",
+      "  Hal                              16.000µs  (13.79%)\n",
+      "  Host Copy                         4.000µs  (3.45%)\n",
   };
   for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
     ck_assert_msg(strstr(text, lines[i]) != NULL, "no '%s' in:\n%s", lines[i], text);

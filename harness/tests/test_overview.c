@@ -175,28 +175,34 @@ START_TEST(overview_prints_the_block_of_the_torq_tools) {
                    "====================== Host Profile Overview =======================\n"
                    "  Model: conv2d_f4_s4_64x64x16_i16\n"
                    "  ────────────────────────────────────────────────────\n"
-                   "  WALL_TIME                      207.000ms\n"
-                   "  OVERALL                         12.845ms\n"
-                   "  TOTAL NPU OPERATIONS            12.800ms  (99.65%)\n"
-                   "  Dma                            453.000µs  (3.53%)\n"
-                   "  Idle                                 0ns  (0.00%)\n"
-                   "  Host Copy                        1.235ms  (9.61%)\n"
-                   "  A rather long metric name here           1ns  (0.00%)\n");
-  /* Labels in 26 columns, values right-aligned in 14, the rule 52 wide. */
+                   "  WALL_TIME                       207.000ms\n"
+                   "  OVERALL                          12.845ms\n"
+                   "  TOTAL NPU OPERATIONS             12.800ms  (99.65%)\n"
+                   "  Dma                             453.000µs  (3.53%)\n"
+                   "  Idle                                  0ns  (0.00%)\n"
+                   "  Host Copy                         1.235ms  (9.61%)\n"
+                   "  A rather long metric name here            1ns  (0.00%)\n");
+  /* Labels in 26 columns, a space, values right-aligned in 14 (µ is two bytes), the rule 52
+   * wide: the lines of the seed's block, 43 characters before the percentage. */
   const char *dma = strstr(out.data, "  Dma ");
   ck_assert_ptr_nonnull(dma);
-  ck_assert_ptr_eq(strstr(dma, "453.000µs") + strlen("453.000µs"), dma + 2 + 26 + 14 + 1);
+  ck_assert_ptr_eq(strstr(dma, "453.000µs") + strlen("453.000µs"), dma + 2 + 26 + 1 + 14 + 1);
+  ck_assert_ptr_nonnull(strstr(out.data, "\n  WALL_TIME                       207.000ms\n"));
   /* A second from one second up. */
   tq_buf_clear(&out);
   TH_OK(tqh_overview_format(&ov, "m", 1234000000, &out));
-  ck_assert_ptr_nonnull(strstr(out.data, "\n  WALL_TIME                         1.234s\n"));
+  ck_assert_ptr_nonnull(strstr(out.data, "\n  WALL_TIME                          1.234s\n"));
+  /* Below a second WALL_TIME stays in ms, as the Torq tools print it (other durations do not). */
+  tq_buf_clear(&out);
+  TH_OK(tqh_overview_format(&ov, "m", 863038, &out));
+  ck_assert_ptr_nonnull(strstr(out.data, "\n  WALL_TIME                         0.863ms\n"));
   /* Without WALL_TIME and OVERALL: no percentages. */
   tqh_overview_t only;
   tqh_overview_init(&only);
   TH_OK(tqh_overview_add(&only, "Host", 1500));
   tq_buf_clear(&out);
   TH_OK(tqh_overview_format(&only, "m", -1, &out));
-  ck_assert_ptr_nonnull(strstr(out.data, "\n  Host                             1.500µs\n"));
+  ck_assert_ptr_nonnull(strstr(out.data, "\n  Host                              1.500µs\n"));
   ck_assert_ptr_null(strstr(out.data, "WALL_TIME"));
   tq_buf_deinit(&out);
   tqh_overview_deinit(&only);
@@ -307,6 +313,24 @@ START_TEST(overview_formats_durations_as_the_torq_tools) {
 }
 END_TEST
 
+/* WALL_TIME: "{secs:.3f}s" from one second up, else "{secs * 1000:.3f}ms". */
+static const struct {
+  unsigned long long ns;
+  const char *text;
+} wall_times[] = {
+    {0, "0.000ms"},          {499, "0.000ms"},        {500, "0.001ms"},
+    {863038, "0.863ms"},     {207000000, "207.000ms"}, {999999499, "999.999ms"},
+    {999999500, "1000.000ms"}, {1000000000, "1.000s"},  {1234499999, "1.234s"},
+    {1234500000, "1.235s"},  {3600000000000ull, "3600.000s"},
+};
+
+START_TEST(overview_formats_wall_time_as_the_torq_tools) {
+  char out[TQH_DURATION_SIZE];
+  tqh_format_wall_time(wall_times[_i].ns, out);
+  ck_assert_str_eq(out, wall_times[_i].text);
+}
+END_TEST
+
 static const struct {
   unsigned long long part, whole;
   const char *text;
@@ -368,6 +392,8 @@ Suite *overview_suite(void) {
   tcase_add_test(tc, overview_prints_the_block_of_the_torq_tools);
   tcase_add_test(tc, overview_keys_of_known_and_unknown_metrics);
   tcase_add_test(tc, overview_reads_traces_of_the_old_naming);
+  tcase_add_loop_test(tc, overview_formats_wall_time_as_the_torq_tools, 0,
+                      sizeof(wall_times) / sizeof(wall_times[0]));
   tcase_add_loop_test(tc, overview_formats_durations_as_the_torq_tools, 0,
                       (int)(sizeof(durations) / sizeof(durations[0])));
   tcase_add_loop_test(tc, overview_formats_percentages_with_two_decimals, 0,

@@ -361,6 +361,13 @@ void tqh_format_duration(uint64_t ns, char out[TQH_DURATION_SIZE]) {
   snprintf(out, TQH_DURATION_SIZE, "%" PRIu64 "ns", ns);
 }
 
+void tqh_format_wall_time(uint64_t ns, char out[TQH_DURATION_SIZE]) {
+  uint64_t div = ns >= 1000000000 ? 1000000 : 1000; /* thousandths of a second or of a ms */
+  uint64_t v = ns / div + (ns % div >= div / 2);
+  snprintf(out, TQH_DURATION_SIZE, "%" PRIu64 ".%03" PRIu64 "%s", v / 1000, v % 1000,
+           ns >= 1000000000 ? "s" : "ms");
+}
+
 void tqh_format_percent(uint64_t part, uint64_t whole, char out[TQH_DURATION_SIZE]) {
   if (whole == 0) {
     snprintf(out, TQH_DURATION_SIZE, "-");
@@ -399,13 +406,13 @@ static tq_status_t pad(tq_buf_t *out, size_t n) {
   return NULL;
 }
 
-/* "  NAME" in 26 columns, the value right-aligned in 14, then "  (P%)" when given. */
-static tq_status_t line(tq_buf_t *out, const char *name, uint64_t ns, const char *percent) {
-  char value[TQH_DURATION_SIZE];
-  tqh_format_duration(ns, value);
+/* "  NAME" left-aligned in 26 columns, a space, the value right-aligned in 14, then "  (P%)" when
+ * given: the Torq tools' "  {label:<26s} {value:>14s}  ({pct}%)" (a longer name pushes the
+ * value right, never into it). */
+static tq_status_t line(tq_buf_t *out, const char *name, const char *value, const char *percent) {
   size_t n = columns(name), v = columns(value);
   TQ_TRY(tq_buf_printf(out, "  %s", name));
-  TQ_TRY(pad(out, n < LABEL_COLS ? LABEL_COLS - n : 0));
+  TQ_TRY(pad(out, (n < LABEL_COLS ? LABEL_COLS - n : 0) + 1));
   TQ_TRY(pad(out, v < VALUE_COLS ? VALUE_COLS - v : 0));
   TQ_TRY(tq_buf_append_cstr(out, value));
   if (percent) TQ_TRY(tq_buf_printf(out, "  (%s)", percent));
@@ -414,10 +421,11 @@ static tq_status_t line(tq_buf_t *out, const char *name, uint64_t ns, const char
 
 static tq_status_t metric_line(const tqh_overview_metric_t *m, int has_overall, uint64_t overall,
                                tq_buf_t *out) {
-  char pct[TQH_DURATION_SIZE];
+  char pct[TQH_DURATION_SIZE], value[TQH_DURATION_SIZE];
   tqh_format_percent(m->ns, overall, pct);
+  tqh_format_duration(m->ns, value);
   int with = has_overall && overall && strcmp(m->name, TQH_METRIC_OVERALL) != 0;
-  return line(out, m->name, m->ns, with ? pct : NULL);
+  return line(out, m->name, value, with ? pct : NULL);
 }
 
 tq_status_t tqh_overview_format(const tqh_overview_t *ov, const char *model, int64_t wall_time_ns,
@@ -427,11 +435,14 @@ tq_status_t tqh_overview_format(const tqh_overview_t *ov, const char *model, int
   TQ_TRY(tq_buf_printf(out, "  Model: %s\n  ", model ? model : ""));
   for (int i = 0; i < RULE_COLS; i++) TQ_TRY(tq_buf_append_cstr(out, "─"));
   TQ_TRY(tq_buf_putc(out, '\n'));
-  uint64_t wall;
-  if (wall_time_ns >= 0)
-    TQ_TRY(line(out, TQH_METRIC_WALL_TIME, (uint64_t)wall_time_ns, NULL));
-  else if (tqh_overview_get(ov, TQH_METRIC_WALL_TIME, &wall))
-    TQ_TRY(line(out, TQH_METRIC_WALL_TIME, wall, NULL));
+  uint64_t wall = 0;
+  int has_wall = wall_time_ns >= 0 || tqh_overview_get(ov, TQH_METRIC_WALL_TIME, &wall);
+  if (wall_time_ns >= 0) wall = (uint64_t)wall_time_ns;
+  if (has_wall) {
+    char value[TQH_DURATION_SIZE];
+    tqh_format_wall_time(wall, value);
+    TQ_TRY(line(out, TQH_METRIC_WALL_TIME, value, NULL));
+  }
   uint64_t overall = 0;
   int has_overall = tqh_overview_get(ov, TQH_METRIC_OVERALL, &overall);
   /* The known metrics in their order, then the others in the overview's. */

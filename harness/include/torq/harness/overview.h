@@ -39,8 +39,9 @@
  *       OVERALL                          12.845ms
  *       TOTAL NPU OPERATIONS             12.800ms  (99.65%)
  *       Dma                             453.000µs  (3.53%)
- * a rule of 52 `─`, labels left-aligned in 26 columns, values right-aligned in 14; WALL_TIME (the
- * harness's measured time, when given) first, then OVERALL, TOTAL NPU OPERATIONS and the others
+ * a rule of 52 `─`, labels left-aligned in 26 columns, a space, values right-aligned in 14 (the
+ * Torq tools' "  {label:<26s} {value:>14s}  ({pct}%)"); WALL_TIME (the harness's measured time,
+ * when given: tqh_format_wall_time) first, then OVERALL, TOTAL NPU OPERATIONS and the others
  * in the order of tqh_overview_metrics, then metrics it does not know in the trace's order; each
  * but WALL_TIME and OVERALL with its share of OVERALL (when OVERALL is present and not 0).
  *
@@ -169,6 +170,10 @@ tq_status_t tqh_overview_slice_name(const char *label, uint64_t ns, uint64_t ove
  * µs, from 1 ms in ms, from 1 s in s (the unit by the exact value, then rounded half up, as the
  * Torq tools print: 999999500 ns is "1000.000ms"). */
 void tqh_format_duration(uint64_t ns, char out[TQH_DURATION_SIZE]);
+
+/* WALL_TIME as the Torq tools print it: "1.234s" from one second up, else in ms ("207.000ms",
+ * "0.050ms"), three decimals rounded half up. */
+void tqh_format_wall_time(uint64_t ns, char out[TQH_DURATION_SIZE]);
 
 /* "3.53%": part / whole in percent, two decimals, rounded half up; "-" when whole is 0. */
 void tqh_format_percent(uint64_t part, uint64_t whole, char out[TQH_DURATION_SIZE]);
