@@ -99,9 +99,12 @@ static int start(const e2e_scratch_t *s, const char *dir, int port, const char *
                  e2e_server_t *srv) {
   char p[16];
   snprintf(p, sizeof(p), "%d", port);
-  const char *args[8] = {"--port", p, "--token", "d4sh-t0ken"};
+  const char *args[12] = {"--port", p, "--token", "d4sh-t0ken"};
   size_t n = 4;
-  for (size_t i = 0; extra && extra[i] && n < 7; i++) args[n++] = extra[i];
+  for (size_t i = 0; extra && extra[i]; i++) {
+    ck_assert_uint_lt(n, 11);
+    args[n++] = extra[i];
+  }
   args[n] = NULL;
   char *script = e2e_path("%s/scripts/dashboard-server", e2e_top());
   int started = e2e_server_start_file(s, script, dir, args, srv);
@@ -324,6 +327,162 @@ START_TEST(shards_upload_into_one_session_that_merge_closes_once) {
 }
 END_TEST
 
+/* Posts to the server on PORT what breaks each rule of the protocol, and checks the 400 and its
+ * detail, that nothing of a refused upload is kept, that undeclared measurements are dropped,
+ * and the token and the close. argv: PORT TOKEN SERVER_DIR */
+static const char probe_py[] =
+    "import io, json, os, sys, urllib.request, urllib.error, zipfile\n"
+    "port, token, srv = sys.argv[1], sys.argv[2], sys.argv[3]\n"
+    "def form(fields):\n"
+    "    b = b'----torqprobe'\n"
+    "    out = b''\n"
+    "    for name, filename, data in fields:\n"
+    "        out += b'--' + b + b'\\r\\nContent-Disposition: form-data; name=\"' + name.encode() + b'\"'\n"
+    "        if filename is not None:\n"
+    "            out += b'; filename=\"' + filename.encode() + b'\"'\n"
+    "        out += b'\\r\\n\\r\\n' + data + b'\\r\\n'\n"
+    "    return out + b'--' + b + b'--\\r\\n', 'multipart/form-data; boundary=' + b.decode()\n"
+    "def post(path, fields, auth=True):\n"
+    "    body, ctype = form(fields)\n"
+    "    rq = urllib.request.Request('http://127.0.0.1:%s%s' % (port, path), data=body, method='POST')\n"
+    "    rq.add_header('Content-Type', ctype)\n"
+    "    if auth:\n"
+    "        rq.add_header('Authorization', 'Bearer ' + token)\n"
+    "    try:\n"
+    "        with urllib.request.urlopen(rq) as r:\n"
+    "            return r.status, json.loads(r.read())\n"
+    "    except urllib.error.HTTPError as e:\n"
+    "        return e.code, json.loads(e.read())\n"
+    "def zipped(doc, extra=()):\n"
+    "    f = io.BytesIO()\n"
+    "    with zipfile.ZipFile(f, 'w') as z:\n"
+    "        if doc is not None:\n"
+    "            z.writestr('test_session.json', json.dumps(doc))\n"
+    "        for name in extra:\n"
+    "            z.writestr(name, 'log')\n"
+    "    return f.getvalue()\n"
+    "def session(**over):\n"
+    "    run = {'module': 'smoke', 'name': 'add', 'parameters': '', 'outcome': 'passed',\n"
+    "           'measurements': {'dma_time': 453000, 'not_declared': 1},\n"
+    "           'metadata': {'compiler': 'torq-compiler 0.1', 'runtime_input': None}}\n"
+    "    run.update(over.pop('run', {}))\n"
+    "    doc = {'git_commit': 'abc', 'git_branch': None, 'workflow_url': 'wf-1', 'test_plan': 'torq',\n"
+    "           'owner': 'ci', 'batch_name': 'nightly',\n"
+    "           'metrics': [{'name': 'dma_time', 'unit': 'ns', 'description': 'DMA'}],\n"
+    "           'test_runs': [run]}\n"
+    "    doc.update(over)\n"
+    "    return doc\n"
+    "UP = '/api/test-sessions/upload_zip/'\n"
+    "def stored():\n"
+    "    p = os.path.join(srv, 'sessions.json')\n"
+    "    if not os.path.exists(p):\n"
+    "        return 0\n"
+    "    return sum(len(s['test_runs']) for s in json.load(open(p))['sessions'])\n"
+    "bad = [\n"
+    "    ('a metric without its unit', [('file', 'b.zip', zipped(session(metrics=[{'name': 'dma_time', 'description': 'DMA'}])))], 'unit is required'),\n"
+    "    ('a metric without its description', [('file', 'b.zip', zipped(session(metrics=[{'name': 'x', 'unit': 'ns'}])))], 'description is required'),\n"
+    "    ('an outcome of no kind', [('file', 'b.zip', zipped(session(run={'outcome': 'fine'})))], \"outcome 'fine'\"),\n"
+    "    ('an empty module', [('file', 'b.zip', zipped(session(run={'module': ''})))], 'module must be'),\n"
+    "    ('a name that is no string', [('file', 'b.zip', zipped(session(run={'name': 3})))], 'name must be'),\n"
+    "    ('parameters that are no string', [('file', 'b.zip', zipped(session(run={'parameters': []})))], 'parameters must be'),\n"
+    "    ('a measurement that is no number', [('file', 'b.zip', zipped(session(run={'measurements': {'dma_time': '1'}})))], 'must be a number'),\n"
+    "    ('metadata of a number', [('file', 'b.zip', zipped(session(run={'metadata': {'runtime': 1}})))], 'metadata runtime'),\n"
+    "    ('a failed phase of no kind', [('file', 'b.zip', zipped(session(run={'failed_phase': 'later'})))], \"failed_phase 'later'\"),\n"
+    "    ('a failure log not in the zip', [('file', 'b.zip', zipped(session(run={'failure_log_file': 'failure_logs/x.log'})))], 'not in the zip'),\n"
+    "    ('a git_commit of a number', [('file', 'b.zip', zipped(session(git_commit=7)))], 'git_commit must be'),\n"
+    "    ('a zip without test_session.json', [('file', 'b.zip', zipped(None, ['x.txt']))], 'no test_session.json'),\n"
+    "    ('a file whose name is not .zip', [('file', 'b.tar', zipped(session()))], 'must end in .zip'),\n"
+    "    ('no field file', [('upload', 'b.zip', zipped(session()))], \"no field 'file'\"),\n"
+    "    ('bytes that are no zip', [('file', 'b.zip', b'PK not really')], 'not a valid zip'),\n"
+    "]\n"
+    "for what, fields, detail in bad:\n"
+    "    code, answer = post(UP, fields)\n"
+    "    assert code == 400, (what, code, answer)\n"
+    "    assert detail in answer['detail'], (what, answer)\n"
+    "    assert stored() == 0, what\n"
+    "code, answer = post(UP, [('file', 'b.zip', zipped(session()))], auth=False)\n"
+    "assert code == 401 and stored() == 0, (code, answer)\n"
+    "code, answer = post(UP, [('file', 'b.zip', zipped(session(run={'outcome': 'failed', 'failed_phase': 'setup', 'failure_log_file': 'failure_logs/a.log'}), ['failure_logs/a.log']))])\n"
+    "assert code == 201 and answer['id'] == 1, (code, answer)\n"
+    "code, again = post(UP, [('file', 'c.zip', zipped(session()))])\n"
+    "assert code == 201 and again['id'] == 1 and again['batch'] == 2, again\n"
+    "s = json.load(open(os.path.join(srv, 'sessions.json')))['sessions'][0]\n"
+    "assert [r['measurements'] for r in s['test_runs']] == [{'dma_time': 453000}] * 2, s['test_runs']\n"
+    "assert s['batches'][0]['measurements_dropped'] == 1 and not s['completed'], s\n"
+    "code, answer = post('/api/test-sessions/mark_complete/', [('workflow_url', None, b'wf-2')])\n"
+    "assert code == 400 and 'wf-2' in answer['detail'], answer\n"
+    "code, answer = post('/api/test-sessions/mark_complete/', [('workflow_url', None, b'wf-1')])\n"
+    "assert code == 200 and answer == {'id': 1, 'completed': True}, answer\n"
+    "print('ok', len(bad), 'refusals')\n";
+
+START_TEST(the_server_refuses_what_breaks_a_rule_and_keeps_nothing_of_it) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *www = e2e_path("%s/dash", s.dir);
+  e2e_server_t srv;
+  if (!start(&s, www, 0, NULL, &srv)) {
+    free(www);
+    e2e_scratch_free(&s);
+    return;
+  }
+  char *py = e2e_path("%s/probe.py", s.dir), *out = e2e_path("%s/probe.txt", s.dir);
+  e2e_write(py, probe_py);
+  char cmd[4096];
+  snprintf(cmd, sizeof(cmd), "'%s' '%s' %d d4sh-t0ken '%s' > '%s' 2>&1", tq_test_python(), py,
+           srv.port, www, out);
+  int rc = system(cmd);
+  char *text = e2e_read(out);
+  ck_assert_msg(rc == 0, "scripts/dashboard-server:\n%s", text);
+  ck_assert_ptr_nonnull(strstr(text, "ok 15 refusals"));
+  free(text);
+  e2e_server_stop(&srv);
+  free(py);
+  free(out);
+  free(www);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
+/* A batch the dashboard refuses (400 and its detail): the run says so, names the detail, keeps
+ * the tests, and `torq-test upload` sends them once the server takes them. */
+START_TEST(a_refused_batch_is_named_with_its_detail_and_kept_for_torq_test_upload) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *www = e2e_path("%s/dash", s.dir);
+  e2e_server_t srv;
+  if (!start(&s, www, 0, (const char *const[]){"--fail", "1", "--code", "400", NULL}, &srv)) {
+    free(www);
+    e2e_scratch_free(&s);
+    return;
+  }
+  char *suite = write_suite(&s);
+  env_t env;
+  dashboard_env(&env, srv.port);
+  e2e_proc_t p;
+  e2e_run(&s, e2e_top(), env.v, (const char *const[]){suite, NULL}, &p);
+  ck_assert_msg(p.exit_code == 1, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
+  ck_assert_msg(strstr(p.err, "not sent to torq-dashboard+http://127.0.0.1:") != NULL, "%s", p.err);
+  ck_assert_msg(strstr(p.err, "HTTP 400") && strstr(p.err, "try later"), "%s", p.err);
+  char *run = run_of(&p);
+  char *log_path = e2e_path("%s/upload/log", run);
+  char *log = e2e_read(log_path);
+  ck_assert_msg(log && strstr(log, "rejected, not retried"), "%s", log ? log : "(no log)");
+  free(log);
+  e2e_proc_t up;
+  e2e_run(&s, e2e_top(), env.v, (const char *const[]){"upload", run, NULL}, &up);
+  ck_assert_msg(up.exit_code == 0, "exit %d\n%s\n%s", up.exit_code, up.out, up.err);
+  e2e_server_stop(&srv);
+  check_server(&s, www, 8, 1, (const char *const[]){run, NULL});
+  free(log_path);
+  free(run);
+  free(suite);
+  free(www);
+  e2e_proc_free(&up);
+  e2e_proc_free(&p);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
 Suite *e2e_suite_dashboard(void) {
   Suite *s = suite_create("dashboard");
   TCase *tc = tcase_create("dashboard");
@@ -331,6 +490,8 @@ Suite *e2e_suite_dashboard(void) {
   tcase_add_test(tc, a_run_uploads_its_tests_in_batches_and_closes_the_session);
   tcase_add_test(tc, a_server_that_dies_mid_run_leaves_a_backlog_that_torq_test_upload_sends);
   tcase_add_test(tc, shards_upload_into_one_session_that_merge_closes_once);
+  tcase_add_test(tc, the_server_refuses_what_breaks_a_rule_and_keeps_nothing_of_it);
+  tcase_add_test(tc, a_refused_batch_is_named_with_its_detail_and_kept_for_torq_test_upload);
   suite_add_tcase(s, tc);
   return s;
 }
