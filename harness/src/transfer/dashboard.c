@@ -463,16 +463,7 @@ tqh__verdict_t tqh__dashboard_send_batch(tqh__pass_t *p, const char *const *ids,
     tq_buf_deinit(&key);
     tq_buf_deinit(&file);
   }
-  if (st) {
-    /* A local fault (memory, a file that cannot be read): the items stay for a later pass. */
-    char *text = tq_status_format(st, 0);
-    snprintf(p->report->last_error, sizeof(p->report->last_error), "%s: %s", what,
-             text ? text : "error");
-    tqh__upload_log(p, "%s: %s", what, text ? text : "error");
-    tq_free(text);
-    tq_status_free(st);
-    v = TQH__RETRY;
-  }
+  if (st) v = tqh__upload_local_fault(p, what, st);
   tq_buf_deinit(&b.tmp);
   tq_buf_deinit(&b.tmp2);
   tqh__zip_deinit(&b.zip);
@@ -511,15 +502,7 @@ tqh__verdict_t tqh__dashboard_complete(tqh__pass_t *p, unsigned long seq) {
                          "workflow_url", NULL, NULL, 0};
     if (!st) v = tqh__upload_send(p, &rq, what);
   }
-  if (st) {
-    char *text = tq_status_format(st, 0);
-    snprintf(p->report->last_error, sizeof(p->report->last_error), "%s: %s", what,
-             text ? text : "error");
-    tqh__upload_log(p, "%s: %s", what, text ? text : "error");
-    tq_free(text);
-    tq_status_free(st);
-    v = TQH__RETRY;
-  }
+  if (st) v = tqh__upload_local_fault(p, what, st);
   tq_buf_deinit(&url);
   tq_buf_deinit(&key);
   tq_arena_deinit(&arena);

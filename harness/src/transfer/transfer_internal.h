@@ -94,6 +94,10 @@ tqh__verdict_t tqh__upload_send(tqh__pass_t *p, tqh__request_t *rq, const char *
 /* A line "TIME TEXT" in RUN_DIR/upload/log (never the token). */
 void tqh__upload_log(tqh__pass_t *p, const char *fmt, ...) TQ_PRINTF(2, 3);
 
+/* A local fault while preparing `what` (memory, a file that cannot be read): recorded as the
+ * pass's last error and logged; `st` is freed. The items stay for a later pass: TQH__RETRY. */
+tqh__verdict_t tqh__upload_local_fault(tqh__pass_t *p, const char *what, tq_status_t st);
+
 /* ---- The Torq dashboard (dashboard.c) -------------------------------------------------------- */
 
 /* RUN_DIR/upload/session.json: what the batches of this run share (the workflow_url and the

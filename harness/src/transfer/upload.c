@@ -378,16 +378,7 @@ static tqh__verdict_t send_item(tqh__pass_t *p, const item_t *it) {
     if (!st) v = tqh__upload_send(p, &frq, part);
   }
 done:
-  if (st) {
-    /* A local fault (memory, a file that cannot be read): the item stays for a later pass. */
-    char *text = tq_status_format(st, 0);
-    snprintf(p->report->last_error, sizeof(p->report->last_error), "%s: %s", what,
-             text ? text : "error");
-    tqh__upload_log(p, "%s: %s", what, text ? text : "error");
-    tq_free(text);
-    tq_status_free(st);
-    v = TQH__RETRY;
-  }
+  if (st) v = tqh__upload_local_fault(p, what, st);
   tq_buf_deinit(&url);
   tq_buf_deinit(&key);
   tq_buf_deinit(&body);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "torq/base/alloc.h"
 #include "torq/harness/process.h"
 #include "transfer_internal.h"
 
@@ -158,6 +159,16 @@ void tqh__upload_log(tqh__pass_t *p, const char *fmt, ...) {
   for (char *c = text; *c; c++)
     if (*c == '\n') *c = ' ';
   tq_status_free(tqh__upload_outbox_append(p->run_dir, "log", text));
+}
+
+tqh__verdict_t tqh__upload_local_fault(tqh__pass_t *p, const char *what, tq_status_t st) {
+  char *text = tq_status_format(st, 0);
+  snprintf(p->report->last_error, sizeof(p->report->last_error), "%s: %s", what,
+           text ? text : "error");
+  tqh__upload_log(p, "%s: %s", what, text ? text : "error");
+  tq_free(text);
+  tq_status_free(st);
+  return TQH__RETRY;
 }
 
 tqh__verdict_t tqh__upload_send(tqh__pass_t *p, tqh__request_t *rq, const char *what) {
