@@ -44,12 +44,12 @@ static const combo_t avg_pool_combos[] = {
 /* matmul: TOSA 1.0 gives i8 -> i32, i16 -> i48, f16 -> f16 or f32, bf16 -> f32, f32 -> f32.
  * The corpus also has i8 x i8 -> i16, i16 x i16 -> i16 and bf16 x bf16 -> bf16 (REFERENCE.md:
  * matmul-notile, matmul-in-int8-out-int16-*, matmul-in-int16-out-int16, disable-matmul-bf16*),
- * which are not valid TOSA 1.0 but which MLIR 22 accepts; they are accepted here and accumulate
- * in the result type, as MLIR's own lowering does. */
+ * and Torq models have i16 x i16 -> i32: not valid TOSA 1.0, but MLIR 22 verifies them; they are
+ * accepted here and accumulate in the result type (wrapping), as MLIR's own lowering does. */
 /* clang-format off */
 static const combo_t matmul_combos[] = {
     {TQC_E_I8, TQC_E_I8, TQC_E_OTHER, E(I32) | E(I16)},
-    {TQC_E_I16, TQC_E_I16, TQC_E_OTHER, E(I48) | E(I16)},
+    {TQC_E_I16, TQC_E_I16, TQC_E_OTHER, E(I48) | E(I32) | E(I16)},
     {TQC_E_F16, TQC_E_F16, TQC_E_OTHER, E(F16) | E(F32)},
     {TQC_E_BF16, TQC_E_BF16, TQC_E_OTHER, E(F32) | E(BF16)},
     {TQC_E_F32, TQC_E_F32, TQC_E_OTHER, E(F32)},

@@ -48,7 +48,8 @@
  * - table i16: the slope between entries is not checked against int16 (int32 arithmetic).
  * - gather/scatter indices out of range are TQ_INVALID_ARGUMENT; scatter with a repeated index
  *   keeps the last write; intdiv by zero is TQ_INVALID_ARGUMENT.
- * - matmul with the non-TOSA combinations i8xi8->i16, i16xi16->i16 (wrapping at 16 bits) and
+ * - matmul with the non-TOSA combinations i8xi8->i16, i16xi16->i16 (wrapping at 16 bits),
+ *   i16xi16->i32 (wrapping at 32 bits) and
  *   bf16xbf16->bf16 accumulates in the output type, as MLIR's linalg lowering does: for bf16
  *   and f16 outputs every product and every partial sum is rounded to the output type, in
  *   order of the reduction index.
