@@ -4,6 +4,7 @@
 #   make                      build everything into build/ (tools in build/bin)
 #   make run                  the main job
 #   make check                every Check test binary
+#   make check-oracle         the oracle tests on ORACLE_SEEDS (4) input sets per model
 #   make check-skips          a missing test prerequisite fails under CI, is a counted skip without
 #   make check SANITIZE=address,undefined
 #   make valgrind             the tests under valgrind (CK_FORK=no)
@@ -124,7 +125,7 @@ $(BUILD)/lib/%.a:
 	rm -f $@
 	ar rcs $@ $^
 
-.PHONY: all run check check-skips valgrind fuzz bench golden tidy format clean help
+.PHONY: all run check check-oracle check-skips valgrind fuzz bench golden tidy format clean help
 all: $(LIBS) $(TOOLS) $(TEST_BINS)
 
 # The main job: the smoke suite on the simulator (torq-test), ending with the summary and the
@@ -139,7 +140,11 @@ run: $(TOOLS)
 # and the version have one owner (scripts/check-one-owner), and each of its rules catches a
 # second definition (--self-test).
 SKIP_LOG := $(BUILD)/skipped.txt
-TEST_ENV = TORQ_TOP=$(TOP) TORQ_BIN=$(TOP)/$(BIN) TORQ_SKIP_LOG=$(TOP)/$(SKIP_LOG)
+# The oracle tests' cache of MLIR 22's answers (runtime/tests/oracle.h): one folder for every
+# flavour, so that the sanitizer pass finds what the plain pass asked.
+ORACLE_CACHE := $(TOP)/build/oracle-cache
+TEST_ENV = TORQ_TOP=$(TOP) TORQ_BIN=$(TOP)/$(BIN) TORQ_SKIP_LOG=$(TOP)/$(SKIP_LOG) \
+  TORQ_ORACLE_CACHE=$(ORACLE_CACHE)
 print_skips = awk -F': ' '{ k = $$1 ": " $$2; if (!(k in seen)) { seen[k] = 1; n++ } \
     if (!($$0 in times)) line[++lines] = $$0; times[$$0]++ } \
   END { if (!NR) { print "== no test skipped"; exit } print "== " n " tests skipped:"; \
@@ -156,6 +161,14 @@ check: $(TOOLS) $(TEST_BINS)
 # path, fail under CI=true and are counted skips without CI (scripts/check-skips; ~15 s).
 check-skips: $(TOOLS) $(TEST_BINS) $(TEST_MODULES)
 	scripts/check-skips $(BUILD)
+
+# The oracle's larger sweep: the oracle tests (runtime-tests, suite oracle) on ORACLE_SEEDS input
+# sets per model instead of make check's one; the cache keeps every set's answers.
+ORACLE_SEEDS ?= 4
+check-oracle: $(TOOLS) $(TEST_BINS)
+	@mkdir -p $(BUILD); : >$(SKIP_LOG); rc=0; \
+	$(TEST_ENV) TORQ_ORACLE_SEEDS=$(ORACLE_SEEDS) CK_RUN_SUITE=oracle $(BUILD)/tests/runtime-tests || rc=1; \
+	$(print_skips); exit $$rc
 
 VALGRIND := valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
             --errors-for-leak-kinds=definite,indirect

@@ -14,5 +14,6 @@ int main(void) {
   srunner_add_suite(sr, profile_suite());
   srunner_add_suite(sr, tool_suite());
   srunner_add_suite(sr, corpus_e2e_suite());
+  srunner_add_suite(sr, oracle_suite());
   return tq_test_run(sr); /* runs, then prints the skips */
 }

@@ -13,5 +13,6 @@ Suite *session_suite(void);
 Suite *profile_suite(void);
 Suite *tool_suite(void);
 Suite *corpus_e2e_suite(void);
+Suite *oracle_suite(void);
 
 #endif

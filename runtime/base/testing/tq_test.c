@@ -373,3 +373,39 @@ const char *tq_test__corpus(const char *file, int line) {
                    "$TORQ_TESTDATA to the folder that holds tosa_ops/");
   return NULL;
 }
+
+const char *tq_test__mlir_oracle(const char *file, int line) {
+  static char script[PATH_MAX];
+  const char *llvm = getenv("MLIR_ORACLE_LLVM");
+  if (!llvm || !*llvm) llvm = "/usr/lib/llvm-22";
+  static const char *const tools[] = {"mlir-opt", "mlir-runner"};
+  char what[PATH_MAX + 256];
+  for (size_t i = 0; i < 2; i++) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%.*s/bin/%s", PATH_MAX - 32, llvm, tools[i]);
+    if (is_executable_file(path)) continue;
+    snprintf(what, sizeof(what),
+             "%s (the MLIR oracle runs it): %s is not an executable (set $MLIR_ORACLE_LLVM to "
+             "the LLVM 22 folder)",
+             tools[i], path);
+    tq_test__missing(file, line, what,
+                     "apt-get install mlir-22-tools (scripts/install-test-tools)");
+    return NULL;
+  }
+  if (!tq_test__python_module(file, line, "numpy", "python3-numpy (scripts/install-test-tools)"))
+    return NULL;
+  const char *env = getenv("TORQ_MLIR_ORACLE");
+  if (env && *env)
+    snprintf(script, sizeof(script), "%s", env);
+  else
+    snprintf(script, sizeof(script), "%.*s/../tools/mlir_oracle.py", PATH_MAX - 32,
+             tq_test_testdata());
+  struct stat st;
+  if (stat(script, &st) == 0 && S_ISREG(st.st_mode) && access(script, R_OK) == 0) return script;
+  snprintf(what, sizeof(what), "the MLIR oracle: %s is not there%s", script,
+           env && *env ? " (from $TORQ_MLIR_ORACLE)" : " (set $TORQ_MLIR_ORACLE to use another)");
+  tq_test__missing(file, line, what,
+                   "put the shared tools beside the repository (../shared/tools/mlir_oracle.py) "
+                   "or set $TORQ_MLIR_ORACLE to the script");
+  return NULL;
+}

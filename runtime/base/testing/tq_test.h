@@ -80,6 +80,13 @@ const char *tq_test_which(const char *env, const char *fallback);
  * repository, ../shared/testdata), when it holds at least one *.mlir model. */
 #define tq_test_corpus() tq_test__corpus(__FILE__, __LINE__)
 
+/* The independent TOSA oracle the oracle tests run: the script $TORQ_MLIR_ORACLE, else
+ * <testdata>/../tools/mlir_oracle.py (the shared tools beside the shared test data), with what it
+ * needs: a Python 3 that imports numpy (Debian python3-numpy) and mlir-opt and mlir-runner in
+ * $MLIR_ORACLE_LLVM/bin (default /usr/lib/llvm-22, Debian mlir-22-tools). Returns the script's
+ * path (static storage); the Python is tq_test_python()'s. */
+#define tq_test_mlir_oracle() tq_test__mlir_oracle(__FILE__, __LINE__)
+
 /* ---- Paths of this repository (never a skip) ------------------------------------------------ */
 
 /* The repository's top folder: $TORQ_TOP, else the folder above the test binary (or the working
@@ -104,6 +111,7 @@ const char *tq_test__tool(const char *file, int line, const char *env, const cha
 const char *tq_test__python_module(const char *file, int line, const char *module,
                                    const char *package);
 const char *tq_test__corpus(const char *file, int line);
+const char *tq_test__mlir_oracle(const char *file, int line);
 const char *tq_test__own_tool(const char *file, int line, const char *name);
 
 #endif
