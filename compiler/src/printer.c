@@ -1,7 +1,8 @@
 /* The generic-form printer. Output follows mlir-opt --mlir-print-op-generic
- * --mlir-print-debuginfo --mlir-print-local-scope: values renumbered per isolated region (%N for
- * op results and %argN for entry block arguments), locations inline, dense literals over 100
- * elements as hex. Floats print in the shortest of MLIR's forms that reads back to the same bits.
+ * --mlir-print-debuginfo --mlir-print-local-scope: values renumbered as MLIR does (%N for op
+ * results and %argN for entry block arguments; number_regions), locations inline, dense literals
+ * over 100 elements as hex. Floats print in the shortest of MLIR's forms that reads back to the
+ * same bits.
  */
 #include <math.h>
 #include <stdio.h>
@@ -299,13 +300,21 @@ static void print_dense(printer_t *pr, const tqc_attr_t *a) {
   print_type(pr, type);
 }
 
+static void print_attr_in(printer_t *pr, const tqc_attr_t *a, int in_array);
+
 static void print_attr(printer_t *pr, const tqc_attr_t *a) {
+  print_attr_in(pr, a, 0);
+}
+
+/* `in_array`: an element of an array attribute. */
+static void print_attr_in(printer_t *pr, const tqc_attr_t *a, int in_array) {
   switch (a->kind) {
   case TQC_ATTR_INTEGER: {
     const tqc_type_t *t = a->integer.type;
     print_scalar(pr, t, (uint64_t)a->integer.value);
-    /* MLIR leaves out the type of i64 integers. */
-    if (!(t->kind == TQC_TYPE_INTEGER && t->integer.width == 64 &&
+    /* MLIR leaves out the type of an i64 integer in an array ([3, 4]), not elsewhere
+     * (predicate = 2 : i64). */
+    if (!(in_array && t->kind == TQC_TYPE_INTEGER && t->integer.width == 64 &&
           t->integer.signedness == TQC_SIGNLESS)) {
       puts_(pr, " : ");
       print_type(pr, t);
@@ -326,7 +335,7 @@ static void print_attr(printer_t *pr, const tqc_attr_t *a) {
     puts_(pr, "[");
     for (size_t i = 0; i < a->array.count; i++) {
       if (i) puts_(pr, ", ");
-      print_attr(pr, a->array.items[i]);
+      print_attr_in(pr, a->array.items[i], 1);
     }
     puts_(pr, "]");
     break;
@@ -426,15 +435,15 @@ static void print_loc(printer_t *pr, const tqc_loc_t *l) {
 
 /* ---- Names ---------------------------------------------------------------------------------- */
 
+/* MLIR's numbering in generic form (which prints unique SSA ids): one counter of values and one
+ * of entry-block arguments for the whole module. A region's values are numbered (its entry
+ * block's arguments as %argN, other block arguments and op results as %N) before the regions
+ * nested in its ops, and those are taken from a stack: the last op's regions first. */
 typedef struct counters_s {
   size_t arg, value;
 } counters_t;
 
-static int op_is_isolated(const tqc_op_t *op) {
-  return tqc_op_is(op, "func.func") || tqc_op_is(op, "builtin.module");
-}
-
-static void number_region(printer_t *pr, const tqc_region_t *r, counters_t *c) {
+static void number_one(printer_t *pr, const tqc_region_t *r, counters_t *c) {
   for (size_t b = 0; b < r->num_blocks; b++) {
     const tqc_block_t *blk = r->blocks[b];
     for (size_t i = 0; i < blk->num_args; i++) {
@@ -443,23 +452,44 @@ static void number_region(printer_t *pr, const tqc_region_t *r, counters_t *c) {
       pr->num[id] = b == 0 ? c->arg++ : c->value++;
     }
     for (const tqc_op_t *op = blk->first; op; op = op->next) {
-      if (op->num_results > 0) {
-        size_t n = c->value++;
-        for (size_t i = 0; i < op->num_results; i++) {
-          pr->arg[op->results[i]->id] = 2;
-          pr->num[op->results[i]->id] = n;
-        }
+      if (op->num_results == 0) continue;
+      size_t n = c->value++;
+      for (size_t i = 0; i < op->num_results; i++) {
+        pr->arg[op->results[i]->id] = 2;
+        pr->num[op->results[i]->id] = n;
       }
-      for (size_t i = 0; i < op->num_regions; i++) {
-        if (op_is_isolated(op)) {
-          counters_t inner = {0, 0};
-          number_region(pr, &op->regions[i], &inner);
-        } else {
-          number_region(pr, &op->regions[i], c);
+    }
+  }
+}
+
+static int number_regions(printer_t *pr, const tqc_op_t *top) {
+  size_t cap = 16, n = 0;
+  const tqc_region_t **stack = tq_malloc(cap * sizeof(*stack));
+  if (!stack) return 0;
+  for (size_t i = 0; i < top->num_regions; i++) stack[n++] = &top->regions[i];
+  counters_t c = {0, 0};
+  while (n > 0) {
+    const tqc_region_t *r = stack[--n];
+    number_one(pr, r, &c);
+    for (size_t b = 0; b < r->num_blocks; b++) {
+      for (const tqc_op_t *op = r->blocks[b]->first; op; op = op->next) {
+        for (size_t i = 0; i < op->num_regions; i++) {
+          if (n == cap) {
+            const tqc_region_t **more = tq_realloc(stack, 2 * cap * sizeof(*stack));
+            if (!more) {
+              tq_free(stack);
+              return 0;
+            }
+            stack = more;
+            cap *= 2;
+          }
+          stack[n++] = &op->regions[i];
         }
       }
     }
   }
+  tq_free(stack);
+  return 1;
 }
 
 static void print_value(printer_t *pr, const tqc_value_t *v) {
@@ -615,8 +645,11 @@ tq_status_t tqc_module_print(const tqc_module_t *module, tq_buf_t *out) {
     return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory printing %s", module->path);
   }
   const tqc_op_t *top = module->op;
-  counters_t c = {0, 0};
-  for (size_t i = 0; i < top->num_regions; i++) number_region(&pr, &top->regions[i], &c);
+  if (!number_regions(&pr, top)) {
+    tq_free(pr.num);
+    tq_free(pr.arg);
+    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory printing %s", module->path);
+  }
   print_op(&pr, top, 0);
   if (module->metadata.len) {
     puts_(&pr, "\n");
