@@ -3,6 +3,7 @@
  * its operand and result buffers (shape operands as INDEX constants) and its attributes. */
 #include <string.h>
 
+#include "linalg_internal.h"
 #include "lower_internal.h"
 #include "print_internal.h"
 #include "torq/base/alloc.h"
@@ -213,6 +214,24 @@ static tq_status_t convert_attr(tqc_lower_t *L, const tqc_named_attr_t *na, Torq
   return NULL;
 }
 
+/* A scalar operand (linalg.fill's value) as a rank-0 constant buffer: it must come from a scalar
+ * arith.constant. */
+static tq_status_t scalar_buffer(tqc_lower_t *L, const tqc_op_t *op, size_t i, uint32_t *out_id) {
+  const tqc_value_t *v = op->operands[i];
+  const tqc_attr_t *a =
+      v->def && tqc_op_is(v->def, "arith.constant") ? tqc_op_attr(v->def, "value") : NULL;
+  Torq__ElementType et = tqc__element_type(v->type);
+  size_t size = tqc_type_storage_size(v->type);
+  uint8_t bytes[8] = {0};
+  if (!a || et == TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED || size == 0 || size > 8)
+    return tqc__op_error(L, op, "scalar operand %zu is not a constant of a supported type", i);
+  uint64_t bits = a->kind == TQC_ATTR_FLOAT  ? a->flt.bits
+                  : a->kind == TQC_ATTR_BOOL ? (uint64_t)(a->boolean != 0)
+                                             : (uint64_t)a->integer.value;
+  for (size_t k = 0; k < size; k++) bytes[k] = (uint8_t)(bits >> (8 * k));
+  return tqc__new_constant(L, et, NULL, 0, bytes, size, out_id);
+}
+
 tq_status_t tqc__lower_host(tqc_lower_t *L, const tqc_op_t *op) {
   Torq__HostProgram *hp = tq_arena_alloc(L->arena, sizeof(*hp));
   if (!hp) return TQC_OOM("while lowering");
@@ -223,7 +242,16 @@ tq_status_t tqc__lower_host(tqc_lower_t *L, const tqc_op_t *op) {
   hp->location = (char *)tqc__op_location(L, op);
   hp->operand_buffers = tq_arena_calloc(L->arena, op->num_operands + 1, sizeof(uint32_t));
   hp->result_buffers = tq_arena_calloc(L->arena, op->num_results + 1, sizeof(uint32_t));
-  size_t na = op->properties.count + op->attributes.count;
+  tqc_named_attr_t *extra = NULL; /* a linalg op's semantics for the reference interpreter */
+  size_t n_extra = 0;
+  tq_status_t st = tqc__linalg_attrs(L->arena, op, &extra, &n_extra);
+  if (st) {
+    tq_status_t located =
+        tqc__op_error(L, op, "%.*s: %s", (int)op->name.len, op->name.data, tq_status_message(st));
+    tq_status_free(st);
+    return located;
+  }
+  size_t na = op->properties.count + op->attributes.count + n_extra;
   hp->attributes = tq_arena_calloc(L->arena, na + 1, sizeof(Torq__Attribute *));
   if (!hp->op || !hp->operand_buffers || !hp->result_buffers || !hp->attributes)
     return TQC_OOM("while lowering");
@@ -231,6 +259,10 @@ tq_status_t tqc__lower_host(tqc_lower_t *L, const tqc_op_t *op) {
     const tqc_value_t *v = op->operands[i];
     if (v->type && v->type->kind == TQC_TYPE_SHAPE && !tqc_value_const_dense(v))
       return tqc__op_error(L, op, "shape operand %zu is not a tosa.const_shape", i);
+    if (tqc_type_is_scalar(v->type)) {
+      TQ_TRY(scalar_buffer(L, op, i, &hp->operand_buffers[i]));
+      continue;
+    }
     TQ_TRY(tqc__value_buffer(L, v, &hp->operand_buffers[i]));
   }
   hp->n_operand_buffers = op->num_operands;
@@ -241,6 +273,8 @@ tq_status_t tqc__lower_host(tqc_lower_t *L, const tqc_op_t *op) {
   for (int d = 0; d < 2; d++)
     for (size_t i = 0; i < dicts[d]->count; i++)
       TQ_TRY(convert_attr(L, &dicts[d]->entries[i], &hp->attributes[hp->n_attributes++]));
+  for (size_t i = 0; i < n_extra; i++)
+    TQ_TRY(convert_attr(L, &extra[i], &hp->attributes[hp->n_attributes++]));
   char **names = tqc__op_names(L, &op, 1);
   if (!names || !tqc__ptrvec_push(L->arena, &L->hosts, hp) ||
       !tqc__ptrvec_push(L->arena, &L->host_ops, names))

@@ -592,8 +592,7 @@ tq_status_t tqc__dict_finish(tqc_parser_t *p, tqc_named_attr_t *entries, size_t 
   return NULL;
 }
 
-/* The enum keyword forms of custom-form TOSA ops, with the dialect attribute MLIR 22 makes. */
-static const char *enum_attr_name(tq_sv_t key) {
+const char *tqc__enum_attr_name(tq_sv_t key) {
   if (tq_sv_eq_cstr(key, "rounding_mode")) return "tosa.rounding_mode";
   if (tq_sv_eq_cstr(key, "mode")) return "tosa.resize_mode";
   if (tq_sv_eq_cstr(key, "nan_mode")) return "tosa.nan_mode";
@@ -629,7 +628,7 @@ tq_status_t tqc__parse_dict(tqc_parser_t *p, const char *enum_op, tqc_dict_t *ou
       if (st) break;
       tqc__advance(p);
       if (tqc__accept(p, TQC_TOK_EQUAL)) {
-        const char *en = enum_op ? enum_attr_name(e.name) : NULL;
+        const char *en = enum_op ? tqc__enum_attr_name(e.name) : NULL;
         if (en && tqc__is(p, TQC_TOK_BARE_ID) && !is_attr_keyword(p)) {
           e.value = tqc__make_dialect_attr(p, en, tq_sv(p->tok.text, p->tok.len));
           if (!e.value) st = tqc__nomem(p);

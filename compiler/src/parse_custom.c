@@ -1,5 +1,6 @@
 /* Custom op forms the corpus uses: module, func.func, return, arith.constant, the default TOSA
- * form `tosa.op %a, %b {attrs} : (T, T) -> T`, and tensor.extract_slice. Each builds the same IR
+ * form `tosa.op %a, %b {attrs} : (T, T) -> T`, and tensor.extract_slice; the linalg ones are in
+ * parse_linalg.c. Each builds the same IR
  * as the generic form MLIR 22 prints for it (checked against mlir-opt --mlir-print-op-generic). */
 #include <string.h>
 
@@ -53,6 +54,10 @@ static const inherent_t inherent[] = {
     {"tosa.variable_write", {"name"}},
     {"tensor.extract_slice",
      {"static_offsets", "static_sizes", "static_strides", "operandSegmentSizes"}},
+    {"linalg.generic",
+     {"indexing_maps", "iterator_types", "doc", "library_call", "operandSegmentSizes"}},
+    {"linalg.matmul", {"indexing_maps", "cast", "operandSegmentSizes"}},
+    {"linalg.fill", {"operandSegmentSizes"}},
 };
 
 /* Ops whose nan_mode property MLIR fills in with PROPAGATE when it is not written. */
@@ -110,7 +115,76 @@ tq_status_t tqc__split_inherent(tqc_parser_t *p, tqc_op_t *op, tqc_dict_t dict) 
 
 static tq_status_t add_module_block(tqc_parser_t *p, tqc_op_t *op);
 
+/* ---- Older spellings -------------------------------------------------------------------------
+ * Models written for older MLIR releases spell some TOSA attributes differently. They are
+ * normalised on read to MLIR 22's form, so that the IR (and its printed form, which mlir-opt-22
+ * must accept) is the same as for the current spelling:
+ *   - an enum attribute as a string, rounding_mode = "DOUBLE_ROUND" (nan_mode = "PROPAGATE",
+ *     mode = "BILINEAR"): MLIR 20 and 21 had them as string attributes; MLIR 22 has the dialect
+ *     enums #tosa.rounding_mode<DOUBLE_ROUND>, #tosa.nan_mode<...>, #tosa.resize_mode<...>;
+ *   - rescale's boolean double_round (MLIR 19 and 20): rounding_mode DOUBLE_ROUND or
+ *     SINGLE_ROUND, unless a rounding_mode is written too.
+ * A string that is not an enum spelling (upper-case letters and '_') is left for the TOSA
+ * checker to reject. */
+
+static int is_enum_spelling(tq_sv_t s) {
+  if (s.len == 0) return 0;
+  for (size_t i = 0; i < s.len; i++)
+    if (!((s.data[i] >= 'A' && s.data[i] <= 'Z') || s.data[i] == '_')) return 0;
+  return 1;
+}
+
+/* `dict` with string-valued enum attributes made dialect attributes; the entry named `drop`
+ * (when not NULL) removed and stored in *out_dropped. */
+static tq_status_t normalise_dict(tqc_parser_t *p, tqc_dict_t *dict, const char *drop,
+                                  const tqc_attr_t **out_dropped) {
+  size_t changes = 0;
+  for (size_t i = 0; i < dict->count; i++) {
+    const tqc_named_attr_t *e = &dict->entries[i];
+    if (drop && tq_sv_eq_cstr(e->name, drop)) changes++;
+    if (e->value->kind == TQC_ATTR_STRING && tqc__enum_attr_name(e->name) &&
+        is_enum_spelling(e->value->string))
+      changes++;
+  }
+  if (!changes) return NULL;
+  tqc_named_attr_t *out = tqc__calloc(p, dict->count ? dict->count : 1, sizeof(*out));
+  if (!out) return tqc__nomem(p);
+  size_t n = 0;
+  for (size_t i = 0; i < dict->count; i++) {
+    tqc_named_attr_t e = dict->entries[i];
+    if (drop && tq_sv_eq_cstr(e.name, drop)) {
+      *out_dropped = e.value;
+      continue;
+    }
+    const char *dialect = tqc__enum_attr_name(e.name);
+    if (e.value->kind == TQC_ATTR_STRING && dialect && is_enum_spelling(e.value->string)) {
+      e.value = tqc__make_dialect_attr(p, dialect, e.value->string);
+      if (!e.value) return tqc__nomem(p);
+    }
+    out[n++] = e;
+  }
+  dict->entries = out;
+  dict->count = n;
+  return NULL;
+}
+
+static tq_status_t normalise_old_spellings(tqc_parser_t *p, tqc_op_t *op) {
+  if (!tq_sv_starts_with(op->name, "tosa.")) return NULL;
+  const char *drop = tq_sv_eq_cstr(op->name, "tosa.rescale") ? "double_round" : NULL;
+  const tqc_attr_t *double_round = NULL;
+  TQ_TRY(normalise_dict(p, &op->properties, drop, &double_round));
+  TQ_TRY(normalise_dict(p, &op->attributes, drop, &double_round));
+  if (!double_round || tqc_op_attr(op, "rounding_mode")) return NULL;
+  int on = double_round->kind == TQC_ATTR_BOOL && double_round->boolean;
+  tqc_named_attr_t e = {tq_sv_cstr("rounding_mode"),
+                        tqc__make_dialect_attr(p, "tosa.rounding_mode",
+                                               tq_sv_cstr(on ? "DOUBLE_ROUND" : "SINGLE_ROUND"))};
+  if (!e.value) return tqc__nomem(p);
+  return dict_add(p, &op->properties, &e, 1);
+}
+
 tq_status_t tqc__add_default_attrs(tqc_parser_t *p, tqc_op_t *op) {
+  TQ_TRY(normalise_old_spellings(p, op));
   /* A module always has its one block, also when written `module {}`. */
   if (tq_sv_eq_cstr(op->name, "builtin.module") && op->num_regions == 1) {
     TQ_TRY(add_module_block(p, op));
@@ -460,6 +534,7 @@ tq_status_t tqc__parse_custom_op(tqc_parser_t *p, tqc_op_t **out) {
   tq_sv_t name = tq_sv(p->tok.text, p->tok.len);
   tqc_srcpos_t pos = {p->tok.line, p->tok.col};
   const char *full = NULL;
+  int linalg = 0;
   if (tq_sv_eq_cstr(name, "module") || tq_sv_eq_cstr(name, "builtin.module")) {
     full = "builtin.module";
   } else if (tq_sv_eq_cstr(name, "func.func")) {
@@ -472,6 +547,8 @@ tq_status_t tqc__parse_custom_op(tqc_parser_t *p, tqc_op_t **out) {
     full = "tensor.extract_slice";
   } else if (tq_sv_starts_with(name, "tosa.")) {
     full = NULL;
+  } else if ((full = tqc__linalg_form_name(name))) {
+    linalg = 1;
   } else {
     return tqc__error(p, "custom assembly form of '%.*s' is not supported; write it in the "
                          "generic form (\"%.*s\"(...) : (...) -> ...)",
@@ -489,7 +566,9 @@ tq_status_t tqc__parse_custom_op(tqc_parser_t *p, tqc_op_t **out) {
   }
   if (!op || !op->name.data) return tqc__nomem(p);
   tqc__advance(p);
-  if (!full) {
+  if (linalg) {
+    TQ_TRY(tqc__parse_linalg_form(p, op));
+  } else if (!full) {
     TQ_TRY(parse_tosa(p, op));
   } else if (!strcmp(full, "builtin.module")) {
     TQ_TRY(parse_module(p, op));

@@ -1,5 +1,6 @@
 /* The parser's shared state and helpers (private to compiler/src). The parser is split by
- * concept: parser.c (module, ops, regions, names), parse_custom.c (custom op forms),
+ * concept: parser.c (module, ops, regions, names), parse_custom.c and parse_linalg.c (custom op
+ * forms),
  * parse_type.c, parse_attr.c (attributes and dense literals), parse_loc.c (locations). */
 #ifndef TORQ_COMPILER_PARSER_INTERNAL_H
 #define TORQ_COMPILER_PARSER_INTERNAL_H
@@ -146,6 +147,10 @@ tq_status_t tqc__scan_balanced(tqc_parser_t *p, size_t *out_end) TQ_MUST_USE;
  * (rounding_mode = DOUBLE_ROUND) become dialect attributes. */
 tq_status_t tqc__parse_attr(tqc_parser_t *p, const tqc_attr_t **out) TQ_MUST_USE;
 tq_status_t tqc__parse_dict(tqc_parser_t *p, const char *enum_op, tqc_dict_t *out) TQ_MUST_USE;
+/* The enum attributes of TOSA ops by key, with the dialect attribute MLIR 22 makes of them:
+ * rounding_mode -> "tosa.rounding_mode", mode -> "tosa.resize_mode", nan_mode ->
+ * "tosa.nan_mode"; NULL for any other key. */
+const char *tqc__enum_attr_name(tq_sv_t key);
 /* Sorts by name and rejects duplicates (reported at `at`). */
 tq_status_t tqc__dict_finish(tqc_parser_t *p, tqc_named_attr_t *entries, size_t count,
                              tqc_srcpos_t at, tqc_dict_t *out) TQ_MUST_USE;
@@ -206,6 +211,11 @@ tq_status_t tqc__set_operands(tqc_parser_t *p, tqc_op_t *op, const tqc_operand_r
 tq_status_t tqc__finish_op_types(tqc_parser_t *p, tqc_op_t *op, const tqc_type_t *fn) TQ_MUST_USE;
 /* Parses a custom-form op whose name is the current token. */
 tq_status_t tqc__parse_custom_op(tqc_parser_t *p, tqc_op_t **out) TQ_MUST_USE;
+/* parse_linalg.c: the canonical name of an op whose custom form it parses (tensor.empty,
+ * linalg.fill, linalg.matmul, linalg.generic, linalg.yield, the scalar arith and math ops of a
+ * linalg body), else NULL; and the parse of that form after the op's name. */
+const char *tqc__linalg_form_name(tq_sv_t name);
+tq_status_t tqc__parse_linalg_form(tqc_parser_t *p, tqc_op_t *op) TQ_MUST_USE;
 /* Splits a custom-form attribute dictionary into properties (inherent) and attributes, and adds
  * the defaults MLIR adds. */
 tq_status_t tqc__split_inherent(tqc_parser_t *p, tqc_op_t *op, tqc_dict_t dict) TQ_MUST_USE;

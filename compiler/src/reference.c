@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "linalg_internal.h"
 #include "lower_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/compiler/ir.h"
@@ -128,9 +129,29 @@ static tq_status_t new_tensor(const ref_spec_t *s, tqs_tensor_t **out) {
   return tqs_tensor_create(s->type, s->rank, s->dims, out);
 }
 
+/* A scalar arith.constant as a rank-0 tensor (linalg.fill's value). */
+static tq_status_t eval_scalar_const(ref_run_t *r, const tqc_op_t *op) {
+  const tqc_value_t *v = op->results[0];
+  const tqc_attr_t *a = tqc_op_attr(op, "value");
+  tqs_type_t type;
+  if (!a || !ref_elem(v->type, &type)) return unsupported_type(op, "result", 0);
+  tqs_tensor_t *t = NULL;
+  TQ_TRY(tqs_tensor_create(type, 0, NULL, &t));
+  if (a->kind == TQC_ATTR_FLOAT) {
+    size_t es = tqs_type_size(type);
+    for (size_t k = 0; k < es; k++) ((uint8_t *)t->data)[k] = (uint8_t)(a->flt.bits >> (8 * k));
+  } else {
+    tqs_tensor_set_i64(t, 0, a->kind == TQC_ATTR_BOOL ? a->boolean != 0 : a->integer.value);
+  }
+  r->own[v->id] = t;
+  r->vals[v->id] = t;
+  return NULL;
+}
+
 /* The tensor of a constant op (tosa.const, arith.constant, tosa.const_shape). */
 static tq_status_t eval_const(ref_run_t *r, const tqc_op_t *op) {
   const tqc_value_t *v = op->num_results == 1 ? op->results[0] : NULL;
+  if (v && tqc_type_is_scalar(v->type)) return eval_scalar_const(r, op);
   const tqc_attr_t *d = v ? tqc_value_const_dense(v) : NULL;
   ref_spec_t s;
   if (!d) return TQ_STATUS(TQ_UNIMPLEMENTED, "a constant needs one result and a dense attribute");
@@ -155,7 +176,10 @@ static tq_status_t eval_const(ref_run_t *r, const tqc_op_t *op) {
 /* Any other op: tqs_ref_run with its operands, new results and converted attributes. */
 static tq_status_t eval_op(ref_run_t *r, const tqc_op_t *op) {
   size_t n_in = op->num_operands, n_out = op->num_results;
-  size_t n_attrs = op->properties.count + op->attributes.count;
+  tqc_named_attr_t *extra = NULL; /* a linalg op's semantics for the interpreter */
+  size_t n_extra = 0;
+  TQ_TRY(tqc__linalg_attrs(&r->arena, op, &extra, &n_extra));
+  size_t n_attrs = op->properties.count + op->attributes.count + n_extra;
   const tqs_tensor_t **ins = tq_arena_calloc(&r->arena, n_in + 1, sizeof(*ins));
   tqs_tensor_t **outs = tq_arena_calloc(&r->arena, n_out + 1, sizeof(*outs));
   tqs_attr_t *attrs = tq_arena_calloc(&r->arena, n_attrs + 1, sizeof(*attrs));
@@ -182,6 +206,11 @@ static tq_status_t eval_op(ref_run_t *r, const tqc_op_t *op) {
       TQ_TRY(tqc__attr_to_ref(&r->arena, &dicts[dict]->entries[i], &attrs[k], &converted));
       k += converted != 0;
     }
+  }
+  for (size_t i = 0; i < n_extra; i++) {
+    int converted = 0;
+    TQ_TRY(tqc__attr_to_ref(&r->arena, &extra[i], &attrs[k], &converted));
+    k += converted != 0;
   }
   return tqs_ref_run(op->name.data, attrs, k, ins, n_in, outs, n_out);
 }

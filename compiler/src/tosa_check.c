@@ -4,6 +4,7 @@
  * shapes. */
 #include <string.h>
 
+#include "linalg_internal.h"
 #include "parser_internal.h"
 #include "tosa_internal.h"
 #include "torq/compiler/tosa.h"
@@ -121,7 +122,8 @@ static const op_rule_t *find_rule(tq_sv_t name) {
 }
 
 int tqc_tosa_is_known(const tqc_op_t *op) {
-  return find_rule(op->name) || tqc_op_is(op, "arith.constant") || tqc_op_is(op, "func.return");
+  return find_rule(op->name) || tqc_op_is(op, "arith.constant") || tqc_op_is(op, "func.return") ||
+         tqc__linalg_is_op(op);
 }
 
 /* ---- Checks every op shares ----------------------------------------------------------------- */
@@ -234,10 +236,35 @@ static tq_status_t check_arith_constant(const tqc_tosa_ctx_t *c) {
   return tqc__tosa_fail(c, "result type %s is not supported", tqc__tosa_type_text(t).s);
 }
 
+/* tensor.empty and the linalg structured ops: static tensors, and what the reference
+ * interpreter runs them by can be made (linalg.c). */
+static tq_status_t check_linalg(const tqc_tosa_ctx_t *c) {
+  const tqc_op_t *op = c->op;
+  TQ_TRY(check_static(c));
+  for (size_t i = 0; i < op->num_operands; i++) {
+    const tqc_type_t *t = op->operands[i]->type;
+    if (!t) return tqc__tosa_fail(c, "operand #%zu is undefined (run tqc_module_verify first)", i);
+    if (!tqc_type_is_scalar(t)) TQ_TRY(check_tensor(c, "operand", i, t));
+  }
+  for (size_t i = 0; i < op->num_results; i++)
+    TQ_TRY(check_tensor(c, "result", i, op->results[i]->type));
+  tq_arena_t arena;
+  tq_arena_init(&arena, 0, 0);
+  tqc_named_attr_t *attrs = NULL;
+  size_t n = 0;
+  tq_status_t st = tqc__linalg_attrs(&arena, op, &attrs, &n);
+  tq_arena_deinit(&arena);
+  if (!st) return NULL;
+  tq_status_t located = tqc__tosa_fail(c, "%s", tq_status_message(st));
+  tq_status_free(st);
+  return located;
+}
+
 static tq_status_t check_op(const tqc_module_t *m, const tqc_op_t *op) {
   tqc_tosa_ctx_t c = {m, op};
   if (tqc_op_is(op, "func.return")) return check_static(&c);
   if (tqc_op_is(op, "arith.constant")) return check_arith_constant(&c);
+  if (tqc__linalg_is_op(op)) return check_linalg(&c);
   const op_rule_t *rule = find_rule(op->name);
   if (!rule) {
     return tqc__diag(m->path, m->text, m->text_len, op->pos.line, op->pos.col,

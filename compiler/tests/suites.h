@@ -19,6 +19,7 @@
   X(bad_input) \
   X(trace_csv) \
   X(tosa_check) \
+  X(front_end) \
   X(compile) \
   X(golden) \
   X(npu_e2e)

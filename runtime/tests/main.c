@@ -14,6 +14,7 @@ int main(void) {
   srunner_add_suite(sr, profile_suite());
   srunner_add_suite(sr, tool_suite());
   srunner_add_suite(sr, corpus_e2e_suite());
+  srunner_add_suite(sr, host_linalg_suite());
   srunner_add_suite(sr, oracle_suite());
   return tq_test_run(sr); /* runs, then prints the skips */
 }

@@ -14,5 +14,6 @@ Suite *profile_suite(void);
 Suite *tool_suite(void);
 Suite *corpus_e2e_suite(void);
 Suite *oracle_suite(void);
+Suite *host_linalg_suite(void);
 
 #endif

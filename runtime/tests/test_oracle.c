@@ -8,9 +8,10 @@
  *   - floats within |ours - oracle| <= atol + rtol * |oracle| (table `tolerances` below), NaN
  *     only against NaN, an infinity only against the same infinity.
  *
- * Sets of models: the corpus ($TORQ_TESTDATA/tosa_ops) and the generated set
+ * Three sets of models: the corpus ($TORQ_TESTDATA/tosa_ops), the generated set
  * (runtime/tests/oracle/generate_models.py: every op whose arithmetic we compute, in every
- * element type the compiler accepts for it, with edge shapes). A model outside agreement
+ * element type the compiler accepts for it, with edge shapes) and the front-end models
+ * (compiler/tests/models: what MLIR 22 verifies and Torq models use). A model outside agreement
  * must be listed in runtime/tests/oracle/exceptions.txt with its reason, so that a new
  * disagreement fails, and a listed model that agrees fails too (the list stays true). Each
  * spec-undefined exception names the input range inside which TOSA defines the result; the
@@ -36,6 +37,7 @@
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/compiler/compile.h"
+#include "torq/compiler/ir.h"
 #include "torq/compiler/mlir.h"
 #include "torq/runtime/input.h"
 #include "torq/runtime/npy.h"
@@ -217,6 +219,7 @@ static exception_t *exception_find(exceptions_t *x, const char *model) {
 typedef struct model_s {
   char name[160]; /* "<set>/<file name without .mlir>" */
   char path[PATH_MAX];
+  char oracle_path[PATH_MAX]; /* what the oracle reads: the model, or our printed form of it */
   uint64_t seed;
   tqr_module_t *module;
   tqr_tensor_t *in[ORACLE_MAX_IO];
@@ -275,7 +278,7 @@ static int model_compile(model_t *m) {
   const Torq__Function *fn = tqr_module_proto(m->module)->function;
   m->n_in = fn->n_inputs;
   m->n_out = fn->n_outputs;
-  snprintf(m->job.model, sizeof(m->job.model), "%s", m->path);
+  snprintf(m->job.model, sizeof(m->job.model), "%s", m->oracle_path[0] ? m->oracle_path : m->path);
   if (m->n_in <= ORACLE_MAX_IO && m->n_out <= ORACLE_MAX_IO) return 1;
   snprintf(m->failure, sizeof(m->failure), "%zu inputs, %zu outputs: more than the test's %d",
            m->n_in, m->n_out, ORACLE_MAX_IO);
@@ -410,11 +413,25 @@ static double now(void) {
 
 static void remove_tree(const char *dir);
 
+/* Our printed form of the model at `path` (tqc_module_print: MLIR 22's generic form) in `out`. */
+static void print_model(const char *path, const char *out) {
+  tqc_module_t *m = NULL;
+  tq_buf_t text;
+  tq_buf_init(&text, 0);
+  TQ_CK(tqc_module_parse_file(path, NULL, &m));
+  TQ_CK(tqc_module_verify(m));
+  TQ_CK(tqc_module_print(m, &text));
+  TQ_CK(tq_file_write_atomic(out, text.data, text.len));
+  tq_buf_deinit(&text);
+  tqc_module_destroy(m);
+}
+
 /* Runs the models (their paths; names "<set>/<stem>") through both sides `sweeps` times and
  * judges them against the exceptions. `domain_run`: run only the spec-undefined exceptions,
- * with inputs inside their domain, where they must agree. */
+ * with inputs inside their domain, where they must agree. `printed`: the oracle reads our
+ * printed form of each model, not the model (whose spelling MLIR 22 may not accept). */
 static void check_set(const oracle_t *o, const char *set, char **paths, size_t n, exceptions_t *x,
-                      int domain_run, totals_t *t) {
+                      int domain_run, int printed, totals_t *t) {
   const char *sw = getenv("TORQ_ORACLE_SEEDS");
   size_t sweeps = sw && *sw ? strtoul(sw, NULL, 10) : 1;
   if (sweeps < 1 || domain_run) sweeps = 1;
@@ -439,8 +456,12 @@ static void check_set(const oracle_t *o, const char *set, char **paths, size_t n
       snprintf(m->path, sizeof(m->path), "%s", paths[i]);
       m->seed = seed_of(file);
       char dir[PATH_MAX];
-      snprintf(dir, sizeof(dir), "%.*s/%zu", PATH_MAX - 32, tmp, i);
+      snprintf(dir, sizeof(dir), "%.*s/%zu-%zu", PATH_MAX - 64, tmp, s, i);
       ck_assert_int_eq(mkdir(dir, 0700), 0);
+      if (printed) {
+        snprintf(m->oracle_path, sizeof(m->oracle_path), "%.*s/%s", PATH_MAX - 300, dir, file);
+        print_model(m->path, m->oracle_path);
+      }
       model_prepare(o, m, dir, s, domain_run ? e : NULL);
       used++;
     }
@@ -552,7 +573,7 @@ static void free_paths(char **paths, size_t n) {
   tq_free(paths);
 }
 
-static void run_set(const char *set, const char *dir) {
+static void run_set(const char *set, const char *dir, int printed) {
   oracle_t o;
   if (!oracle_init(&o)) return;
   exceptions_t *x = malloc(sizeof(*x));
@@ -563,13 +584,13 @@ static void run_set(const char *set, const char *dir) {
   size_t n = 0;
   char **paths = list_models(dir, &n);
   ck_assert_msg(n > 0, "no model in %s", dir);
-  check_set(&o, set, paths, n, x, 0, t);
+  check_set(&o, set, paths, n, x, 0, printed, t);
   check_stale(x, set, t);
   report(set, t, x);
   /* The spec-undefined exceptions, inside the domain where TOSA defines their result. */
   totals_t *d = calloc(1, sizeof(*d));
   ck_assert_ptr_nonnull(d);
-  check_set(&o, set, paths, n, x, 1, d);
+  check_set(&o, set, paths, n, x, 1, printed, d);
   if (d->models)
     fprintf(stderr,
             "oracle %s: %zu of %zu spec-undefined exceptions agree with inputs inside "
@@ -592,7 +613,7 @@ static void run_set(const char *set, const char *dir) {
 START_TEST(oracle_corpus_agrees_with_mlir_22) {
   const char *corpus = tq_test_corpus();
   if (!corpus) return;
-  run_set("corpus", corpus);
+  run_set("corpus", corpus, 0);
 }
 END_TEST
 
@@ -620,7 +641,7 @@ START_TEST(oracle_generated_models_agree_with_mlir_22) {
   char dir[PATH_MAX];
   tmpdir_make(dir);
   generate_models(&o, dir);
-  run_set("generated", dir);
+  run_set("generated", dir, 0);
   tmpdir_remove(dir);
 }
 END_TEST
@@ -719,6 +740,17 @@ START_TEST(oracle_depthwise_bf16_difference_is_mlir_rounding_before_the_bias) {
 }
 END_TEST
 
+/* The front-end models (compiler/tests/models): what MLIR 22 verifies and Torq models use,
+ * beyond the corpus. The oracle reads our printed form of each, so that a model in an older
+ * spelling, which MLIR 22 rejects, is checked too (and our print is shown to mean to MLIR what
+ * the model means to us). */
+START_TEST(oracle_front_end_models_agree_with_mlir_22) {
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof(dir), "%.*s/compiler/tests/models", PATH_MAX - 64, tq_test_top());
+  run_set("front-end", dir, 1);
+}
+END_TEST
+
 /* The comparison itself: exact integers, floats within the tolerance, shapes and types. */
 START_TEST(oracle_comparison_is_exact_for_integers_and_within_tolerance_for_floats) {
   tqr_tensor_t *a, *b;
@@ -771,6 +803,7 @@ Suite *oracle_suite(void) {
   tcase_set_timeout(tc, 1800);
   tcase_add_test(tc, oracle_corpus_agrees_with_mlir_22);
   tcase_add_test(tc, oracle_generated_models_agree_with_mlir_22);
+  tcase_add_test(tc, oracle_front_end_models_agree_with_mlir_22);
   tcase_add_test(tc, oracle_depthwise_bf16_difference_is_mlir_rounding_before_the_bias);
   suite_add_tcase(s, tc);
   return s;

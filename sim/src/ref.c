@@ -88,10 +88,18 @@ static const tqs__entry_t tqs__ops[] = {
 /* Ops of MLIR's tensor dialect that the corpus uses; they are named with their dialect prefix
  * only ("tensor.extract_slice"). */
 static const tqs__entry_t tqs__tensor_ops[] = {
+    {"empty", tqs__k_empty, 0},
     {"extract_slice", tqs__k_extract_slice, 0},
 };
 
-/* The entry of `op` and its dialect ("tosa" or "tensor"), or NULL. */
+/* linalg structured ops on tensors, named with their prefix ("linalg.generic"). */
+static const tqs__entry_t tqs__linalg_ops[] = {
+    {"fill", tqs__k_linalg, 0},
+    {"generic", tqs__k_linalg, 0},
+    {"matmul", tqs__k_linalg, 0},
+};
+
+/* The entry of `op` and its dialect ("tosa", "tensor" or "linalg"), or NULL. */
 static const tqs__entry_t *tqs__lookup(const char *op, const char **out_dialect) {
   if (!op) return NULL;
   const tqs__entry_t *table = tqs__ops;
@@ -104,6 +112,11 @@ static const tqs__entry_t *tqs__lookup(const char *op, const char **out_dialect)
     table = tqs__tensor_ops;
     n = sizeof tqs__tensor_ops / sizeof tqs__tensor_ops[0];
     *out_dialect = "tensor";
+  } else if (strncmp(op, "linalg.", 7) == 0) {
+    op += 7;
+    table = tqs__linalg_ops;
+    n = sizeof tqs__linalg_ops / sizeof tqs__linalg_ops[0];
+    *out_dialect = "linalg";
   }
   for (size_t i = 0; i < n; i++) {
     if (strcmp(table[i].name, op) == 0) return &table[i];

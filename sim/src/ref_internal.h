@@ -367,6 +367,9 @@ tq_status_t tqs__k_gather(const tqs__op_t *op, int variant) TQ_MUST_USE;
 tq_status_t tqs__k_scatter(const tqs__op_t *op, int variant) TQ_MUST_USE;
 /* ref_resize.c */
 tq_status_t tqs__k_resize(const tqs__op_t *op, int variant) TQ_MUST_USE;
+/* ref_linalg.c */
+tq_status_t tqs__k_linalg(const tqs__op_t *op, int variant) TQ_MUST_USE;
+tq_status_t tqs__k_empty(const tqs__op_t *op, int variant) TQ_MUST_USE;
 /* ref_reduce.c */
 tq_status_t tqs__k_reduce(const tqs__op_t *op, int variant) TQ_MUST_USE;
 tq_status_t tqs__k_argmax(const tqs__op_t *op, int variant) TQ_MUST_USE;

@@ -19,6 +19,7 @@ Suite *conv_suite(void);
 Suite *pool_suite(void);
 Suite *data_suite(void);
 Suite *reduce_suite(void);
+Suite *linalg_suite(void);
 Suite *errors_suite(void);
 Suite *cost_model_suite(void);
 Suite *npu_suite(void);

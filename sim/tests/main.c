@@ -14,6 +14,7 @@ int main(void) {
   srunner_add_suite(sr, pool_suite());
   srunner_add_suite(sr, data_suite());
   srunner_add_suite(sr, reduce_suite());
+  srunner_add_suite(sr, linalg_suite());
   srunner_add_suite(sr, errors_suite());
   srunner_add_suite(sr, cost_model_suite());
   srunner_add_suite(sr, npu_suite());

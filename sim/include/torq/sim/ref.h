@@ -13,7 +13,34 @@
  * table tanh tile transpose. Not supported: transpose_conv2d, conv3d, fft2d, rfft2d, variables
  * and control flow. Beyond TOSA, the one tensor-dialect op the corpus uses, named with its
  * prefix only: tensor.extract_slice (attributes static_offsets, static_sizes, static_strides,
- * one per input dimension; the result may drop unit dimensions of the sizes).
+ * one per input dimension; the result may drop unit dimensions of the sizes), and tensor.empty
+ * (no operands; its contents are unspecified in MLIR: we write zeros).
+ *
+ * linalg structured ops on tensors, named with their prefix: linalg.generic, linalg.matmul and
+ * linalg.fill, all run the same way from four attributes the compiler makes of the op
+ * (compiler/src/linalg.c). Operands: the inputs, then one init tensor per result (the op's outs);
+ * a scalar input is a rank-0 tensor.
+ *   linalg.inputs  INTS, one value: how many operands are inputs;
+ *   linalg.loops   INTS, one per loop of the iteration space: 0 parallel, 1 reduction;
+ *   linalg.maps    INTS, per operand in order: its rank r, then r loop numbers, one per
+ *                  dimension (-1 for the constant 0): the indexing map;
+ *   linalg.body    STRING, one instruction per line. Values are numbered: the operands' elements
+ *                  at the current point first (0 .. operands - 1), then each instruction's result.
+ *                  A line is `<op> <type> <value>...` (type: the result's, one of i1 i8 i16 i32
+ *                  i64 bf16 f16 f32), `arith.constant <type> <integer or C hex float>`,
+ *                  `arith.cmpf|arith.cmpi <type> <a> <b> <predicate>` (oeq, slt, ...), and last
+ *                  `linalg.yield <value>...`, one value per result.
+ * Each result starts as a copy of its init tensor; at every point of the iteration space (the
+ * first loop outermost) the body runs on the inputs' and the results' elements there, and the
+ * yielded values are stored into the results. Body ops: arith addf subf mulf divf maximumf
+ * minimumf maxnumf minnumf negf addi subi muli divsi divui remsi remui maxsi minsi maxui minui
+ * andi ori xori shli shrsi shrui extf truncf extsi extui trunci sitofp uitofp fptosi fptoui
+ * bitcast cmpf cmpi select constant, math exp log tanh sqrt rsqrt absf. Floats compute in f32
+ * and round to their type to nearest even (as LLVM does for bf16 and f16); integers wrap at
+ * their width; maximumf/minimumf propagate NaN, maxnumf/minnumf ignore it. Where LLVM leaves
+ * the result poison: division by zero is TQ_INVALID_ARGUMENT, INT_MIN / -1 wraps (remainder
+ * 0), a shift by the width or more gives 0 (shli, shrui) or the sign (shrsi), fptosi/fptoui
+ * truncate toward zero and saturate (NaN gives 0).
  *
  * Operands are passed in TOSA 1.0 order, including those TOSA 1.0 made operands: zero points
  * (rescale, conv2d, depthwise_conv2d, matmul, avg_pool2d, negate), mul's shift, pad's pad_const,
