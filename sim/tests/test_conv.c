@@ -107,6 +107,31 @@ END_TEST
 /* A = [1 2 3; 4 5 6] - a_zp 1 = [0 1 2; 3 4 5];  B = [7 8; 9 10; 11 12] - b_zp (-1)
  * = [8 9; 10 11; 12 13].  A B = [0*8+1*10+2*12, 0*9+1*11+2*13; 3*8+4*10+5*12, 3*9+4*11+5*13]
  * = [34 37; 124 136]. */
+/* TOSA adds the bias to the acc_type (f32) accumulator and rounds to bf16 once. A 2x1 kernel
+ * makes acc = 1*1 + 2^-5 * 2^-4 = 1 + 2^-9, which bf16 cannot hold; with the bias 2^-8 the sum
+ * 1 + 3 * 2^-9 rounds to 1 + 2^-7. Rounding acc to bf16 first (to 1) and then adding the bias
+ * (1 + 2^-8, a tie, to even) would give 1: MLIR 22's lowering of depthwise_conv2d does that
+ * (runtime/tests/oracle/exceptions.txt). Both convolutions round once. */
+START_TEST(bf16_convolutions_add_the_bias_in_f32_and_round_once) {
+  tqs_tensor_t *x = th_tensor_f(TQS_BF16, TH_SHAPE(1, 2, 1, 1), TH_F(1, 0x1p-5));
+  tqs_tensor_t *bias = th_tensor_f(TQS_BF16, TH_SHAPE(1), TH_F(0x1p-8));
+  tqs_tensor_t *zp = th_tensor_f(TQS_BF16, TH_SHAPE(1), TH_F(0));
+  tqs_tensor_t *y = th_tensor_f(TQS_BF16, TH_SHAPE(1, 1, 1, 1), NULL);
+  tqs_tensor_t *wd = th_tensor_f(TQS_BF16, TH_SHAPE(2, 1, 1, 1), TH_F(1, 0x1p-4)); /* HWCM */
+  TH_OK(tqs_ref_run("tosa.depthwise_conv2d",
+                    TH_ATTRS(TQS_ATTR_I("pad", 0, 0, 0, 0), TQS_ATTR_I("stride", 1, 1),
+                             TQS_ATTR_I("dilation", 1, 1), TQS_ATTR_S("acc_type", "f32")),
+                    TH_INS(x, wd, bias, zp, zp), TH_OUTS(y)));
+  TH_EXPECT_F(y, 0, 1 + 0x1p-7);
+  tqs_tensor_t *wc = th_tensor_f(TQS_BF16, TH_SHAPE(1, 2, 1, 1), TH_F(1, 0x1p-4)); /* OHWI */
+  TH_OK(tqs_ref_run("tosa.conv2d",
+                    TH_ATTRS(TQS_ATTR_I("pad", 0, 0, 0, 0), TQS_ATTR_I("stride", 1, 1),
+                             TQS_ATTR_I("dilation", 1, 1), TQS_ATTR_S("acc_type", "f32")),
+                    TH_INS(x, wc, bias, zp, zp), TH_OUTS(y)));
+  TH_EXPECT_F(y, 0, 1 + 0x1p-7);
+}
+END_TEST
+
 START_TEST(matmul_subtracts_zero_points) {
   tqs_tensor_t *a = th_tensor_i(TQS_I8, TH_SHAPE(1, 2, 3), TH_I(1, 2, 3, 4, 5, 6));
   tqs_tensor_t *b = th_tensor_i(TQS_I8, TH_SHAPE(1, 3, 2), TH_I(7, 8, 9, 10, 11, 12));
@@ -166,6 +191,7 @@ Suite *conv_suite(void) {
   tcase_add_test(tc, conv2d_float_matches_the_integer_example);
   tcase_add_test(tc, conv2d_dilation_and_per_channel_bias);
   tcase_add_test(tc, depthwise_conv2d_with_channel_multiplier_2);
+  tcase_add_test(tc, bf16_convolutions_add_the_bias_in_f32_and_round_once);
   tcase_add_test(tc, matmul_subtracts_zero_points);
   tcase_add_test(tc, matmul_i8_to_i16_wraps_in_the_output_type);
   tcase_add_test(tc, matmul_bf16_accumulates_in_the_output_type);

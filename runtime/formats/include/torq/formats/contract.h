@@ -65,6 +65,13 @@
  *   - then the clamp: v = min(max(v, clamp_min), clamp_max). The compiler always sets the
  *     bounds; without a fused tosa.clamp they are output_type's full range.
  *
+ * Where TOSA leaves the result undefined, the kernels make the reference interpreter's choices
+ * (sim/include/torq/sim/ref.h), so that the two stay bit-exact: an accumulator or an add, sub or
+ * mul result that leaves its type wraps (two's complement); a scale step whose value breaks
+ * apply_scale_32's REQUIRE |value| < 2^(s - 1) computes the formula above exactly in 64 bits
+ * and saturates the result (MLIR 22 keeps the low 32 bits instead: the oracle tests list the
+ * models where this shows, runtime/tests/oracle/exceptions.txt); INEXACT_ROUND rounds once.
+ *
  * max_pool2d regions [input, output]: input [1, IH, IW, C], output [1, OH, OW, C]; kernel
  *   [KH, KW], stride, pad as conv2d (dilation 1): out = max of in[y, x, c] over the in-bounds
  *   window positions (padding never wins).
