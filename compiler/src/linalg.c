@@ -55,66 +55,54 @@ static const char *scalar_name(const tqc_type_t *t) {
 
 /* ---- Indexing maps -------------------------------------------------------------------------- */
 
+static const char *skip_space(const char *s, const char *end) {
+  while (s < end && (*s == ' ' || *s == '\n' || *s == '\t')) s++;
+  return s;
+}
+
+/* A parenthesised list of words, "(d0, d1)" or "()", at *s: the words (at most `cap`) in out[]
+ * and their count, *s moved past the list; -1 when it is not one. A word runs up to a comma, a
+ * parenthesis or a space. */
+static int word_list(const char **s, const char *end, tq_sv_t *out, size_t cap) {
+  const char *p = skip_space(*s, end);
+  size_t n = 0;
+  if (p >= end || *p++ != '(') return -1;
+  p = skip_space(p, end);
+  while (p < end && *p != ')') {
+    const char *b = p;
+    while (p < end && *p != ',' && *p != ')' && *p != ' ' && *p != '(') p++;
+    if (p == b || n == cap) return -1;
+    out[n++] = tq_sv(b, (size_t)(p - b));
+    p = skip_space(p, end);
+    if (p < end && *p == ',') p = skip_space(p + 1, end);
+  }
+  if (p >= end) return -1;
+  *s = p + 1;
+  return (int)n;
+}
+
 /* An affine map as text, "affine_map<(d0, d1) -> (d1, 0)>": its results as loop indices (-1 for
  * the constant 0) in out[] (at most `cap`). Returns the number of results, or -1 for a map that
- * is not a list of dimensions and zeros over `loops` dimensions. */
+ * is not a list of dimensions and zeros over `loops` dimensions (symbols `[s0]` are refused). */
 static int parse_map(tq_sv_t text, size_t loops, int64_t *out, size_t cap) {
   const char *s = text.data, *end = text.data + text.len;
-  tq_sv_t dims[MAX_LOOPS];
-  size_t nd = 0;
+  tq_sv_t dims[MAX_LOOPS], results[MAX_LOOPS];
   if (text.len < 12 || memcmp(s, "affine_map<", 11) != 0) return -1;
   s += 11;
-#define SKIP_SPACE() \
-  while (s < end && (*s == ' ' || *s == '\n' || *s == '\t')) s++
-  SKIP_SPACE();
-  if (s >= end || *s++ != '(') return -1;
-  for (;;) {
-    SKIP_SPACE();
-    if (s < end && *s == ')' && nd == 0) break;
-    const char *b = s;
-    while (s < end && (*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-                       (*s >= '0' && *s <= '9')))
-      s++;
-    if (s == b || nd == MAX_LOOPS) return -1;
-    dims[nd++] = tq_sv(b, (size_t)(s - b));
-    SKIP_SPACE();
-    if (s < end && *s == ',') {
-      s++;
-      continue;
-    }
-    break;
-  }
-  if (s >= end || *s++ != ')') return -1;
-  SKIP_SPACE();
-  if (s + 1 >= end || s[0] != '-' || s[1] != '>') return -1; /* symbols `[s0]` are refused */
+  int nd = word_list(&s, end, dims, MAX_LOOPS);
+  s = skip_space(s, end);
+  if (nd < 0 || (size_t)nd != loops || s + 1 >= end || s[0] != '-' || s[1] != '>') return -1;
   s += 2;
-  SKIP_SPACE();
-  if (s >= end || *s++ != '(' || nd != loops) return -1;
-  size_t nr = 0;
-  for (;;) {
-    SKIP_SPACE();
-    if (s < end && *s == ')' && nr == 0) break;
-    const char *b = s;
-    while (s < end && *s != ',' && *s != ')' && *s != ' ') s++;
-    tq_sv_t e = tq_sv(b, (size_t)(s - b));
-    if (nr == cap) return -1;
-    int64_t v = -2;
-    if (tq_sv_eq_cstr(e, "0")) v = -1;
-    for (size_t d = 0; d < nd && v == -2; d++)
-      if (tq_sv_eq(e, dims[d])) v = (int64_t)d;
-    if (v == -2) return -1;
-    out[nr++] = v;
-    SKIP_SPACE();
-    if (s < end && *s == ',') {
-      s++;
-      continue;
-    }
-    break;
+  int nr = word_list(&s, end, results, cap < MAX_LOOPS ? cap : MAX_LOOPS);
+  s = skip_space(s, end);
+  if (nr < 0 || s >= end || *s != '>') return -1;
+  for (int r = 0; r < nr; r++) {
+    out[r] = tq_sv_eq_cstr(results[r], "0") ? -1 : -2;
+    for (int d = 0; d < nd && out[r] == -2; d++)
+      if (tq_sv_eq(results[r], dims[d])) out[r] = d;
+    if (out[r] == -2) return -1;
   }
-  if (s >= end || *s++ != ')') return -1;
-  SKIP_SPACE();
-  return s < end && *s == '>' ? (int)nr : -1;
-#undef SKIP_SPACE
+  return nr;
 }
 
 static size_t rank_of(const tqc_type_t *t) {

@@ -203,7 +203,7 @@ tq_status_t tqc__add_default_attrs(tqc_parser_t *p, tqc_op_t *op) {
 
 /* ---- Helpers -------------------------------------------------------------------------------- */
 
-static tq_status_t parse_operand_list(tqc_parser_t *p, tqc_op_t *op) {
+tq_status_t tqc__parse_operand_list(tqc_parser_t *p, tqc_op_t *op) {
   size_t mark = p->scratch.len;
   if (tqc__is(p, TQC_TOK_PERCENT_ID)) {
     do {
@@ -218,16 +218,20 @@ static tq_status_t parse_operand_list(tqc_parser_t *p, tqc_op_t *op) {
   return tqc__set_operands(p, op, data, bytes / sizeof(tqc_operand_ref_t));
 }
 
-static tq_status_t set_types(tqc_parser_t *p, tqc_op_t *op, size_t ni,
-                             const tqc_type_t *const *inputs, size_t nr,
-                             const tqc_type_t *const *results) {
-  const tqc_type_t *fn = tqc__make_function_type(p, ni, inputs, nr, results);
+tq_status_t tqc__set_op_types(tqc_parser_t *p, tqc_op_t *op, size_t ni,
+                              const tqc_type_t *const *inputs, size_t nr,
+                              const tqc_type_t *const *results) {
+  const tqc_type_t **a = tqc__calloc(p, ni + nr + 1, sizeof(*a));
+  if (!a) return tqc__nomem(p);
+  if (ni) memcpy(a, inputs, ni * sizeof(*a));
+  if (nr) memcpy(a + ni, results, nr * sizeof(*a));
+  const tqc_type_t *fn = tqc__make_function_type(p, ni, a, nr, a + ni);
   if (!fn) return tqc__nomem(p);
   return tqc__finish_op_types(p, op, fn);
 }
 
-static tq_status_t add_prop(tqc_parser_t *p, tqc_op_t *op, const char *name,
-                            const tqc_attr_t *value) {
+tq_status_t tqc__add_prop(tqc_parser_t *p, tqc_op_t *op, const char *name,
+                          const tqc_attr_t *value) {
   if (!value) return tqc__nomem(p);
   tqc_named_attr_t e = {tq_sv_cstr(name), value};
   return dict_add(p, &op->properties, &e, 1);
@@ -270,14 +274,14 @@ static tq_status_t parse_module(tqc_parser_t *p, tqc_op_t *op) {
   if (tqc__is(p, TQC_TOK_AT_ID)) {
     tq_sv_t name;
     TQ_TRY(parse_symbol_name(p, &name));
-    TQ_TRY(add_prop(p, op, "sym_name", tqc__make_string_attr(p, name)));
+    TQ_TRY(tqc__add_prop(p, op, "sym_name", tqc__make_string_attr(p, name)));
   }
   if (tqc__accept_keyword(p, "attributes")) TQ_TRY(parse_optional_attr_dict(p, op, NULL));
   op->regions = tqc__calloc(p, 1, sizeof(tqc_region_t));
   if (!op->regions) return tqc__nomem(p);
   op->num_regions = 1;
   TQ_TRY(tqc__parse_region(p, op, &op->regions[0], NULL, NULL, 0, 1));
-  return set_types(p, op, 0, NULL, 0, NULL);
+  return tqc__set_op_types(p, op, 0, NULL, 0, NULL);
 }
 
 /* One function argument or result: its type, attributes, and (arguments) name and location. */
@@ -326,19 +330,19 @@ static tq_status_t add_arg_attrs(tqc_parser_t *p, tqc_op_t *op, const char *name
     items[i] = tqc__make_dict_attr(p, args[i].attrs);
     if (!items[i]) return tqc__nomem(p);
   }
-  return add_prop(p, op, name, tqc__make_array_attr(p, n, items));
+  return tqc__add_prop(p, op, name, tqc__make_array_attr(p, n, items));
 }
 
 static tq_status_t parse_func(tqc_parser_t *p, tqc_op_t *op) {
   if (tqc__is_keyword(p, "private") || tqc__is_keyword(p, "public") ||
       tqc__is_keyword(p, "nested")) {
-    TQ_TRY(add_prop(p, op, "sym_visibility",
-                    tqc__make_string_attr(p, tq_sv(p->tok.text, p->tok.len))));
+    TQ_TRY(tqc__add_prop(p, op, "sym_visibility",
+                         tqc__make_string_attr(p, tq_sv(p->tok.text, p->tok.len))));
     tqc__advance(p);
   }
   tq_sv_t name;
   TQ_TRY(parse_symbol_name(p, &name));
-  TQ_TRY(add_prop(p, op, "sym_name", tqc__make_string_attr(p, name)));
+  TQ_TRY(tqc__add_prop(p, op, "sym_name", tqc__make_string_attr(p, name)));
   TQ_TRY(tqc__expect(p, TQC_TOK_LPAREN, "'(' and the function arguments"));
   size_t mark = p->scratch.len;
   int named = tqc__is(p, TQC_TOK_PERCENT_ID);
@@ -385,7 +389,7 @@ static tq_status_t parse_func(tqc_parser_t *p, tqc_op_t *op) {
   for (size_t i = 0; i < nres; i++) out[i] = res[i].type;
   const tqc_type_t *fn = tqc__make_function_type(p, nargs, in, nres, out);
   if (!fn) return tqc__nomem(p);
-  TQ_TRY(add_prop(p, op, "function_type", tqc__make_type_attr(p, fn)));
+  TQ_TRY(tqc__add_prop(p, op, "function_type", tqc__make_type_attr(p, fn)));
   TQ_TRY(add_arg_attrs(p, op, "arg_attrs", args, nargs));
   TQ_TRY(add_arg_attrs(p, op, "res_attrs", res, nres));
   if (tqc__accept_keyword(p, "attributes")) {
@@ -411,11 +415,11 @@ static tq_status_t parse_func(tqc_parser_t *p, tqc_op_t *op) {
   } else if (named) {
     return tqc__expected(p, "'{' and the function body");
   }
-  return set_types(p, op, 0, NULL, 0, NULL);
+  return tqc__set_op_types(p, op, 0, NULL, 0, NULL);
 }
 
 static tq_status_t parse_return(tqc_parser_t *p, tqc_op_t *op) {
-  TQ_TRY(parse_operand_list(p, op));
+  TQ_TRY(tqc__parse_operand_list(p, op));
   size_t mark = p->scratch.len;
   if (op->num_operands > 0) {
     TQ_TRY(tqc__expect(p, TQC_TOK_COLON, "':' and the operand types"));
@@ -428,7 +432,7 @@ static tq_status_t parse_return(tqc_parser_t *p, tqc_op_t *op) {
   void *data = NULL;
   size_t bytes = 0;
   TQ_TRY(tqc__pop_to_arena(p, mark, &data, &bytes));
-  return set_types(p, op, bytes / sizeof(tqc_type_t *), data, 0, NULL);
+  return tqc__set_op_types(p, op, bytes / sizeof(tqc_type_t *), data, 0, NULL);
 }
 
 static tq_status_t parse_constant(tqc_parser_t *p, tqc_op_t *op) {
@@ -445,13 +449,13 @@ static tq_status_t parse_constant(tqc_parser_t *p, tqc_op_t *op) {
   default: return tqc__error_at(p, at.line, at.col, "arith.constant needs a typed value");
   }
   if (!type) return tqc__nomem(p);
-  TQ_TRY(add_prop(p, op, "value", value));
-  return set_types(p, op, 0, NULL, 1, &type);
+  TQ_TRY(tqc__add_prop(p, op, "value", value));
+  return tqc__set_op_types(p, op, 0, NULL, 1, &type);
 }
 
 /* tosa.op %a, %b {attrs} : (T, T) -> T, or `: T` for ops whose operands and result share T. */
 static tq_status_t parse_tosa(tqc_parser_t *p, tqc_op_t *op) {
-  TQ_TRY(parse_operand_list(p, op));
+  TQ_TRY(tqc__parse_operand_list(p, op));
   TQ_TRY(parse_optional_attr_dict(p, op, op->name.data));
   TQ_TRY(tqc__expect(p, TQC_TOK_COLON, "':' and the operation type"));
   const tqc_type_t *t = NULL;
@@ -460,7 +464,7 @@ static tq_status_t parse_tosa(tqc_parser_t *p, tqc_op_t *op) {
   const tqc_type_t **in = tqc__calloc(p, op->num_operands ? op->num_operands : 1, sizeof(*in));
   if (!in) return tqc__nomem(p);
   for (size_t i = 0; i < op->num_operands; i++) in[i] = t;
-  return set_types(p, op, op->num_operands, in, 1, &t);
+  return tqc__set_op_types(p, op, op->num_operands, in, 1, &t);
 }
 
 /* One of the bracketed lists of tensor.extract_slice: integers or SSA values. */
@@ -517,17 +521,17 @@ static tq_status_t parse_extract_slice(tqc_parser_t *p, tqc_op_t *op) {
   TQ_TRY(tqc__parse_type(p, &in));
   if (!tqc__accept_keyword(p, "to")) return tqc__expected(p, "'to' and the result type");
   TQ_TRY(tqc__parse_type(p, &out));
-  TQ_TRY(add_prop(p, op, "static_offsets", lists[0]));
-  TQ_TRY(add_prop(p, op, "static_sizes", lists[1]));
-  TQ_TRY(add_prop(p, op, "static_strides", lists[2]));
+  TQ_TRY(tqc__add_prop(p, op, "static_offsets", lists[0]));
+  TQ_TRY(tqc__add_prop(p, op, "static_sizes", lists[1]));
+  TQ_TRY(tqc__add_prop(p, op, "static_strides", lists[2]));
   int64_t seg[4] = {1, 0, 0, 0};
   const tqc_type_t *i32 = tqc__int_type(p, 32, TQC_SIGNLESS);
   if (!i32) return tqc__nomem(p);
-  TQ_TRY(add_prop(p, op, "operandSegmentSizes", tqc__make_dense_array(p, i32, seg, 4)));
+  TQ_TRY(tqc__add_prop(p, op, "operandSegmentSizes", tqc__make_dense_array(p, i32, seg, 4)));
   const tqc_type_t **ins = tqc__calloc(p, 1, sizeof(*ins));
   if (!ins) return tqc__nomem(p);
   ins[0] = in;
-  return set_types(p, op, 1, ins, 1, &out);
+  return tqc__set_op_types(p, op, 1, ins, 1, &out);
 }
 
 tq_status_t tqc__parse_custom_op(tqc_parser_t *p, tqc_op_t **out) {

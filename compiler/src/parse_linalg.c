@@ -84,44 +84,6 @@ const char *tqc__linalg_form_name(tq_sv_t name) {
 
 /* ---- Helpers --------------------------------------------------------------------------------- */
 
-static tq_status_t add_prop(tqc_parser_t *p, tqc_op_t *op, const char *name,
-                            const tqc_attr_t *value) {
-  if (!value) return tqc__nomem(p);
-  tqc_named_attr_t *e = tqc__calloc(p, op->properties.count + 1, sizeof(*e));
-  if (!e) return tqc__nomem(p);
-  if (op->properties.count) memcpy(e, op->properties.entries, op->properties.count * sizeof(*e));
-  e[op->properties.count].name = tq_sv_cstr(name);
-  e[op->properties.count].value = value;
-  tqc_srcpos_t at = {p->tok.line, p->tok.col};
-  return tqc__dict_finish(p, e, op->properties.count + 1, at, &op->properties);
-}
-
-/* The op's type (ni operand types `in`, nr result types `out`, both copied to the arena). */
-static tq_status_t set_types(tqc_parser_t *p, tqc_op_t *op, size_t ni, const tqc_type_t *const *in,
-                             size_t nr, const tqc_type_t *const *out) {
-  const tqc_type_t **a = tqc__calloc(p, ni + nr + 1, sizeof(*a));
-  if (!a) return tqc__nomem(p);
-  if (ni) memcpy(a, in, ni * sizeof(*a));
-  if (nr) memcpy(a + ni, out, nr * sizeof(*a));
-  const tqc_type_t *fn = tqc__make_function_type(p, ni, a, nr, a + ni);
-  if (!fn) return tqc__nomem(p);
-  return tqc__finish_op_types(p, op, fn);
-}
-
-/* `%a, %b` (at least one) into op's operands. */
-static tq_status_t parse_operands(tqc_parser_t *p, tqc_op_t *op) {
-  size_t mark = p->scratch.len;
-  do {
-    tqc_operand_ref_t r;
-    TQ_TRY(tqc__parse_value_use(p, &r.value, &r.pos));
-    TQ_TRY(tqc__push(p, &r, sizeof(r)));
-  } while (tqc__accept(p, TQC_TOK_COMMA));
-  void *data = NULL;
-  size_t bytes = 0;
-  TQ_TRY(tqc__pop_to_arena(p, mark, &data, &bytes));
-  return tqc__set_operands(p, op, data, bytes / sizeof(tqc_operand_ref_t));
-}
-
 /* `T, U, ...` (exactly n) into out[]. */
 static tq_status_t parse_types(tqc_parser_t *p, size_t n, const tqc_type_t **out) {
   for (size_t i = 0; i < n; i++) {
@@ -147,7 +109,7 @@ static tq_status_t flags_prop(tqc_parser_t *p, tqc_op_t *op, int flags, int writ
     body = tq_sv(p->text + start, p->tok.offset - start);
     TQ_TRY(tqc__expect(p, TQC_TOK_GREATER, "'>' to end the flags"));
   }
-  return add_prop(p, op, prop, tqc__make_dialect_attr(p, dialect, body));
+  return tqc__add_prop(p, op, prop, tqc__make_dialect_attr(p, dialect, body));
 }
 
 static tq_status_t parse_attr_dict(tqc_parser_t *p, tqc_op_t *op) {
@@ -174,9 +136,9 @@ static tq_status_t parse_scalar(tqc_parser_t *p, tqc_op_t *op, const scalar_op_t
     a->kind = TQC_ATTR_INTEGER;
     a->integer.value = pred;
     a->integer.type = tqc__int_type(p, 64, TQC_SIGNLESS);
-    TQ_TRY(add_prop(p, op, "predicate", a));
+    TQ_TRY(tqc__add_prop(p, op, "predicate", a));
   }
-  TQ_TRY(parse_operands(p, op));
+  TQ_TRY(tqc__parse_operand_list(p, op));
   TQ_TRY(flags_prop(p, op, s->flags, 1));
   TQ_TRY(parse_attr_dict(p, op));
   TQ_TRY(tqc__expect(p, TQC_TOK_COLON, "':' and the type"));
@@ -189,25 +151,25 @@ static tq_status_t parse_scalar(tqc_parser_t *p, tqc_op_t *op, const scalar_op_t
     if (!tqc__accept_keyword(p, "to")) return tqc__expected(p, "'to' and the result type");
     const tqc_type_t *out = NULL;
     TQ_TRY(tqc__parse_type(p, &out));
-    return set_types(p, op, 1, t, 1, &out);
+    return tqc__set_op_types(p, op, 1, t, 1, &out);
   }
   if (s->form == FORM_SELECT) {
     const tqc_type_t *in[3] = {tqc__int_type(p, 1, TQC_SIGNLESS), t[0], t[0]};
-    return set_types(p, op, 3, in, 1, &t[0]);
+    return tqc__set_op_types(p, op, 3, in, 1, &t[0]);
   }
   const tqc_type_t *in[2] = {t[0], t[0]};
   const tqc_type_t *out = s->form == FORM_COMPARE ? tqc__int_type(p, 1, TQC_SIGNLESS) : t[0];
-  return set_types(p, op, want, in, 1, &out);
+  return tqc__set_op_types(p, op, want, in, 1, &out);
 }
 
 static tq_status_t parse_yield(tqc_parser_t *p, tqc_op_t *op) {
-  if (!tqc__is(p, TQC_TOK_PERCENT_ID)) return set_types(p, op, 0, NULL, 0, NULL);
-  TQ_TRY(parse_operands(p, op));
+  if (!tqc__is(p, TQC_TOK_PERCENT_ID)) return tqc__set_op_types(p, op, 0, NULL, 0, NULL);
+  TQ_TRY(tqc__parse_operand_list(p, op));
   TQ_TRY(tqc__expect(p, TQC_TOK_COLON, "':' and the operand types"));
   const tqc_type_t **t = tqc__calloc(p, op->num_operands, sizeof(*t));
   if (!t) return tqc__nomem(p);
   TQ_TRY(parse_types(p, op->num_operands, t));
-  return set_types(p, op, op->num_operands, t, 0, NULL);
+  return tqc__set_op_types(p, op, op->num_operands, t, 0, NULL);
 }
 
 /* ---- tensor.empty, linalg.fill, linalg.matmul, linalg.generic ------------------------------- */
@@ -221,7 +183,7 @@ static tq_status_t parse_empty(tqc_parser_t *p, tqc_op_t *op) {
   TQ_TRY(tqc__expect(p, TQC_TOK_COLON, "':' and the result type"));
   const tqc_type_t *t = NULL;
   TQ_TRY(tqc__parse_type(p, &t));
-  return set_types(p, op, 0, NULL, 1, &t);
+  return tqc__set_op_types(p, op, 0, NULL, 1, &t);
 }
 
 /* `ins(%a, %b : A, B) outs(%c : C)`: operands and their types; `ins(...)` may be absent. */
@@ -258,8 +220,8 @@ static tq_status_t parse_ins_outs(tqc_parser_t *p, tqc_op_t *op, size_t *out_ins
   *out_types = types;
   int32_t seg[2] = {(int32_t)n[0], (int32_t)n[1]};
   int64_t seg64[2] = {seg[0], seg[1]};
-  return add_prop(p, op, "operandSegmentSizes",
-                  tqc__make_dense_array(p, tqc__int_type(p, 32, TQC_SIGNLESS), seg64, 2));
+  return tqc__add_prop(p, op, "operandSegmentSizes",
+                       tqc__make_dense_array(p, tqc__int_type(p, 32, TQC_SIGNLESS), seg64, 2));
 }
 
 /* `-> T, U` after a structured op: its results (none when absent). */
@@ -272,7 +234,7 @@ static tq_status_t parse_results(tqc_parser_t *p, tqc_op_t *op, const tqc_type_t
       TQ_TRY(tqc__parse_type(p, &out[nr++]));
     } while (tqc__accept(p, TQC_TOK_COMMA));
   }
-  return set_types(p, op, op->num_operands, in, nr, out);
+  return tqc__set_op_types(p, op, op->num_operands, in, nr, out);
 }
 
 /* A block of the implicit body of a named op: arguments of `types` (loc(unknown)). */
@@ -316,7 +278,7 @@ static tqc_value_t *body_op(tqc_parser_t *p, tqc_block_t *b, const char *name, s
   }
   tq_status_t st = tqc__set_operands(p, op, refs, n);
   if (!st) st = flags_prop(p, op, flags, 0);
-  if (!st) st = set_types(p, op, n, in, rt ? 1 : 0, &rt);
+  if (!st) st = tqc__set_op_types(p, op, n, in, rt ? 1 : 0, &rt);
   if (st) {
     tq_status_free(st);
     return NULL;
@@ -402,7 +364,7 @@ static tq_status_t matmul_maps(tqc_parser_t *p, tqc_op_t *op) {
     a->opaque.text = tq_sv_cstr(maps[i]);
     items[i] = a;
   }
-  return add_prop(p, op, "indexing_maps", tqc__make_array_attr(p, 3, items));
+  return tqc__add_prop(p, op, "indexing_maps", tqc__make_array_attr(p, 3, items));
 }
 
 static tq_status_t parse_named(tqc_parser_t *p, tqc_op_t *op) {

@@ -211,6 +211,15 @@ tq_status_t tqc__set_operands(tqc_parser_t *p, tqc_op_t *op, const tqc_operand_r
 tq_status_t tqc__finish_op_types(tqc_parser_t *p, tqc_op_t *op, const tqc_type_t *fn) TQ_MUST_USE;
 /* Parses a custom-form op whose name is the current token. */
 tq_status_t tqc__parse_custom_op(tqc_parser_t *p, tqc_op_t **out) TQ_MUST_USE;
+/* Custom-form helpers (parse_custom.c): `%a, %b` (possibly none) as the op's operands; the op's
+ * type from its operand and result types (both copied); a property added to the op's sorted
+ * properties. */
+tq_status_t tqc__parse_operand_list(tqc_parser_t *p, tqc_op_t *op) TQ_MUST_USE;
+tq_status_t tqc__set_op_types(tqc_parser_t *p, tqc_op_t *op, size_t num_inputs,
+                              const tqc_type_t *const *inputs, size_t num_results,
+                              const tqc_type_t *const *results) TQ_MUST_USE;
+tq_status_t tqc__add_prop(tqc_parser_t *p, tqc_op_t *op, const char *name,
+                          const tqc_attr_t *value) TQ_MUST_USE;
 /* parse_linalg.c: the canonical name of an op whose custom form it parses (tensor.empty,
  * linalg.fill, linalg.matmul, linalg.generic, linalg.yield, the scalar arith and math ops of a
  * linalg body), else NULL; and the parse of that form after the op's name. */

@@ -1,8 +1,10 @@
 /* The compiler-tests binary: every suite of libtorq-compiler, one runner. */
 #include <check.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "suites.h"
 #include "torq/base/alloc.h"
@@ -41,6 +43,19 @@ char *tt_print(const tqc_module_t *module) {
   char *s = tq_buf_detach(&buf);
   ck_assert_ptr_nonnull(s);
   return s;
+}
+
+int tt_spawn_mlir_opt(const char *mlir_opt, const char *in, const char *out) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) dup2(devnull, 2);
+    execl(mlir_opt, "mlir-opt", "--mlir-print-op-generic", "--mlir-print-debuginfo",
+          "--mlir-print-local-scope", in, "-o", out, (char *)NULL);
+    _exit(127);
+  }
+  return pid;
 }
 
 int tt_corpus_paths(char *dir, char ***out_paths, size_t *out_count) {

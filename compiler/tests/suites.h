@@ -49,6 +49,10 @@ char *tt_expect_error(const char *text, const char *prefix);
 /* Prints a module; fails the test on error. Heap string, caller frees with tq_free. */
 char *tt_print(const tqc_module_t *module);
 
+/* Starts mlir-opt (`mlir_opt`) printing `in` in MLIR's generic form with locations into `out`
+ * (its stderr to /dev/null); returns its pid for waitpid. */
+int tt_spawn_mlir_opt(const char *mlir_opt, const char *in, const char *out);
+
 /* The corpus: writes its folder (tq_test_corpus: $TORQ_TESTDATA/tosa_ops) into `dir` (TT_PATH_MAX
  * bytes; may be NULL) and stores the paths ("DIR/NAME") of its *.mlir files, sorted by name
  * (tq_dir_list); 1 then, with at least one path. When the corpus is missing, returns 0 with no

@@ -4,7 +4,6 @@
  * TORQ_VALGRIND set, where it is slow). A missing corpus or mlir-opt is a failure under CI and a
  * counted skip otherwise (tq_test.h). */
 #include <check.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,18 +52,6 @@ START_TEST(corpus_parses_verifies_and_round_trips) {
 }
 END_TEST
 
-static pid_t spawn_mlir_opt(const char *mlir_opt, const char *in, const char *out) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) dup2(devnull, 2);
-    execl(mlir_opt, "mlir-opt", "--mlir-print-op-generic", "--mlir-print-debuginfo",
-          "--mlir-print-local-scope", in, "-o", out, (char *)NULL);
-    _exit(127);
-  }
-  return pid;
-}
-
 START_TEST(corpus_printed_form_is_accepted_and_kept_by_mlir_opt) {
   if (getenv("TORQ_VALGRIND")) {
     tq_test_skip("mlir-opt is too slow under valgrind (TORQ_VALGRIND)");
@@ -92,7 +79,7 @@ START_TEST(corpus_printed_form_is_accepted_and_kept_by_mlir_opt) {
       snprintf(in[i - start], sizeof(in[0]), "%s/%zu.in.mlir", dir, i);
       snprintf(out[i - start], sizeof(out[0]), "%s/%zu.out.mlir", dir, i);
       TT_ASSERT_OK(tq_file_write_atomic(in[i - start], printed[i], strlen(printed[i])));
-      pids[i - start] = spawn_mlir_opt(mlir_opt, in[i - start], out[i - start]);
+      pids[i - start] = tt_spawn_mlir_opt(mlir_opt, in[i - start], out[i - start]);
       ck_assert_int_gt(pids[i - start], 0);
     }
     for (size_t i = start; i < end; i++) {

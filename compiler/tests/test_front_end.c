@@ -6,7 +6,6 @@
  * cannot run is refused with a located error. runtime-tests' oracle suite runs these models
  * against MLIR 22's own lowering. */
 #include <check.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,16 +53,8 @@ static char *parse_print_file(const char *path, tqc_module_t **out_module) {
 
 /* Runs mlir-opt-22 on `in` printing the generic form into `out`; 1 when it exits 0. */
 static int mlir_opt_generic(const char *mlir_opt, const char *in, const char *out) {
-  fflush(NULL);
-  pid_t pid = fork();
-  ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) dup2(devnull, 2);
-    execl(mlir_opt, "mlir-opt", "--mlir-print-op-generic", "--mlir-print-debuginfo",
-          "--mlir-print-local-scope", in, "-o", out, (char *)NULL);
-    _exit(127);
-  }
+  pid_t pid = tt_spawn_mlir_opt(mlir_opt, in, out);
+  ck_assert_int_gt(pid, 0);
   int status = 0;
   ck_assert_int_eq(waitpid(pid, &status, 0), pid);
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;

@@ -2,7 +2,6 @@
 #include "oracle.h"
 
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "torq/base/file.h"
 #include "tq_test.h"
 
@@ -80,21 +80,6 @@ void oracle_output_path(const oracle_job_t *job, size_t k, char *out) {
   snprintf(out, PATH_MAX, "%.*s/out%zu.npy", PATH_MAX - 32, job->entry, k);
 }
 
-/* Removes a folder of plain files. */
-static void remove_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  char path[PATH_MAX];
-  while ((e = readdir(d))) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    snprintf(path, sizeof(path), "%.*s/%s", PATH_MAX - 300, dir, e->d_name);
-    unlink(path);
-  }
-  closedir(d);
-  rmdir(dir);
-}
-
 /* A running oracle. */
 typedef struct running_s {
   pid_t pid;
@@ -106,7 +91,7 @@ typedef struct running_s {
 static void start(const oracle_t *o, oracle_job_t *job, size_t index, running_t *r) {
   snprintf(r->tmp, sizeof(r->tmp), "%.*s.tmp.%ld.%zu", PATH_MAX - 64, job->entry, (long)getpid(),
            index);
-  remove_dir(r->tmp);
+  tmpdir_remove(r->tmp);
   snprintf(r->stderr_path, sizeof(r->stderr_path), "%.*s.stderr", PATH_MAX - 16, r->tmp);
   const char *argv[ORACLE_MAX_IO + 6];
   size_t a = 0;
@@ -155,7 +140,7 @@ static void last_line(const char *path, char *out, size_t cap) {
 static void finish(oracle_job_t *job, running_t *r, int status) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     /* Another process may have answered the same question meanwhile: either copy will do. */
-    if (rename(r->tmp, job->entry) != 0) remove_dir(r->tmp);
+    if (rename(r->tmp, job->entry) != 0) tmpdir_remove(r->tmp);
     char first[PATH_MAX];
     oracle_output_path(job, 0, first);
     job->answered = access(first, R_OK) == 0;
@@ -169,7 +154,7 @@ static void finish(oracle_job_t *job, running_t *r, int status) {
     else
       snprintf(job->error, sizeof(job->error), "the oracle exited %d: %s",
                WIFEXITED(status) ? WEXITSTATUS(status) : -1, line);
-    remove_dir(r->tmp);
+    tmpdir_remove(r->tmp);
   }
   unlink(r->stderr_path);
 }

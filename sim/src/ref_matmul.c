@@ -1,8 +1,8 @@
 /* tosa.matmul and (pre-1.0) tosa.fully_connected.
  *
  * Integer results accumulate exactly in 64 bits and keep the low bits of the result type, which
- * equals accumulating with two's-complement wrap in that type (the corpus's non-TOSA
- * i8xi8->i16, i16xi16->i16 and i16xi16->i32 included). Float results accumulate in the result type: f32 in
+ * equals accumulating with two's-complement wrap in that type (the non-TOSA i8xi8->i16,
+ * i16xi16->i16 and i16xi16->i32 included). Float results accumulate in the result type: f32 in
  * float; bf16 and f16 rounding every product and partial sum, as MLIR's lowering does. */
 #include "ref_widen.h"
 #include "torq/base/alloc.h"

@@ -44,8 +44,9 @@
  *     acc(r, n) = sum over k of (a[r, k] - input_zp) * (b[k, n] - weight_zp)
  *   Then the output stage below. Matmuls whose result type is narrower than TOSA's accumulator
  *   (the corpus's i8 x i8 -> i16 and i16 x i16 -> i16, Torq models' i16 x i16 -> i32) accumulate
- *   in the result type, as MLIR's own lowering does: with no fused rescale the result is acc wrapped to output_type (the same value
- *   as wrapping every step, since wrapping commutes with + and *). The compiler fuses a rescale
+ *   in the result type, as MLIR's own lowering does: with no fused rescale the result is acc
+ *   wrapped to output_type (the same value as wrapping every step, since wrapping commutes with
+ *   + and *). The compiler fuses a rescale
  *   into a conv2d, depthwise_conv2d or matmul only when the op's result type IS the accumulator
  *   type above (so never into those corpus matmuls).
  *
