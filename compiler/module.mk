@@ -32,7 +32,7 @@ $(FUZZ_PARSER): compiler/fuzz/fuzz_parser.c $(COMPILER_SRCS) $(SIM_SRCS) $(FORMA
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) $(COMPILER_CPPFLAGS) -Icompiler/src -Isim/src $(filter %.c,$^) -o $@ $(FORMATS_LDLIBS) $(BASE_LDLIBS) -lm
 FUZZ_BINS += $(FUZZ_PARSER)
-FUZZ_SEEDS_fuzz-mlir-parser := $(TORQ_TESTDATA)/tosa_ops
+FUZZ_SEEDS_fuzz-mlir-parser := $(TORQ_TESTDATA)/tosa_ops compiler/tests/models
 
 # The compiler benches share their command line and clock (compiler/bench/bench_common.c).
 BENCH_COMMON_OBJ := $(call objs,compiler/bench/bench_common.c)

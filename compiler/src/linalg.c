@@ -174,6 +174,9 @@ static int known_body_op(const tqc_op_t *o) {
  * constant, the predicate's name last for a comparison, no type for linalg.yield). */
 static tq_status_t encode_body(const tqc_op_t *op, const tqc_block_t *blk, size_t n_outs,
                                body_t *b) {
+  if (blk->num_args != op->num_operands)
+    return TQ_STATUS(TQ_INVALID_INPUT, "the body has %zu arguments for %zu operands",
+                     blk->num_args, op->num_operands);
   for (size_t i = 0; i < blk->num_args; i++) {
     if (!scalar_name(blk->args[i]->type))
       return unsupported(op,
@@ -265,6 +268,7 @@ tq_status_t tqc__linalg_attrs(tq_arena_t *arena, const tqc_op_t *op, tqc_named_a
   const tqc_attr_t *it = tqc_op_attr(op, "iterator_types");
   if (tqc_op_is(op, "linalg.fill")) {
     n_loops = rank_of(op->operands[1]->type);
+    if (n != 2 || n_loops > MAX_LOOPS) return unsupported(op, "a fill of rank above 16");
     for (size_t l = 0; l < n_loops; l++) loops[l] = 0;
     maps[n_maps++] = 0; /* the value: a scalar or a rank-0 tensor */
     if (rank_of(op->operands[0]->type) != 0)

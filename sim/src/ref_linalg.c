@@ -164,6 +164,7 @@ static tq_status_t tqs__parse_line(const tqs__op_t *op, const char *line, size_t
     if (!tqs__stype(w, wl, &in->type))
       return TQS_FAIL(op, "body: unknown type '%.*s' in '%.*s'", (int)wl, w, (int)len, line);
   }
+  in->pred = -1;
   if (in->op == TQS__L_CONSTANT) {
     wl = tqs__word(line, len, &pos, &w);
     char buf[64];
@@ -195,6 +196,8 @@ static tq_status_t tqs__parse_line(const tqs__op_t *op, const char *line, size_t
                       line);
     in->args[in->n_args++] = (uint16_t)v;
   }
+  if ((in->op == TQS__L_CMPF || in->op == TQS__L_CMPI) && in->pred < 0)
+    return TQS_FAIL(op, "body: '%.*s' names no predicate", (int)len, line);
   int want = tqs__l_ops[in->op].args;
   if (want >= 0 && in->n_args != want)
     return TQS_FAIL(op, "body: '%.*s' takes %d operands", (int)len, line, want);

@@ -169,6 +169,7 @@ static const bad_case_t bad_cases[] = {
     {"arith.addi u7 0 1\nlinalg.yield 2\n", MAPS1, "unknown type 'u7'"},
     {"arith.addi i32 0\nlinalg.yield 2\n", MAPS1, "takes 2 operands"},
     {"arith.cmpi i1 0 1 sometimes\nlinalg.yield 2\n", MAPS1, "bad predicate"},
+    {"arith.cmpf i1 0 1\nlinalg.yield 2\n", MAPS1, "names no predicate"},
     {"arith.constant f32 x1\nlinalg.yield 2\n", MAPS1, "bad constant"},
     {"arith.addi i32 0 1\n", MAPS1, "must end with linalg.yield"},
     {"linalg.yield 0 1\n", MAPS1, "yield one value per output"},
