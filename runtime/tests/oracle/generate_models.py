@@ -3,7 +3,10 @@
 compute arithmetic for (conv2d, depthwise_conv2d, matmul, max_pool2d, avg_pool2d, the
 elementwise ops, rescale), in each element type the compiler accepts for it (i8, i16, i32,
 bf16, f32; f16 where TOSA has it), with edge shapes: odd sizes, asymmetric padding, strides,
-dilation, depth multipliers, broadcasting, non-zero zero points, per-channel scales.
+dilation, depth multipliers, broadcasting, non-zero zero points, per-channel scales. f16
+has one model per op family (acc_type f16 and f32), as do the non-TOSA 1.0 matmuls the compiler
+takes (i8 -> i16, i16 -> i16, bf16 -> bf16, f16 -> f16). Left out: i4 weights (TOSA's EXT-INT4),
+which the checker takes but the Torq module cannot hold (torq-compile refuses the constant).
 
 usage: generate_models.py OUT_DIR [--list]
 
@@ -342,6 +345,26 @@ def depthwise_f32_3x3_s2_m2_7x9x3():
                 'f32', 'f32', 'f32', 'f32', (1, 1, 1, 1), (2, 2), weights='arg', bias='arg')
 
 
+@model
+def conv2d_f16_3x3_s2_7x7x3_oc3_acc_f16():
+    return conv('conv2d-f16-3x3-s2-7x7x3-oc3-acc-f16', 'conv2d', [1, 7, 7, 3], (3, 3), 3, 'f16',
+                'f16', 'f16', 'f16', (1, 1, 1, 1), (2, 2), weights='arg', bias='arg')
+
+
+@model
+def depthwise_f16_3x3_p1_6x5x4_acc_f32_zero_bias():
+    return conv('depthwise-f16-3x3-p1-6x5x4-acc-f32-zero-bias', 'depthwise_conv2d', [1, 6, 5, 4],
+                (3, 3), 1, 'f16', 'f16', 'f32', 'f16', (1, 1, 1, 1), (1, 1), weights='arg',
+                bias='zero')
+
+
+@model
+def depthwise_f16_3x3_p1_6x5x4_acc_f32_bias():
+    return conv('depthwise-f16-3x3-p1-6x5x4-acc-f32-bias', 'depthwise_conv2d', [1, 6, 5, 4],
+                (3, 3), 1, 'f16', 'f16', 'f32', 'f16', (1, 1, 1, 1), (1, 1), weights='arg',
+                bias='arg')
+
+
 # ---- matmul ---------------------------------------------------------------------------------
 
 def matmul(name, n, h, k, w, dt, out_dt, azp=0, bzp=0, b_const=False, then=None):
@@ -402,6 +425,17 @@ def matmul_f32_2x5x23x7():
 @model
 def matmul_f16_f32_1x3x9x4():
     return matmul('matmul-f16-f32-1x3x9x4', 1, 3, 9, 4, 'f16', 'f32')
+
+
+@model
+def matmul_i16_i16_1x5x9x3():
+    """i16 x i16 -> i16 (not TOSA 1.0; MLIR 22 verifies it): accumulates in i16, wrapping."""
+    return matmul('matmul-i16-i16-1x5x9x3', 1, 5, 9, 3, 'i16', 'i16')
+
+
+@model
+def matmul_f16_f16_1x3x7x4():
+    return matmul('matmul-f16-f16-1x3x7x4', 1, 3, 7, 4, 'f16', 'f16')
 
 
 # ---- Pooling --------------------------------------------------------------------------------
@@ -480,6 +514,24 @@ def avgpool_bf16_3x3_s1_p1_6x7x3_acc_f32():
 def avgpool_f32_3x3_s2_9x7x4():
     return pool('avgpool-f32-3x3-s2-9x7x4', 'avg_pool2d', [1, 9, 7, 4], 'f32', (3, 3), (2, 2),
                 (0, 0, 0, 0), acc='f32')
+
+
+@model
+def maxpool_f16_3x3_s2_7x7x2():
+    return pool('maxpool-f16-3x3-s2-7x7x2', 'max_pool2d', [1, 7, 7, 2], 'f16', (3, 3), (2, 2),
+                (0, 0, 0, 0))
+
+
+@model
+def avgpool_f16_3x3_s1_p1_5x6x3_acc_f32():
+    return pool('avgpool-f16-3x3-s1-p1-5x6x3-acc-f32', 'avg_pool2d', [1, 5, 6, 3], 'f16', (3, 3),
+                (1, 1), (1, 1, 1, 1), acc='f32')
+
+
+@model
+def avgpool_f16_2x2_s2_6x6x3_acc_f16():
+    return pool('avgpool-f16-2x2-s2-6x6x3-acc-f16', 'avg_pool2d', [1, 6, 6, 3], 'f16', (2, 2),
+                (2, 2), (0, 0, 0, 0), acc='f16')
 
 
 # ---- Elementwise ----------------------------------------------------------------------------
@@ -587,6 +639,22 @@ def clamp_bf16_3x7():
 def clamp_f32_23():
     return unary('clamp-f32-23', 'clamp', 'f32', [23],
                  attrs=' {max_val = 7.500000e-01 : f32, min_val = -1.250000e-01 : f32}')
+
+
+@model
+def add_f16_3x5x7():
+    return binary('add-f16-3x5x7', 'add', 'f16', [3, 5, 7], [3, 5, 7])
+
+
+@model
+def mul_f16_5x3_broadcast():
+    return binary('mul-f16-5x3-broadcast', 'mul', 'f16', [5, 3], [1, 3])
+
+
+@model
+def clamp_f16_19():
+    return unary('clamp-f16-19', 'clamp', 'f16', [19],
+                 attrs=' {max_val = 5.000000e-01 : f16, min_val = -7.500000e-01 : f16}')
 
 
 @model
