@@ -157,6 +157,20 @@ static void dashboard_env(env_t *e, int port) {
   e->v[4] = NULL;
 }
 
+/* `torq-test upload RUN` sends the backlog to the server `srv` (then stopped): every test of the
+ * run is there once, in batches of the default size (8: the backlog in one), the session closed
+ * once. */
+static void send_backlog(const e2e_scratch_t *s, const char *const *env, const char *run,
+                         e2e_server_t *srv, const char *www) {
+  e2e_proc_t up;
+  e2e_run(s, e2e_top(), env, (const char *const[]){"upload", run, NULL}, &up);
+  ck_assert_msg(up.exit_code == 0, "exit %d\n%s\n%s", up.exit_code, up.out, up.err);
+  ck_assert_ptr_nonnull(strstr(up.out, "Upload: everything sent"));
+  e2e_server_stop(srv);
+  check_server(s, www, 8, 1, (const char *const[]){run, NULL});
+  e2e_proc_free(&up);
+}
+
 START_TEST(a_run_uploads_its_tests_in_batches_and_closes_the_session) {
   e2e_scratch_t s;
   e2e_scratch_init(&s);
@@ -264,18 +278,11 @@ START_TEST(a_server_that_dies_mid_run_leaves_a_backlog_that_torq_test_upload_sen
     e2e_scratch_free(&s);
     return;
   }
-  e2e_proc_t up;
-  e2e_run(&s, e2e_top(), env.v, (const char *const[]){"upload", run, NULL}, &up);
-  ck_assert_msg(up.exit_code == 0, "exit %d\n%s\n%s", up.exit_code, up.out, up.err);
-  ck_assert_ptr_nonnull(strstr(up.out, "Upload: everything sent"));
-  e2e_server_stop(&srv);
-  /* `torq-test upload` makes batches of the default size (8): the backlog in one. */
-  check_server(&s, www, 8, 1, (const char *const[]){run, NULL});
+  send_backlog(&s, env.v, run, &srv, www);
   free(log_path);
   free(run);
   free(suite);
   free(www);
-  e2e_proc_free(&up);
   e2e_proc_free(&p);
   e2e_scratch_free(&s);
 }
@@ -468,16 +475,11 @@ START_TEST(a_refused_batch_is_named_with_its_detail_and_kept_for_torq_test_uploa
   char *log = e2e_read(log_path);
   ck_assert_msg(log && strstr(log, "rejected, not retried"), "%s", log ? log : "(no log)");
   free(log);
-  e2e_proc_t up;
-  e2e_run(&s, e2e_top(), env.v, (const char *const[]){"upload", run, NULL}, &up);
-  ck_assert_msg(up.exit_code == 0, "exit %d\n%s\n%s", up.exit_code, up.out, up.err);
-  e2e_server_stop(&srv);
-  check_server(&s, www, 8, 1, (const char *const[]){run, NULL});
+  send_backlog(&s, env.v, run, &srv, www);
   free(log_path);
   free(run);
   free(suite);
   free(www);
-  e2e_proc_free(&up);
   e2e_proc_free(&p);
   e2e_scratch_free(&s);
 }
