@@ -102,6 +102,11 @@ int e2e_server_start_file(const e2e_scratch_t *s, const char *path, const char *
                           const char *const *args, e2e_server_t *out);
 void e2e_server_stop(e2e_server_t *srv);
 
+/* `torq-test upload RUN` (environment `env`) finds nothing left: exit 0, "Upload: 0 items sent",
+ * and the server's request log at `log_path` still reads `log`. */
+void e2e_upload_sends_nothing(const e2e_scratch_t *s, const char *const *env, const char *run,
+                              const char *log_path, const char *log);
+
 /* Writes a tiny model: a 4-element i32 add; or one that does not compile. */
 void e2e_write_add_model(const char *path);
 void e2e_write_broken_model(const char *path);

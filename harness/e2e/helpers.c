@@ -438,3 +438,15 @@ char *e2e_sha256_file(const char *path) {
   tq_sha256_hex(d, hex);
   return strdup(hex);
 }
+
+void e2e_upload_sends_nothing(const e2e_scratch_t *s, const char *const *env, const char *run,
+                              const char *log_path, const char *log) {
+  e2e_proc_t again;
+  e2e_run(s, e2e_top(), env, (const char *const[]){"upload", run, NULL}, &again);
+  ck_assert_msg(again.exit_code == 0, "exit %d\n%s\n%s", again.exit_code, again.out, again.err);
+  ck_assert_ptr_nonnull(strstr(again.out, "Upload: 0 items sent"));
+  char *after = e2e_read(log_path);
+  ck_assert_str_eq(after, log);
+  free(after);
+  e2e_proc_free(&again);
+}

@@ -214,14 +214,7 @@ START_TEST(a_run_uploads_its_tests_in_batches_and_closes_the_session) {
   ck_assert_ptr_null(strstr(p.out, "d4sh"));
   ck_assert_ptr_null(strstr(p.err, "d4sh"));
   /* Nothing left: `torq-test upload` sends nothing more. */
-  e2e_proc_t again;
-  e2e_run(&s, e2e_top(), env, (const char *const[]){"upload", run, NULL}, &again);
-  ck_assert_msg(again.exit_code == 0, "exit %d\n%s\n%s", again.exit_code, again.out, again.err);
-  ck_assert_ptr_nonnull(strstr(again.out, "Upload: 0 items sent"));
-  char *after = e2e_read(log_path);
-  ck_assert_str_eq(after, log);
-  free(after);
-  e2e_proc_free(&again);
+  e2e_upload_sends_nothing(&s, env, run, log_path, log);
   /* A bad TORQ_PERF_SERVER is a usage error before anything runs. */
   e2e_proc_t bad;
   e2e_run(&s, e2e_top(), (const char *const[]){"TORQ_PERF_SERVER=ftp://x", NULL},

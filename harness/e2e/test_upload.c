@@ -196,14 +196,7 @@ START_TEST(uploads_arrive_complete_in_order_with_the_token_and_no_token_in_any_f
     free(fp);
   }
   /* Nothing left: `torq-test upload` sends nothing more. */
-  e2e_proc_t again;
-  e2e_run(&s, e2e_top(), NULL, (const char *const[]){"upload", run, NULL}, &again);
-  ck_assert_msg(again.exit_code == 0, "exit %d\n%s\n%s", again.exit_code, again.out, again.err);
-  ck_assert_ptr_nonnull(strstr(again.out, "Upload: 0 items sent"));
-  char *after = e2e_read(log);
-  ck_assert_str_eq(after, raw);
-  free(after);
-  e2e_proc_free(&again);
+  e2e_upload_sends_nothing(&s, NULL, run, log, raw);
   e2e_server_stop(&srv);
   free(log2);
   free(fixed);
