@@ -588,6 +588,260 @@ START_TEST(ssh_refuses_an_unknown_host_unless_accepting_new_keys) {
 }
 END_TEST
 
+/* ---- Known hosts as OpenSSH reads them --------------------------------------------------------
+ */
+
+/* The public key line "TYPE BASE64" of `path`.pub (heap). */
+static char *pub_key(const char *path) {
+  char cmd[9000];
+  snprintf(cmd, sizeof(cmd), "cut -d' ' -f1,2 '%s.pub'", path);
+  FILE *p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  char line[4096] = "";
+  ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
+  pclose(p);
+  line[strcspn(line, "\n")] = '\0';
+  return strdup(line);
+}
+
+/* The keys a known_hosts case is made of: {N} the board's name ([127.0.0.1]:PORT), {H} that name
+ * hashed as ssh-keygen -H hashes it, {P} its port, {K} the board's own key, {O} another ed25519
+ * key, {E} an ECDSA key, {C} a CA's key. */
+typedef struct kh_keys_s {
+  char name[64], port[16];
+  char *hashed, *board, *other, *ecdsa, *ca;
+} kh_keys_t;
+
+static void kh_keys_make(kh_keys_t *k) {
+  snprintf(k->name, sizeof(k->name), "[127.0.0.1]:%u", g_board.port);
+  snprintf(k->port, sizeof(k->port), "%u", g_board.port);
+  char path[8300];
+  snprintf(path, sizeof(path), "%s/ssh_host_ed25519_key", g_board.dir);
+  k->board = pub_key(path);
+  const char *names[3] = {"kh_other", "kh_ecdsa", "kh_ca"};
+  char **outs[3] = {&k->other, &k->ecdsa, &k->ca};
+  for (int i = 0; i < 3; i++) {
+    char *f = th_path(g_board.tmp, names[i]);
+    char cmd[9000];
+    snprintf(cmd, sizeof(cmd), "rm -f '%s' '%s.pub' && ssh-keygen -q -t %s -N '' -C x -f '%s'", f,
+             f, i == 1 ? "ecdsa" : "ed25519", f);
+    ck_assert(th_shell_ok(cmd));
+    *outs[i] = pub_key(f);
+    free(f);
+  }
+  /* ssh-keygen -H leaves marker lines alone: the hashed name comes from a plain line. */
+  char *h = th_path(g_board.tmp, "kh_hashed");
+  char cmd[9000];
+  snprintf(cmd, sizeof(cmd), "echo '%s %s' >'%s' && ssh-keygen -q -H -f '%s' >/dev/null 2>&1",
+           k->name, k->board, h, h);
+  ck_assert(th_shell_ok(cmd));
+  char *text = th_read(h, NULL);
+  ck_assert_msg(text && !strncmp(text, "|1|", 3), "%s", text ? text : "");
+  text[strcspn(text, " ")] = '\0';
+  k->hashed = text;
+  free(h);
+}
+
+static void kh_keys_free(kh_keys_t *k) {
+  free(k->hashed);
+  free(k->board);
+  free(k->other);
+  free(k->ecdsa);
+  free(k->ca);
+}
+
+/* `text` with its {X} tokens replaced (heap). */
+static char *kh_expand(const kh_keys_t *k, const char *text) {
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  for (const char *p = text; *p; p++) {
+    const char *v = NULL;
+    if (p[0] == '{' && p[1] && p[2] == '}') {
+      switch (p[1]) {
+        case 'N':
+          v = k->name;
+          break;
+        case 'H':
+          v = k->hashed;
+          break;
+        case 'P':
+          v = k->port;
+          break;
+        case 'K':
+          v = k->board;
+          break;
+        case 'O':
+          v = k->other;
+          break;
+        case 'E':
+          v = k->ecdsa;
+          break;
+        case 'C':
+          v = k->ca;
+          break;
+        default:
+          break;
+      }
+    }
+    if (v) {
+      TH_OK(tq_buf_append_cstr(&b, v));
+      p += 2;
+    } else {
+      TH_OK(tq_buf_putc(&b, *p));
+    }
+  }
+  return tq_buf_detach(&b);
+}
+
+/* Whether OpenSSH's own client, strict about host keys and given only `kh`, logs in. */
+static int openssh_accepts(const char *kh) {
+  char cmd[20000];
+  snprintf(cmd, sizeof(cmd),
+           "ssh -F /dev/null -o BatchMode=yes -o StrictHostKeyChecking=yes "
+           "-o UserKnownHostsFile='%s' -o GlobalKnownHostsFile=/dev/null -o CheckHostIP=no "
+           "-o UpdateHostKeys=no -o IdentitiesOnly=yes -o ConnectTimeout=10 -i '%s' -p %u "
+           "'%s@127.0.0.1' true </dev/null >/dev/null 2>&1",
+           kh, g_board.key, g_board.port, g_board.user);
+  return th_shell_ok(cmd);
+}
+
+typedef struct kh_case_s {
+  const char *what;
+  const char *text; /* known_hosts, with {X} tokens */
+  int hashed;       /* then hashed with ssh-keygen -H (HashKnownHosts) */
+  int accepted;
+  const char *needle; /* in the refusal */
+  unsigned line;      /* the line the refusal names (0: none) */
+} kh_case_t;
+
+static const kh_case_t k_kh_cases[] = {
+    {"the board's key", "{N} {K}\n", 0, 1, NULL, 0},
+    {"several keys for the host, the board's last", "{N} {E}\n{N} {O}\n{N} {K}\n", 0, 1, NULL, 0},
+    {"several keys, hashed", "{N} {O}\n{N} {E}\nother.example {O}\n{N} {K}\n", 1, 1, NULL, 0},
+    {"the host in a list", "other.example,{N},10.0.0.1 {K}\n", 0, 1, NULL, 0},
+    {"wildcards", "[127.0.0.?]:* {K}\n", 0, 1, NULL, 0},
+    {"comments, blank and unreadable lines are skipped",
+     "# boards\n\n{N} ssh-ed25519 not-base64!\n{N} ssh-ed25519\n  {N} {K}\n", 0, 1, NULL, 0},
+    {"a negated pattern", "[127.0.0.*]:*,!{N} {K}\n", 0, 0, "is unknown", 0},
+    {"another host's key only", "other.example {K}\n", 0, 0, "is unknown", 0},
+    {"@revoked", "{N} {K}\n@revoked {N} {K}\n", 0, 0, "REVOKED HOST KEY", 2},
+    {"@revoked for every host", "@revoked * {K}\n{N} {K}\n", 0, 0, "REVOKED HOST KEY", 1},
+    {"@revoked, hashed", "{H} {K}\n@revoked {H} {K}\n", 0, 0, "REVOKED HOST KEY", 2},
+    {"hashed, another host's", "|1|AAAAAAAAAAAAAAAAAAAAAAAAAAA=|AAAAAAAAAAAAAAAAAAAAAAAAAAA= {K}\n",
+     0, 0, "is unknown", 0},
+    {"another key @revoked", "@revoked * {O}\n{N} {K}\n", 0, 1, NULL, 0},
+    {"@cert-authority only", "@cert-authority {N} {C}\n", 0, 0, "@cert-authority", 1},
+    {"@cert-authority by pattern", "# CA\n@cert-authority [127.0.0.1]:* {C}\n", 0, 0,
+     "@cert-authority", 2},
+    {"@cert-authority and the board's key", "@cert-authority * {C}\n{N} {K}\n", 0, 1, NULL, 0},
+    {"an unknown marker", "@trusted {N} {K}\n", 0, 0, "is unknown", 0},
+    {"a changed key", "{N} {O}\n", 0, 0, "HOST KEY CHANGED", 1},
+    {"a key of another type only", "other.example {O}\n{N} {E}\n", 0, 0, "HOST KEY CHANGED", 2},
+};
+
+/* Each known_hosts case gives OpenSSH's verdict, and the refusal names the line that decided. */
+START_TEST(ssh_known_hosts_are_read_as_openssh_reads_them) {
+  NEED_BOARD();
+  const kh_case_t *c = &k_kh_cases[_i];
+  kh_keys_t keys;
+  kh_keys_make(&keys);
+  char *kh = th_path(g_board.tmp, "case_known_hosts");
+  char *text = kh_expand(&keys, c->text);
+  th_write(kh, text);
+  if (c->hashed) {
+    char cmd[9000];
+    snprintf(cmd, sizeof(cmd),
+             "ssh-keygen -q -H -f '%s' >/dev/null 2>&1 && ! grep -q '127.0.0.1' '%s'", kh, kh);
+    ck_assert_msg(th_shell_ok(cmd), "%s: ssh-keygen -H failed", c->what);
+  }
+  char *before = th_read(kh, NULL);
+  ck_assert_msg(openssh_accepts(kh) == c->accepted, "%s: OpenSSH %s it", c->what,
+                c->accepted ? "refuses" : "accepts");
+
+  tqh_ssh_options_t o;
+  board_options(&o);
+  o.known_hosts = kh;
+  tqh_ssh_session_t *s = NULL;
+  tq_status_t st = tqh_ssh_connect(&o, &s);
+  if (c->accepted) {
+    ck_assert_msg(st == NULL, "%s: refused: %s", c->what, st ? tq_status_message(st) : "");
+    tqh_ssh_disconnect(s);
+  } else {
+    ck_assert_msg(st != NULL, "%s: accepted", c->what);
+    const char *msg = tq_status_message(st);
+    ck_assert_int_eq(tq_status_code(st), TQ_FAILED_PRECONDITION);
+    ck_assert_msg(strstr(msg, c->needle), "%s: %s", c->what, msg);
+    ck_assert_msg(strstr(msg, keys.name) && strstr(msg, "SHA256:"), "%s: %s", c->what, msg);
+    if (c->line) {
+      char where[8400];
+      snprintf(where, sizeof(where), "%s:%u", kh, c->line);
+      ck_assert_msg(strstr(msg, where), "%s: no '%s' in: %s", c->what, where, msg);
+    }
+    tq_status_free(st);
+    ck_assert_ptr_null(s);
+  }
+  /* Nothing was written without the opt-in. */
+  char *after = th_read(kh, NULL);
+  ck_assert_str_eq(after, before);
+  free(after);
+  free(before);
+  free(text);
+  free(kh);
+  kh_keys_free(&keys);
+}
+END_TEST
+
+/* Accepting new host keys adds an unknown key, never a revoked one, and never for a board known
+ * only through a certificate authority. */
+START_TEST(ssh_accepting_new_keys_never_adds_a_revoked_key_nor_bypasses_a_ca) {
+  NEED_BOARD();
+  kh_keys_t keys;
+  kh_keys_make(&keys);
+  const char *const texts[] = {"# only revoked\n@revoked {N} {K}\n",
+                               "@revoked * {K}\nother.example {O}\n", "@cert-authority {N} {C}\n"};
+  const char *const needles[] = {"REVOKED HOST KEY", "REVOKED HOST KEY", "@cert-authority"};
+  char *kh = th_path(g_board.tmp, "accept_known_hosts");
+  for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+    char *text = kh_expand(&keys, texts[i]);
+    th_write(kh, text);
+    tqh_ssh_options_t o;
+    board_options(&o);
+    o.known_hosts = kh;
+    o.accept_new_host_key = 1;
+    tqh_ssh_session_t *s = NULL;
+    const char *const want[] = {needles[i], "accepting new host keys", NULL};
+    for (int attempt = 0; attempt < 2; attempt++) {
+      expect_error(tqh_ssh_connect(&o, &s), TQ_FAILED_PRECONDITION, want);
+      ck_assert_ptr_null(s);
+    }
+    char *after = th_read(kh, NULL);
+    ck_assert_msg(!strcmp(after, text), "known_hosts changed:\n%s", after);
+    free(after);
+    free(text);
+  }
+  /* The same board with nothing against its key: accepted, appended as one plain line, and
+   * OpenSSH's client agrees with what was written. */
+  char *text = kh_expand(&keys, "@revoked * {O}\n");
+  th_write(kh, text);
+  tqh_ssh_options_t o;
+  board_options(&o);
+  o.known_hosts = kh;
+  o.accept_new_host_key = 1;
+  tqh_ssh_session_t *s = NULL;
+  TH_OK(tqh_ssh_connect(&o, &s));
+  tqh_ssh_disconnect(s);
+  char *after = th_read(kh, NULL);
+  char *want = kh_expand(&keys, "@revoked * {O}\n{N} {K}\n");
+  ck_assert_str_eq(after, want);
+  ck_assert(openssh_accepts(kh));
+  free(want);
+  free(after);
+  free(text);
+  free(kh);
+  kh_keys_free(&keys);
+}
+END_TEST
+
 START_TEST(ssh_reports_a_wrong_user_key_clearly) {
   NEED_BOARD();
   char *other = th_path(g_board.tmp, "id_other");
@@ -788,6 +1042,9 @@ Suite *ssh_suite(void) {
   tcase_add_test(tc, ssh_small_files_stat_rename_unlink_and_exclusive_create);
   tcase_add_test(tc, ssh_refuses_a_changed_host_key_with_a_clear_message);
   tcase_add_test(tc, ssh_refuses_an_unknown_host_unless_accepting_new_keys);
+  tcase_add_loop_test(tc, ssh_known_hosts_are_read_as_openssh_reads_them, 0,
+                      (int)(sizeof(k_kh_cases) / sizeof(k_kh_cases[0])));
+  tcase_add_test(tc, ssh_accepting_new_keys_never_adds_a_revoked_key_nor_bypasses_a_ca);
   tcase_add_test(tc, ssh_reports_a_wrong_user_key_clearly);
   tcase_add_test(tc, ssh_connection_refused_is_unavailable);
   tcase_add_test(tc, ssh_forked_child_abandons_the_session_without_breaking_it);

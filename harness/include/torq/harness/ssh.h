@@ -5,10 +5,12 @@
  * the password database), keys from ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa; host keys
  * from ~/.ssh/known_hosts, including `[host]:port` entries and hashed entries.
  *
- * Host keys: an unknown key stops the connection unless `accept_new_host_key` is set (then it is
- * appended to the known_hosts file, like OpenSSH's StrictHostKeyChecking=accept-new); a changed
- * key always stops it. The message names the host, the key type, the SHA256 fingerprint and what
- * to do.
+ * Host keys: known_hosts is read as OpenSSH reads it (patterns, hashed names, several keys per
+ * host, markers). An unknown key stops the connection unless `accept_new_host_key` is set (then it
+ * is appended to the known_hosts file, like OpenSSH's StrictHostKeyChecking=accept-new); a changed
+ * key, a key marked `@revoked`, and a host known only through `@cert-authority` (host
+ * certificates cannot be checked) always stop it. The message names the host, the key type, the
+ * SHA256 fingerprint, the known_hosts line that decided and what to do.
  *
  * Remote commands are built ONLY from arguments quoted with tqh_shell_quote (shell_quote.h): the
  * caller passes an argv, never a command line. A command that needs shell syntax (a pipe, a
@@ -28,7 +30,7 @@
  *                         further call fails with TQ_UNAVAILABLE until tqh_ssh_reconnect().
  *   TQ_DEADLINE_EXCEEDED  a remote command ran past its timeout (it was killed; the session stays
  *                         usable).
- *   TQ_FAILED_PRECONDITION an unknown or changed host key; authentication refused (no key the
+ *   TQ_FAILED_PRECONDITION an unknown, changed or revoked host key; authentication refused (no key the
  *                         server accepts); an exclusive upload onto an existing file.
  *   TQ_INVALID_ARGUMENT   bad options (no host, an unreadable key file, an empty argv), an
  *                         unreadable known_hosts file.
