@@ -392,6 +392,157 @@ START_TEST(a_rejecting_server_and_a_run_without_upload_and_bad_options) {
 }
 END_TEST
 
+/* Lines of the server's log that are accepted requests under run id `id` (path and
+ * Idempotency-Key), and all its lines. */
+static void count_under(const char *log_path, const char *id, size_t *out_ok, size_t *out_all) {
+  char *log = e2e_read(log_path);
+  *out_ok = *out_all = 0;
+  char *path = e2e_path("200|/runs/%s/", id), *key = e2e_path("|%s/", id);
+  for (char *l = log ? strtok(log, "\n") : NULL; l; l = strtok(NULL, "\n")) {
+    (*out_all)++;
+    const char *rest = !strncmp(l, path, strlen(path)) ? l + strlen(path) : NULL;
+    const char *k = strstr(l, key);
+    if (rest && (!strncmp(rest, "tests/", 6) || !strncmp(rest, "complete|", 9)) && k &&
+        k[strlen(key)] >= '1' && k[strlen(key)] <= '9')
+      (*out_ok)++;
+  }
+  free(key);
+  free(path);
+  free(log);
+}
+
+/* `torq-test upload` with the run folder written in every usual way sends under the folder's
+ * own name; an item sent under another run id (the folder renamed, or an outbox whose `sent`
+ * names no run id) is sent again under the right one. */
+START_TEST(upload_uses_the_run_folders_name_however_it_is_written) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *www = server_dir(&s, "server");
+  e2e_server_t srv;
+  if (!start(&s, www, 0, 0, 200, &srv)) {
+    free(www);
+    e2e_scratch_free(&s);
+    return;
+  }
+  char *suite = write_suite(&s);
+  e2e_proc_t p;
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, "--no-profiling", NULL}, &p);
+  ck_assert_msg(p.exit_code == 0, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
+  e2e_proc_free(&p);
+  char *run = e2e_only_run(&s);
+  const char *id = run_id(run);
+  char url[128];
+  snprintf(url, sizeof(url), "--upload=http://127.0.0.1:%d", srv.port);
+  char *slash = e2e_path("%s/", id), *dot = e2e_path("./%s", id), *rel = e2e_path("results/%s", id);
+  char *rel_dot = e2e_path("results/%s/.", id), *abs_slash = e2e_path("%s//", run);
+  const struct {
+    const char *cwd, *path;
+  } forms[] = {{s.results, slash}, {s.results, dot}, {s.dir, rel},
+               {s.dir, rel_dot},   {"/", abs_slash}, {s.results, id}};
+  char *log = e2e_path("%s/requests.log", www);
+  char *outbox = e2e_path("rm -rf '%s/upload'", run);
+  size_t ok, all;
+  for (size_t i = 0; i < sizeof(forms) / sizeof(*forms); i++) {
+    ck_assert_int_eq(system(outbox), 0);
+    e2e_run(&s, forms[i].cwd, NULL, (const char *const[]){"upload", forms[i].path, url, NULL}, &p);
+    ck_assert_msg(p.exit_code == 0, "%s: exit %d\n%s\n%s", forms[i].path, p.exit_code, p.out,
+                  p.err);
+    ck_assert_msg(strstr(p.out, "Upload: 4 items sent"), "%s: %s", forms[i].path, p.out);
+    e2e_proc_free(&p);
+    count_under(log, id, &ok, &all);
+    ck_assert_msg(ok == 4 * (i + 1) && all == ok, "%s: %zu of %zu requests under /runs/%s/",
+                  forms[i].path, ok, all, id);
+  }
+  /* Sent under this id: nothing more to send, whatever the path. */
+  e2e_run(&s, s.results, NULL, (const char *const[]){"upload", slash, NULL}, &p);
+  ck_assert_msg(p.exit_code == 0 && strstr(p.out, "Upload: 0 items sent"), "%s%s", p.out, p.err);
+  e2e_proc_free(&p);
+
+  /* The folder renamed: its items were sent as the old id, not as the new one. */
+  char *moved = e2e_path("%s-renamed", run);
+  ck_assert_int_eq(rename(run, moved), 0);
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){"upload", moved, NULL}, &p);
+  ck_assert_msg(p.exit_code == 0 && strstr(p.out, "Upload: 4 items sent"), "%s%s", p.out, p.err);
+  e2e_proc_free(&p);
+  size_t renamed_ok, renamed_all;
+  count_under(log, run_id(moved), &renamed_ok, &renamed_all);
+  ck_assert_uint_eq(renamed_ok, 4);
+  ck_assert_uint_eq(renamed_all, all + 4);
+  /* An outbox whose `sent` names no run id (an older torq-test, maybe sent under a wrong id): its
+   * items go again (the server drops copies by their Idempotency-Key). */
+  char *sent = e2e_path("%s/upload/sent", moved);
+  e2e_write(sent, "1\n2\n3\n4\n");
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){"upload", moved, NULL}, &p);
+  ck_assert_msg(p.exit_code == 0 && strstr(p.out, "Upload: 4 items sent"), "%s%s", p.out, p.err);
+  e2e_proc_free(&p);
+  count_under(log, run_id(moved), &renamed_ok, &renamed_all);
+  ck_assert_uint_eq(renamed_ok, 8);
+  e2e_server_stop(&srv);
+  free(sent);
+  free(moved);
+  free(outbox);
+  free(log);
+  free(slash);
+  free(dot);
+  free(rel);
+  free(rel_dot);
+  free(abs_slash);
+  free(run);
+  free(suite);
+  free(www);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
+/* A server that takes connections and requests but never answers holds the end of the run a few
+ * seconds at most (TQH_UPLOAD_STALL_S, 5 s), not --upload-timeout: the backlog stays, and the run
+ * says how to send it. */
+START_TEST(a_server_that_never_answers_holds_the_end_of_the_run_a_few_seconds_at_most) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *www = server_dir(&s, "server");
+  e2e_server_t srv;
+  char *script = e2e_path("%s/scripts/results-server", e2e_top());
+  int started = e2e_server_start_file(&s, script, www, (const char *const[]){"--hang", NULL}, &srv);
+  free(script);
+  if (!started) {
+    free(www);
+    e2e_scratch_free(&s);
+    return;
+  }
+  char *suite = write_suite(&s);
+  char url[128];
+  snprintf(url, sizeof(url), "--upload=http://127.0.0.1:%d", srv.port);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  e2e_proc_t p;
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, url, "--no-profiling", NULL}, &p);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  ck_assert_msg(p.exit_code == 0, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
+  /* Three tiny tests take well under a second; the rest is the wait for the server (35 s before:
+   * the 30 s grace and 5 s more). */
+  ck_assert_msg(took < 5.0 + 10.0, "the run took %.1f s with a server that never answers", took);
+  ck_assert_msg(strstr(p.err, "4 items not sent") && strstr(p.err, "no answer for 5 s"), "%s",
+                p.err);
+  char *run = e2e_only_run(&s);
+  char *cmd = e2e_path("torq-test upload %s", run);
+  ck_assert_msg(strstr(p.err, cmd), "%s", p.err);
+  char *log = e2e_path("%s/requests.log", www);
+  char *raw = e2e_read(log);
+  ck_assert_msg(raw && strstr(raw, "0|/runs/"), "the server never got the request");
+  e2e_server_stop(&srv);
+  free(raw);
+  free(log);
+  free(cmd);
+  free(run);
+  free(suite);
+  free(www);
+  e2e_proc_free(&p);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
 Suite *e2e_suite_upload(void) {
   Suite *s = suite_create("upload");
   TCase *tc = tcase_create("upload");
@@ -400,6 +551,8 @@ Suite *e2e_suite_upload(void) {
   tcase_add_test(tc, a_server_that_fails_twice_with_500_then_answers_gets_everything);
   tcase_add_test(tc, a_server_that_is_down_leaves_a_backlog_that_torq_test_upload_sends_later);
   tcase_add_test(tc, a_rejecting_server_and_a_run_without_upload_and_bad_options);
+  tcase_add_test(tc, upload_uses_the_run_folders_name_however_it_is_written);
+  tcase_add_test(tc, a_server_that_never_answers_holds_the_end_of_the_run_a_few_seconds_at_most);
   suite_add_tcase(s, tc);
   return s;
 }

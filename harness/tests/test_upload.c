@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "suites.h"
 #include "torq/base/alloc.h"
@@ -114,7 +115,12 @@ START_TEST(an_outbox_is_read_back_skipping_bad_and_torn_lines) {
            "0 test s+z\n"
            "3 complete -\n"
            "4 test s+b");
-  th_write(sent, "1\n7\nxx\n");
+  const char *id = strrchr(dir, '/') + 1;
+  char text[512];
+  /* Sent under this run id: 1 and 7; under another id, or an unknown one (a line without an id,
+   * from an older outbox): 3, which is still to send. */
+  snprintf(text, sizeof(text), "1 %s\n7 %s\nxx\n3 %s-old\n3\n3 \n", id, id, id);
+  th_write(sent, text);
   th_write(log, "2026-12-02T10:00:00Z item 3 (run complete): HTTP 401: no; rejected, not retried\n");
   tqh_upload_report_t r;
   TH_OK(tqh__upload_status(dir, &r));
@@ -122,7 +128,8 @@ START_TEST(an_outbox_is_read_back_skipping_bad_and_torn_lines) {
   ck_assert_int_eq(r.rejected, 1);
   ck_assert_str_eq(r.last_error, "item 3 (run complete): HTTP 401: no; rejected, not retried");
   /* Everything sent: nothing remains and no error is reported. */
-  th_write(sent, "1\n3\n");
+  snprintf(text, sizeof(text), "1 %s\n3 %s\n", id, id);
+  th_write(sent, text);
   TH_OK(tqh__upload_status(dir, &r));
   ck_assert_uint_eq(r.remaining, 0);
   ck_assert_str_eq(r.last_error, "");
@@ -169,12 +176,59 @@ START_TEST(an_outbox_is_read_back_skipping_bad_and_torn_lines) {
 }
 END_TEST
 
+/* The run id is the run folder's own name, however the folder is written. */
+START_TEST(the_run_id_is_the_run_folders_name_however_it_is_written) {
+  char *dir = th_tmpdir();
+  char *run = th_path(dir, "20260102T030405Z-abcd");
+  ck_assert_int_eq(mkdir(run, 0755), 0);
+  char *link = th_path(dir, "latest");
+  ck_assert_int_eq(symlink(run, link), 0);
+  char cwd[4096];
+  ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+  ck_assert_int_eq(chdir(dir), 0);
+  char abs_slash[4200], abs_dot[4200];
+  snprintf(abs_slash, sizeof(abs_slash), "%s//", run);
+  snprintf(abs_dot, sizeof(abs_dot), "%s/./.", run);
+  const char *const forms[] = {run,
+                               abs_slash,
+                               abs_dot,
+                               "20260102T030405Z-abcd",
+                               "20260102T030405Z-abcd/",
+                               "./20260102T030405Z-abcd",
+                               "./20260102T030405Z-abcd/.",
+                               "latest",
+                               "latest/"};
+  tq_buf_t id;
+  tq_buf_init(&id, 0);
+  for (size_t i = 0; i < sizeof(forms) / sizeof(*forms); i++) {
+    TH_OK(tqh__upload_run_id(forms[i], &id));
+    ck_assert_msg(!strcmp(id.data, "20260102T030405Z-abcd"), "%s: '%s'", forms[i], id.data);
+  }
+  /* A folder that does not exist (yet): its name as written. */
+  TH_OK(tqh__upload_run_id("results/20990101T000000Z-ffff//./", &id));
+  ck_assert_str_eq(id.data, "20990101T000000Z-ffff");
+  /* No name at all is refused, never sent as a path. */
+  const char *const nameless[] = {"/", "//", "/..", "/."};
+  for (size_t i = 0; i < sizeof(nameless) / sizeof(*nameless); i++) {
+    tq_status_t st = tqh__upload_run_id(nameless[i], &id);
+    ck_assert_msg(st != NULL, "%s gave '%s'", nameless[i], id.data);
+    tq_status_free(st);
+  }
+  tq_buf_deinit(&id);
+  ck_assert_int_eq(chdir(cwd), 0);
+  free(link);
+  free(run);
+  th_rmtree(dir);
+}
+END_TEST
+
 Suite *upload_suite(void) {
   Suite *s = suite_create("upload");
   TCase *tc = tcase_create("upload");
   tcase_add_test(tc, urls_are_checked_and_shown_without_their_password);
   tcase_add_test(tc, an_outbox_is_read_back_skipping_bad_and_torn_lines);
   tcase_add_test(tc, a_zip_of_stored_entries_reads_back);
+  tcase_add_test(tc, the_run_id_is_the_run_folders_name_however_it_is_written);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -72,11 +72,14 @@ static tq_status_t workflow_url(const tqh_json_t *run, const char *run_dir, tq_b
   const char *url = env_first(ci);
   if (url) return tq_buf_append_cstr(out, url);
   const char *host = run ? str_of(run, "hostname") : NULL, *id = run ? str_of(run, "run_id") : NULL;
-  if (!id) {
-    const char *slash = strrchr(run_dir, '/');
-    id = slash && slash[1] ? slash + 1 : run_dir;
-  }
-  return tq_buf_printf(out, "torq-test://%s/%s", host ? host : "localhost", id);
+  if (id) return tq_buf_printf(out, "torq-test://%s/%s", host ? host : "localhost", id);
+  /* The run folder's own name, never the path it was given as (upload.h). */
+  tq_buf_t name;
+  tq_buf_init(&name, 0);
+  tq_status_t st = tqh__upload_run_id(run_dir, &name);
+  if (!st) st = tq_buf_printf(out, "torq-test://%s/%s", host ? host : "localhost", name.data);
+  tq_buf_deinit(&name);
+  return st;
 }
 
 static const char *owner(void) {

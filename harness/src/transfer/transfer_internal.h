@@ -25,14 +25,21 @@ typedef struct tqh__upload_ctl_s {
   /* The run goes on: the dashboard's batches wait to be full (options.batch_tests), or
    * options.batch_s after their first test was queued, unless `finishing`. */
   int hold_batches;
+  uint64_t finishing_ns; /* CLOCK_MONOTONIC when `finishing` was set */
   /* Waits `seconds` between attempts (or less, when something happened); NULL: sleeps. */
   void (*wait)(struct tqh__upload_ctl_s *ctl, double seconds);
+  /* Takes in what happened meanwhile without waiting (it may set `finishing`), during a
+   * request; NULL: nothing can happen. */
+  void (*poll)(struct tqh__upload_ctl_s *ctl);
   void *ctx;
   tqh__upload_outbox_t *box; /* NULL: the pass reads the whole outbox afresh */
   /* Out: the last failure was a transport error (no HTTP answer). */
   int transport_failure;
   /* Out: when items were held back (report.held), how long until their batch is due. */
   double hold_s;
+  /* Out: once the run was over, a request moved no byte for stall_s (the server does not
+   * answer): nothing more should be tried. */
+  int stalled;
 } tqh__upload_ctl_t;
 
 /* One pass over the backlog of `run_dir` (see tqh_upload_send_backlog). */
@@ -42,6 +49,11 @@ tq_status_t tqh__upload_pass(const char *run_dir, const tqh_upload_options_t *op
 /* What is left in the backlog of `run_dir`, and the last failure the log recorded (rejected
  * when that failure was a rejection); sends nothing. */
 tq_status_t tqh__upload_status(const char *run_dir, tqh_upload_report_t *out_report) TQ_MUST_USE;
+
+/* The run id of `run_dir`: always the run folder's own name (of its real path when it exists),
+ * whatever form the path was given in ("RUN/", "./RUN", "/abs/RUN/."), so that no local path
+ * reaches the server. TQ_INVALID_ARGUMENT when the path names no folder ("/", ".."). */
+tq_status_t tqh__upload_run_id(const char *run_dir, tq_buf_t *out) TQ_MUST_USE;
 
 /* Opens RUN_DIR/upload/queue for appending. */
 tq_status_t tqh__upload_queue_open(const char *run_dir, tqh_journal_t *out_queue) TQ_MUST_USE;

@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ void tqh_upload_options_initialize(tqh_upload_options_t *o) {
   o->backoff_s = 0.5;
   o->backoff_max_s = 8;
   o->grace_s = 30;
+  o->stall_s = TQH_UPLOAD_STALL_S;
   o->batch_tests = 8;
   o->batch_s = 10;
 }
@@ -81,6 +83,28 @@ char *tqh_upload_display_url(const char *spec) {
 static tq_status_t outbox_path(const char *run_dir, const char *name, tq_buf_t *out) {
   tq_buf_clear(out);
   return tq_buf_printf(out, "%s/upload%s%s", run_dir, *name ? "/" : "", name);
+}
+
+tq_status_t tqh__upload_run_id(const char *run_dir, tq_buf_t *out) {
+  tq_buf_clear(out);
+  char resolved[PATH_MAX];
+  const char *path = realpath(run_dir, resolved) ? resolved : run_dir;
+  /* Without the folder (a run folder being made, say): its name as written, whatever trailing
+   * slashes or "." parts it has. */
+  size_t end = strlen(path);
+  for (;;) {
+    while (end > 1 && path[end - 1] == '/') end--;
+    if (end >= 2 && path[end - 1] == '.' && path[end - 2] == '/')
+      end -= 2;
+    else
+      break;
+  }
+  size_t start = end;
+  while (start && path[start - 1] != '/') start--;
+  if (start == end || (end - start == 1 && path[start] == '.') ||
+      (end - start == 2 && !memcmp(path + start, "..", 2)))
+    return TQ_STATUS(TQ_INVALID_ARGUMENT, "%s: not a run folder (it has no name)", run_dir);
+  return tq_buf_append(out, path + start, end - start);
 }
 
 tq_status_t tqh__upload_outbox_append(const char *run_dir, const char *name, const char *line) {
@@ -304,11 +328,22 @@ static tq_status_t outbox_refresh(const char *run_dir, outbox_t *o, tq_buf_t *pr
     o->sent_size = o->max_seq + 1;
   }
   if (!st && !o->sent_loaded) {
-    st = outbox_read(run_dir, "sent", 0, &text, &found);
+    /* "SEQ RUN_ID": sent under that run id. Only this run id counts, so that an item sent under
+     * another one (a renamed or copied run folder, or an upload that took its id from a wrong
+     * path) is sent again; a line without a run id (older outboxes) is of unknown id. */
+    tq_buf_t id;
+    tq_buf_init(&id, 0);
+    st = tqh__upload_run_id(run_dir, &id);
+    if (!st) st = outbox_read(run_dir, "sent", 0, &text, &found);
     pos = 0;
     unsigned long seq;
-    while (!st && next_line(&text, &pos, &line, &len))
-      if (parse_seq(line, len, &seq) && seq <= o->max_seq) o->sent[seq] = 1;
+    while (!st && next_line(&text, &pos, &line, &len)) {
+      const char *sp = memchr(line, ' ', len);
+      if (sp && parse_seq(line, (size_t)(sp - line), &seq) && seq <= o->max_seq &&
+          (size_t)(line + len - sp - 1) == id.len && !memcmp(sp + 1, id.data, id.len))
+        o->sent[seq] = 1;
+    }
+    tq_buf_deinit(&id);
     o->sent_loaded = !st;
   }
   for (size_t i = old_count; !st && i < o->count; i++) o->remaining += !o->sent[o->items[i].seq];
@@ -385,15 +420,15 @@ done:
   return v;
 }
 
-/* Marks items[from, to) sent (the unsent ones). */
-static tq_status_t mark_sent(const char *run_dir, outbox_t *box, size_t from, size_t to,
+/* Marks items[from, to) sent under the pass's run id (the unsent ones). */
+static tq_status_t mark_sent(const tqh__pass_t *p, outbox_t *box, size_t from, size_t to,
                              tqh_upload_report_t *report) {
   for (size_t i = from; i < to; i++) {
     const item_t *it = &box->items[i];
     if (box->sent[it->seq]) continue;
-    char line[32];
-    snprintf(line, sizeof(line), "%lu", it->seq);
-    TQ_TRY(tqh__upload_outbox_append(run_dir, "sent", line));
+    char line[320];
+    snprintf(line, sizeof(line), "%lu %s", it->seq, p->run_id);
+    TQ_TRY(tqh__upload_outbox_append(p->run_dir, "sent", line));
     box->sent[it->seq] = 1;
     box->remaining--;
     report->sent++;
@@ -432,8 +467,10 @@ tq_status_t tqh__upload_pass(const char *run_dir, const tqh_upload_options_t *op
   tq_buf_init(&problems, 0);
   tq_status_t st = outbox_refresh(run_dir, box, &problems);
   tq_buf_deinit(&problems);
-  const char *slash = strrchr(run_dir, '/');
-  tqh__pass_t p = {run_dir, slash && slash[1] ? slash + 1 : run_dir, options, NULL, 0, ctl, NULL,
+  tq_buf_t run_id;
+  tq_buf_init(&run_id, 0);
+  if (!st) st = tqh__upload_run_id(run_dir, &run_id);
+  tqh__pass_t p = {run_dir, run_id.data ? run_id.data : "", options, NULL, 0, ctl, NULL,
                    out_report};
   int dashboard = tqh_upload_protocol(options->url, &p.base) == TQH_UPLOAD_DASHBOARD;
   p.base_len = strlen(p.base);
@@ -466,12 +503,13 @@ tq_status_t tqh__upload_pass(const char *run_dir, const tqh_upload_options_t *op
       out_report->rejected = v == TQH__REJECTED;
       break;
     }
-    st = mark_sent(run_dir, box, box->first, end, out_report);
+    st = mark_sent(&p, box, box->first, end, out_report);
     if (!st) box->first = end;
   }
   out_report->remaining = box->remaining;
   if (p.curl) curl_easy_cleanup(p.curl);
   tq_free(ids);
+  tq_buf_deinit(&run_id);
   if (box == &local) outbox_deinit(&local);
   return st;
 }

@@ -36,6 +36,43 @@ static size_t on_answer(char *data, size_t size, size_t count, void *user) {
   return n;
 }
 
+/* Watches a request: once the run is over, one that moves no byte (sent or received) for the
+ * stall limit is abandoned, however long its own timeout. */
+typedef struct watch_s {
+  tqh__upload_ctl_t *ctl;
+  double stall_s;
+  curl_off_t moved;
+  uint64_t last_ns; /* when a byte last moved (or the request started) */
+  int stalled;
+} watch_t;
+
+static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow) {
+  (void)dltotal;
+  (void)ultotal;
+  watch_t *w = user;
+  uint64_t now = tqh_now_ns();
+  if (dlnow + ulnow != w->moved) {
+    w->moved = dlnow + ulnow;
+    w->last_ns = now;
+  }
+  if (!w->ctl) return 0;
+  if (!w->ctl->finishing && w->ctl->poll) w->ctl->poll(w->ctl);
+  if (!w->ctl->finishing) return 0;
+  uint64_t since = w->last_ns > w->ctl->finishing_ns ? w->last_ns : w->ctl->finishing_ns;
+  w->stalled = now > since && (double)(now - since) / 1e9 >= w->stall_s;
+  if (w->stalled) w->ctl->stalled = 1;
+  return w->stalled;
+}
+
+/* Any answer from the server counts as a moved byte. */
+static size_t on_header(char *data, size_t size, size_t count, void *user) {
+  (void)data;
+  watch_t *w = user;
+  w->last_ns = tqh_now_ns();
+  return size * count;
+}
+
 /* The multipart form of the request, or NULL without memory. */
 static curl_mime *form_of(CURL *curl, const tqh__request_t *rq) {
   curl_mime *mime = curl_mime_init(curl);
@@ -116,12 +153,21 @@ static tqh__verdict_t post(tqh__pass_t *p, tqh__request_t *rq, double timeout_s,
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "torq-test/0.1");
+  watch_t watch = {p->ctl, o->stall_s > 0 ? o->stall_s : TQH_UPLOAD_STALL_S, 0, tqh_now_ns(), 0};
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &watch);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &watch);
   CURLcode rc = curl_easy_perform(curl);
   curl_slist_free_all(headers);
   curl_mime_free(mime);
   if (rc != CURLE_OK) {
     *out_transport = 1;
-    snprintf(err, err_size, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+    if (watch.stalled)
+      snprintf(err, err_size, "no answer for %.0f s after the run ended", watch.stall_s);
+    else
+      snprintf(err, err_size, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
     return TQH__RETRY;
   }
   long code = 0;

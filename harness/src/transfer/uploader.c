@@ -1,10 +1,12 @@
 /* The uploader of a running run (upload.h): a child process forked before the test workers,
  * woken through a pipe whenever the runner queues an item. It sends the backlog, and when a pass
  * leaves items behind (the server is down or failing) it tries again after a pause that grows to
- * a minute; a dashboard batch that waits to be full is sent when it is due. The runner writes 'f' (or closes the pipe, or dies) when the run is over: the
- * uploader then has grace_s for what is left, gives up at once on a server that does not answer
- * at all, and exits. The runner never waits on the network: its writes to the pipe do not block
- * (a full pipe is fine, the uploader reads the queue file, not the bytes). */
+ * a minute; a dashboard batch that waits to be full is sent when it is due. The runner writes
+ * 'f' (or closes the pipe, or dies) when the run is over: the uploader then has grace_s for what
+ * is left, gives up at once on a server that refuses connections, after stall_s on one that takes
+ * them but does not answer (a request in flight watches the pipe for the end of the run), and
+ * exits. The runner never waits on the network: its writes to the pipe do not block (a full pipe
+ * is fine, the uploader reads the queue file, not the bytes). */
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +50,27 @@ typedef struct child_s {
 static void start_finishing(tqh__upload_ctl_t *ctl, const child_t *c) {
   if (ctl->finishing) return;
   ctl->finishing = 1;
-  ctl->deadline_ns = tqh_now_ns() + (uint64_t)(c->options->grace_s * 1e9);
+  ctl->finishing_ns = tqh_now_ns();
+  ctl->deadline_ns = ctl->finishing_ns + (uint64_t)(c->options->grace_s * 1e9);
+}
+
+/* Reads what the runner wrote, without waiting: 1 when the run is over. */
+static int take_wakeups(tqh__upload_ctl_t *ctl, child_t *c) {
+  char buf[512];
+  ssize_t got;
+  do got = read(c->fd, buf, sizeof(buf));
+  while (got < 0 && errno == EINTR);
+  if (got < 0 && errno == EAGAIN) return 0; /* nothing there (the read end is non-blocking) */
+  int over = got <= 0 || memchr(buf, 'f', (size_t)got) != NULL;
+  if (got <= 0) c->eof = 1;
+  if (over) start_finishing(ctl, c);
+  return over;
+}
+
+/* During a request (tqh__upload_ctl_t.poll): has the run ended meanwhile? */
+static void child_poll(tqh__upload_ctl_t *ctl) {
+  child_t *c = ctl->ctx;
+  if (!c->eof) take_wakeups(ctl, c);
 }
 
 /* Waits `seconds` (< 0: until the runner writes) and reads what the runner wrote. The end of
@@ -67,15 +89,8 @@ static void child_wait(tqh__upload_ctl_t *ctl, double seconds) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return;
     if (n == 0) continue;
-    char buf[512];
-    ssize_t got = read(c->fd, buf, sizeof(buf));
-    if (got < 0 && errno == EINTR) continue;
-    int over = got <= 0 || memchr(buf, 'f', (size_t)got) != NULL;
-    if (got <= 0) c->eof = 1;
-    if (over && !ctl->finishing) {
-      start_finishing(ctl, c);
-      return;
-    }
+    int was = ctl->finishing;
+    if (take_wakeups(ctl, c) && !was) return;
     if (seconds < 0 || c->wake_on_item) return;
   }
 }
@@ -94,8 +109,10 @@ static void child_main(const char *run_dir, const tqh_upload_options_t *options,
   tqh__upload_ctl_t ctl;
   memset(&ctl, 0, sizeof(ctl));
   ctl.wait = child_wait;
+  ctl.poll = child_poll;
   ctl.ctx = &c;
   ctl.hold_batches = 1;
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   ctl.box = tqh__upload_outbox_new(); /* NULL: every pass reads the outbox afresh */
   double pause = PAUSE_MIN_S;
   int rejected = 0;
@@ -116,7 +133,8 @@ static void child_main(const char *run_dir, const tqh_upload_options_t *options,
       pause = failed ? pause * 2 : PAUSE_MIN_S;
       if (pause > PAUSE_MAX_S) pause = PAUSE_MAX_S;
     }
-    if (finishing) break;
+    /* The run was over before this pass, or the server stopped answering after it ended. */
+    if (finishing || ctl.stalled) break;
     if (ctl.finishing) continue; /* the runner finished during the pass: one more */
     double wait = -1; /* until the runner writes */
     if (report.remaining > report.held && !rejected) wait = pause;

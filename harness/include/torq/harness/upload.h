@@ -5,8 +5,8 @@
  *
  * The outbox of a run is RUN_DIR/upload/: `queue` (one line per item, "SEQ test ID" or
  * "SEQ complete -", appended by the runner in the order the tests finished), `sent` (one line
- * "SEQ" per item the server accepted), `url` (where the run uploads) and `log` (one line per
- * failed attempt or rejection; never the token). Items are sent strictly in queue order, so the
+ * "SEQ RUN_ID" per item the server accepted under that run id), `url` (where the run uploads)
+ * and `log` (one line per failed attempt or rejection; never the token). Items are sent strictly in queue order, so the
  * server sees the tests in the order they finished and the completion last. What is in `queue`
  * but not in `sent` is the backlog: a server that is down or slow never fails nor stalls the run,
  * and `torq-test upload RUN_DIR` sends the backlog later.
@@ -20,7 +20,11 @@
  * it: a server that got a request but whose answer was lost can drop the copy). A 2xx answer is
  * success; a transport error, 408, 425, 429 and 5xx are retried with exponential backoff; any
  * other answer (401, 404, ...) is a rejection: nothing more is sent until the next
- * `torq-test upload`.
+ * `torq-test upload`. RUN_ID is always the run folder's own name, however RUN_DIR is written.
+ *
+ * At the end of a run the backlog has grace_s, and a server that does not answer has at most
+ * stall_s of it in all: a request that moves no byte for stall_s once the run is over is given
+ * up, and so is the rest of the pass (the items stay in the backlog).
  *
  * The Torq performance dashboard (--upload=torq-dashboard+URL, or TORQ_PERF_SERVER=URL without
  * --upload; the token from TORQ_PERF_SERVER_TOKEN): the tests go in batches, each a zip POSTed
@@ -76,7 +80,12 @@ typedef struct tqh_upload_options_s {
   unsigned batch_tests;
   double batch_s;
   const char *shard; /* "K/N" when the run is a shard of a sharded run, else NULL */
+  double stall_s; /* at the end of a run, how long a request may move no byte (default
+                   * TQH_UPLOAD_STALL_S) */
 } tqh_upload_options_t;
+
+/* The end-of-run wait for a server that does not answer, in seconds (README: Results upload). */
+#define TQH_UPLOAD_STALL_S 5.0
 
 /* Fills the defaults above (url and token NULL). */
 void tqh_upload_options_initialize(tqh_upload_options_t *options);
