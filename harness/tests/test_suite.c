@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "suite_testutil.h"
 #include "torq/base/alloc.h"
@@ -27,6 +28,9 @@ static void setup(void) {
   st_write(dir, "data/in.npy", "npy\n");
   st_write(dir, "data/raw.bin", "raw\n");
   st_mkdir(dir, "empty");
+  /* Paths that exist but cannot be read as files (a FIFO would block whoever reads it). */
+  ck_assert_int_eq(mkfifo(st_path(dir, "models/fifo.mlir"), 0600), 0);
+  ck_assert_int_eq(mkfifo(st_path(dir, "data/fifo.npy"), 0600), 0);
 }
 
 static void teardown(void) {
@@ -94,6 +98,15 @@ static const bad_case_t bad_cases[] = {
     /* The model. */
     {"tests:\n  - model: models/none.mlir\n", 2, 12,
      "model file \"models/none.mlir\" not found (looked for "},
+    {"tests:\n  - model: {path: /dev/zero}\n", 2, 19,
+     "model file \"/dev/zero\" is a character device, not a file"},
+    {"tests:\n  - model: models\n", 2, 12,
+     "model file \"models\" is a folder, not a file (looked for "},
+    {"tests:\n  - model: models/fifo.mlir\n", 2, 12,
+     "model file \"models/fifo.mlir\" is a FIFO (named pipe), not a file (looked for "},
+    {T "    inputs: [\"1x4xi8=@data\"]\n", 3, 14, "input file \"data\" is a folder, not a file"},
+    {T "    inputs: [\"@data/fifo.npy\"]\n", 3, 14,
+     "input file \"data/fifo.npy\" is a FIFO (named pipe), not a file"},
     {"tests:\n  - model: \"\"\n", 2, 12, "model: the path is empty"},
     {"tests:\n  - name: x\n", 2, 5, "a test needs a model:"},
     {"tests:\n  - model: models/*.onnx\n", 2, 12, "the glob \"models/*.onnx\" matches no file"},

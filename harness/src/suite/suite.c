@@ -1,4 +1,5 @@
 /* Suites: the YAML schema, its checks, glob expansion and the resolved tests (suite.h). */
+#include <errno.h>
 #include <glob.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,8 +55,20 @@ const char *tqh__resolve(tqh__loader_t *L, const char *path) {
 }
 
 int tqh__is_regular_file(const char *path) {
+  return tqh__file_problem(path) == NULL;
+}
+
+const char *tqh__file_problem(const char *path) {
   struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+  if (stat(path, &st) != 0)
+    return errno == ENOENT || errno == ENOTDIR ? "not found" : strerror(errno);
+  if (S_ISREG(st.st_mode)) return NULL;
+  if (S_ISDIR(st.st_mode)) return "a folder, not a file";
+  if (S_ISFIFO(st.st_mode)) return "a FIFO (named pipe), not a file";
+  if (S_ISCHR(st.st_mode)) return "a character device, not a file";
+  if (S_ISBLK(st.st_mode)) return "a block device, not a file";
+  if (S_ISSOCK(st.st_mode)) return "a socket, not a file";
+  return "not a regular file";
 }
 
 static const char *base_name(const char *path) {
@@ -382,13 +395,15 @@ static void build_entry(tqh__loader_t *L, const tqh__entry_t *e) {
   }
   const char *path = tqh__resolve(L, e->model_text);
   if (!path) return;
-  if (!L->opt->no_filesystem && !tqh__is_regular_file(path)) {
+  const char *problem = L->opt->no_filesystem ? NULL : tqh__file_problem(path);
+  if (problem) {
     const tqh__ynode_t *m = e->model_node;
+    const char *is = strcmp(problem, "not found") ? "is " : "";
     if (strcmp(path, e->model_text) != 0)
-      tqh__error(L->rep, m->line, m->col, "model file \"%.100s\" not found (looked for %.200s)",
-                 e->model_text, path);
+      tqh__error(L->rep, m->line, m->col, "model file \"%.100s\" %s%s (looked for %.200s)",
+                 e->model_text, is, problem, path);
     else
-      tqh__error(L->rep, m->line, m->col, "model file \"%.100s\" not found", path);
+      tqh__error(L->rep, m->line, m->col, "model file \"%.100s\" %s%s", path, is, problem);
     return;
   }
   build(L, e, path, name, NULL);

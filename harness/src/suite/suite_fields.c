@@ -250,10 +250,11 @@ static int parse_input_text(tqh__loader_t *L, const tqh__ynode_t *v, size_t inde
   }
   const char *file = tqh__resolve(L, path);
   if (!file) return 0;
-  if (!L->opt->no_filesystem && !tqh__is_regular_file(file)) {
+  const char *problem = L->opt->no_filesystem ? NULL : tqh__file_problem(file);
+  if (problem) {
     tqh__error(L->rep, v->line, v->col,
-               "inputs[%zu]: input file \"%.100s\" not found (looked for %.200s)", index, path,
-               file);
+               "inputs[%zu]: input file \"%.100s\" %s%s (looked for %.200s)", index, path,
+               strcmp(problem, "not found") ? "is " : "", problem, file);
     return 0;
   }
   out->file = file;

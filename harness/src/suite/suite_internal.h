@@ -202,6 +202,10 @@ const char *tqh__arena_printf(tqh__loader_t *L, const char *fmt, ...) TQ_PRINTF(
 /* `path` resolved against the suite's folder. */
 const char *tqh__resolve(tqh__loader_t *L, const char *path);
 int tqh__is_regular_file(const char *path);
+/* What keeps `path` from being read as a file: NULL when it is a regular file; otherwise "not
+ * found", "a folder", "a FIFO (named pipe)", "a character device", ... or the error that stat
+ * gave (static text). */
+const char *tqh__file_problem(const char *path);
 
 /* Each parses one key of a test (or of defaults:) into the entry, reporting errors. */
 void tqh__parse_model(tqh__loader_t *L, tqh__entry_t *e, const tqh__ynode_t *v);
