@@ -189,6 +189,16 @@ tq_status_t tqr_npy_decode(const char *name, const void *data, size_t len,
   if (!descr) return bad(name, hstart, "the header has no 'descr'");
   if (!have_fortran) return bad(name, hstart, "the header has no 'fortran_order'");
   if (!have_shape) return bad(name, hstart, "the header has no 'shape'");
+  /* A descr is printable ASCII; any other byte is named, never printed (a NUL would cut the
+   * message short and make it name another descr). */
+  for (size_t i = 0; i < descr_len; i++) {
+    unsigned char ch = (unsigned char)descr[i];
+    size_t at = (size_t)((const uint8_t *)descr + i - b);
+    if (!ch) return bad(name, at, "descr holds a NUL byte (at its byte %zu)", i);
+    if (ch < 0x20 || ch >= 0x7f)
+      return bad(name, at, "descr holds the byte 0x%02x (at its byte %zu); a descr is ASCII", ch,
+                 i);
+  }
   Torq__ElementType type = type_of_descr(descr, descr_len);
   if (type == TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED) {
     if (descr_len == 3 && descr[0] == '>')

@@ -168,6 +168,43 @@ START_TEST(npy_rejects_malformed_files_with_offsets) {
 }
 END_TEST
 
+/* A descr with a NUL or another non-ASCII byte is named as such, at the byte's offset, instead of
+ * being shown cut short at the NUL (which reads as another dtype). */
+START_TEST(npy_names_a_nul_or_control_byte_in_the_descr) {
+  static const struct {
+    const char *descr; /* 4 bytes, quoted in the header */
+    size_t at;         /* the bad byte's file offset */
+    const char *needle;
+  } cases[] = {
+      {"<i4\0", 24, "descr holds a NUL byte (at its byte 3)"},
+      {"<i\0"
+       "4",
+       23, "descr holds a NUL byte (at its byte 2)"},
+      {"\0<i4", 21, "descr holds a NUL byte (at its byte 0)"},
+      {"<i4\x01", 24, "descr holds the byte 0x01 (at its byte 3)"},
+      {"<i4\xe9", 24, "descr holds the byte 0xe9"},
+  };
+  for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+    char header[80];
+    int n = snprintf(header, sizeof(header),
+                     "{'descr': 'XXXX', 'fortran_order': False, 'shape': (1,), }");
+    memcpy(header + 11, cases[k].descr, 4);
+    tq_buf_t b;
+    tq_buf_init(&b, 0);
+    uint8_t pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (uint8_t)n, 0};
+    TQ_CK(tq_buf_append(&b, pre, 10));
+    TQ_CK(tq_buf_append(&b, header, (size_t)n));
+    for (int i = 0; i < 4; i++) TQ_CK(tq_buf_putc(&b, 0));
+    char needle[128];
+    snprintf(needle, sizeof(needle), "offset %zu: %s", cases[k].at, cases[k].needle);
+    tqr_tensor_t *t = (tqr_tensor_t *)1;
+    ck_status(tqr_npy_decode("bad.npy", b.data, b.len, &t), TQ_INVALID_INPUT, needle);
+    ck_assert_ptr_null(t);
+    tq_buf_deinit(&b);
+  }
+}
+END_TEST
+
 START_TEST(npy_writes_i48_as_i8_and_names_missing_files) {
   tqr_tensor_t *t, *back;
   TQ_CK(tqr_tensor_create(TORQ__ELEMENT_TYPE__I48, 1, (const int64_t[]){2}, &t));
@@ -211,6 +248,7 @@ Suite *npy_suite(void) {
   tcase_add_test(tc, npy_reads_numpy_files);
   tcase_add_loop_test(tc, npy_rejects_malformed_files_with_offsets, 0,
                       sizeof(npy_bad) / sizeof(npy_bad[0]));
+  tcase_add_test(tc, npy_names_a_nul_or_control_byte_in_the_descr);
   tcase_add_test(tc, npy_writes_i48_as_i8_and_names_missing_files);
   tcase_add_test(tc, npy_write_is_read_back_from_disk);
   suite_add_tcase(s, tc);
