@@ -194,6 +194,7 @@ bench: $(TOOLS)
 	@scripts/bench-parse $(BIN)/torq-compile
 	@scripts/bench-compile $(BIN)
 	@scripts/bench-sim $(BIN)
+	@scripts/bench-limits $(BIN)
 
 SOURCES := $(shell find runtime compiler sim harness -name '*.[ch]' 2>/dev/null)
 # Generated headers first; module.mk files add what their sources need beyond include/ folders.

@@ -1,4 +1,5 @@
 /* tqc_compile and the module emitters: the packed module and the compile-time trace. */
+#include <inttypes.h>
 #include <string.h>
 
 #include "lower_internal.h"
@@ -119,6 +120,13 @@ fail:
 
 tq_status_t tqc_compiled_pack(const tqc_compiled_t *compiled, tq_buf_t *out) {
   size_t size = torq__module__get_packed_size(compiled->module);
+  /* A module the runtime would refuse is never written. */
+  if (size > TQF_MODULE_MAX_BYTES)
+    return TQ_STATUS(TQ_LIMIT,
+                     "%s: the compiled module would be %zu bytes, above the limit of %" PRIu64
+                     " bytes for a module (the runtime loads no larger file)",
+                     compiled->source_path ? compiled->source_path : "<input>", size,
+                     TQF_MODULE_MAX_BYTES);
   TQ_TRY(tq_buf_reserve(out, size));
   size_t written = torq__module__pack(compiled->module, (uint8_t *)out->data + out->len);
   if (written != size)

@@ -194,16 +194,33 @@ static Torq__TensorType *tensor_type(tqc_lower_t *L, Torq__ElementType et, const
   return t->dims ? t : NULL;
 }
 
-/* A TensorType for an MLIR tensor type; NULL (with *out_err set) when unsupported. */
-static tq_status_t tensor_type_of(tqc_lower_t *L, const tqc_op_t *where, const tqc_type_t *type,
+/* An error about `value`, where it is written: at the op that makes it, or, for an argument, at
+ * its type. */
+static tq_status_t value_error(tqc_lower_t *L, const tqc_value_t *value, const char *fmt, ...)
+    TQ_PRINTF(3, 4);
+static tq_status_t value_error(tqc_lower_t *L, const tqc_value_t *value, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  if (value->def) return tqc__op_error(L, value->def, "%s", msg);
+  tqc_srcpos_t at = value->type_pos.line ? value->type_pos : value->pos;
+  if (!at.line) at = L->src->op->pos;
+  return tqc__diag(L->src->path ? L->src->path : "<input>", L->src->text, L->src->text_len, at.line,
+                   at.col, "%s", msg);
+}
+
+/* A TensorType for `value`'s buffer, of `type`; an error at the value when unsupported. */
+static tq_status_t tensor_type_of(tqc_lower_t *L, const tqc_value_t *value, const tqc_type_t *type,
                                   Torq__TensorType **out) {
   size_t n;
   const tqc_type_t *e = tqc__elem(type);
   if (!e || !type->tensor.ranked || !tqc_type_element_count(type, &n))
-    return tqc__op_error(L, where, "unsupported type for a buffer (need a static tensor)");
+    return value_error(L, value, "unsupported type for a buffer (need a static tensor)");
   Torq__ElementType et = tqc__element_type(e);
   if (et == TORQ__ELEMENT_TYPE__ELEMENT_TYPE_UNSPECIFIED)
-    return tqc__op_error(L, where, "element type not supported by the Torq module");
+    return value_error(L, value, "element type not supported by the Torq module");
   *out = tensor_type(L, et, type->tensor.dims, type->tensor.rank);
   return *out ? NULL : TQC_OOM("while lowering");
 }
@@ -276,7 +293,6 @@ tq_status_t tqc__value_buffer(tqc_lower_t *L, const tqc_value_t *value, uint32_t
     *out_id = id;
     return touch(L, id);
   }
-  const tqc_op_t *where = value->def ? value->def : L->src->op;
   tqc_lval_t *rv = &L->vals[lv->root->id];
   uint32_t id = 0;
   Torq__Buffer *b = NULL;
@@ -284,7 +300,7 @@ tq_status_t tqc__value_buffer(tqc_lower_t *L, const tqc_value_t *value, uint32_t
     uint32_t root_id = 0;
     TQ_TRY(tqc__value_buffer(L, lv->root, &root_id));
     Torq__TensorType *t = NULL;
-    TQ_TRY(tensor_type_of(L, where, value->type, &t));
+    TQ_TRY(tensor_type_of(L, value, value->type, &t));
     Torq__View *v = tq_arena_alloc(L->arena, sizeof(*v));
     if (!v) return TQC_OOM("while lowering");
     Torq__View vinit = TORQ__VIEW__INIT;
@@ -302,10 +318,10 @@ tq_status_t tqc__value_buffer(tqc_lower_t *L, const tqc_value_t *value, uint32_t
     const tqc_attr_t *dense = tqc_value_const_dense(value);
     const tqc_type_t *type = dense ? dense->dense.type : value->type;
     Torq__TensorType *t = NULL;
-    TQ_TRY(tensor_type_of(L, where, type, &t));
+    TQ_TRY(tensor_type_of(L, value, type, &t));
     size_t size = 0;
     if (!tqc_type_byte_size(type, &size))
-      return tqc__op_error(L, where, "tensor too large for a buffer");
+      return value_error(L, value, "tensor too large for a buffer");
     if (!(b = add_buffer(L, size, t))) return TQC_OOM("while lowering");
     id = b->id;
     if (dense) {
@@ -408,6 +424,41 @@ const tqc_value_t *tqc__group_result(const tqc_group_t *g) {
   return last->results[0];
 }
 
+/* The limits of a module (TQF_*) for one tensor with its own bytes, `value` (a constant's
+ * from its literal), and for all of them so far. */
+static tq_status_t check_limits(tqc_lower_t *L, const tqc_value_t *value) {
+  const tqc_attr_t *dense = tqc_value_const_dense(value);
+  const tqc_type_t *type = dense ? dense->dense.type : value->type;
+  size_t size = 0;
+  if (!type || !tqc_type_byte_size(type, &size)) return NULL; /* not a buffer: said later */
+  char text[160] = "the tensor";
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  tq_status_t pst = tqc__print_type(type, &b);
+  if (!pst && b.data) snprintf(text, sizeof(text), "%s", b.data);
+  tq_status_free(pst);
+  tq_buf_deinit(&b);
+  if (size > TQF_BUFFER_MAX_BYTES)
+    return value_error(L, value,
+                       "tensor too large: %s is %zu bytes, above the limit of %" PRIu64
+                       " bytes for one tensor (the runtime loads no larger buffer)",
+                       text, size, TQF_BUFFER_MAX_BYTES);
+  L->tensor_bytes += size;
+  if (L->tensor_bytes > TQF_MODULE_MAX_TENSOR_BYTES)
+    return value_error(L, value,
+                       "the model's tensors are too large: with %s they hold %" PRIu64
+                       " bytes, above the limit of %" PRIu64
+                       " bytes for all the tensors of a model",
+                       text, L->tensor_bytes, TQF_MODULE_MAX_TENSOR_BYTES);
+  if (dense && (L->constant_bytes += size) > TQF_MODULE_MAX_BYTES)
+    return value_error(L, value,
+                       "the model's constants are too large: with %s they hold %" PRIu64
+                       " bytes, above the limit of %" PRIu64
+                       " bytes for a module (the runtime loads no larger file)",
+                       text, L->constant_bytes, TQF_MODULE_MAX_BYTES);
+  return NULL;
+}
+
 tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) {
   const tqc_block_t *block = func->regions[0].blocks[0];
   size_t n = block->num_ops;
@@ -439,6 +490,13 @@ tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) {
     }
     emit[i] = i;
   }
+  /* The module's limits, before anything is built: every tensor with its own bytes. */
+  for (size_t a = 0; !st && a < block->num_args; a++) st = check_limits(L, block->args[a]);
+  for (i = 0; !st && i < n; i++)
+    for (size_t r = 0; !st && r < ops[i]->num_results; r++)
+      if (L->vals[ops[i]->results[r]->id].root == ops[i]->results[r])
+        st = check_limits(L, ops[i]->results[r]);
+  if (st) goto done;
   /* Fusion: conv2d / depthwise_conv2d / matmul -> rescale -> clamp. */
   for (i = 0; i < n; i++) {
     const tqc_op_t *op = ops[i];

@@ -78,6 +78,9 @@ typedef struct tqc_lower_s {
   tqc_lval_t *vals; /* heap, indexed by value id */
   tqc_trace_ids_t ids;
   size_t op_index; /* emission index of the op being lowered */
+  /* Bytes of the buffers made so far that hold their own data (views excluded), and of the
+   * constants among them: bounded by TQF_MODULE_MAX_TENSOR_BYTES and TQF_MODULE_MAX_BYTES. */
+  uint64_t tensor_bytes, constant_bytes;
   /* Buffers the current program touches, for ALLOC before and DEALLOC after. */
   uint32_t *touched;
   size_t n_touched, cap_touched;

@@ -386,6 +386,7 @@ static tq_status_t parse_dense_body(tqc_parser_t *p, shape_scan_t *scan, const t
   }
   const tqc_type_t *et = type->tensor.element;
   size_t es = tqc_type_storage_size(et);
+  TQ_TRY(tqc__check_constant_size(p, at, type, count, es));
   tqc_attr_t *a = new_attr(p, TQC_ATTR_DENSE);
   if (!a) return tqc__nomem(p);
   a->dense.type = type;

@@ -303,6 +303,7 @@ static tq_status_t parse_func_arg(tqc_parser_t *p, int named, func_arg_t *a) {
     a->value->name = tq_sv(p->tok.text, p->tok.len);
     tqc__advance(p);
     TQ_TRY(tqc__expect(p, TQC_TOK_COLON, "':' and the argument type"));
+    a->value->type_pos = (tqc_srcpos_t){p->tok.line, p->tok.col};
   }
   TQ_TRY(tqc__parse_type(p, &a->type));
   if (tqc__is(p, TQC_TOK_LBRACE)) TQ_TRY(tqc__parse_dict(p, NULL, &a->attrs));

@@ -104,6 +104,7 @@ tq_status_t tqc__define_value(tqc_parser_t *p, tq_sv_t name, tqc_srcpos_t pos,
     ph->index = v->index;
     ph->loc = v->loc;
     ph->pos = pos;
+    ph->type_pos = v->type_pos;
     e->forward = 0;
     *io_value = ph;
     return NULL;

@@ -1,10 +1,14 @@
 /* Types: integers, index, floats, none, tensors, !tosa.shape, function types, and other dialect
  * types kept verbatim. */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "parser_internal.h"
 #include "print_internal.h"
 #include "torq/base/checked.h"
+#include "torq/formats/module.h"
 
 static tqc_type_t *new_type(tqc_parser_t *p, tqc_type_kind_t kind) {
   tqc_type_t *t = tqc__calloc(p, 1, sizeof(*t));
@@ -119,7 +123,36 @@ static void skip_to(tqc_parser_t *p, size_t end) {
   tqc__advance(p);
 }
 
+/* `type` as MLIR text, cut to fit `size`. */
+static void type_text(const tqc_type_t *type, char *out, size_t size) {
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  tq_status_t st = tqc__print_type(type, &b);
+  snprintf(out, size, "%s", !st && b.data ? b.data : "the tensor");
+  tq_status_free(st);
+  tq_buf_deinit(&b);
+}
+
+tq_status_t tqc__check_constant_size(tqc_parser_t *p, tqc_srcpos_t at, const tqc_type_t *type,
+                                     size_t count, size_t elem_size) {
+  size_t bytes = 0;
+  int fits = tq_size_mul(count, elem_size, &bytes);
+  if (fits && bytes <= TQF_BUFFER_MAX_BYTES) return NULL;
+  char text[160];
+  type_text(type, text, sizeof(text));
+  char size[48];
+  if (fits)
+    snprintf(size, sizeof(size), "%zu bytes", bytes);
+  else
+    snprintf(size, sizeof(size), "more than %zu bytes", SIZE_MAX);
+  return tqc__error_at(p, at.line, at.col,
+                       "constant too large: %s holds %s, above the limit of %" PRIu64
+                       " bytes for one tensor (the runtime loads no larger buffer)",
+                       text, size, TQF_BUFFER_MAX_BYTES);
+}
+
 static tq_status_t parse_tensor(tqc_parser_t *p, const tqc_type_t **out) {
+  tqc_srcpos_t at = {p->tok.line, p->tok.col};
   tqc_lexer_t *lx = &p->lex;
   const char *t = p->text;
   size_t n = p->text_len;
@@ -188,6 +221,19 @@ static tq_status_t parse_tensor(tqc_parser_t *p, const tqc_type_t **out) {
   type->tensor.dims = dims;
   type->tensor.element = element;
   type->tensor.encoding = encoding;
+  /* Sizes are size_t everywhere after this: a static type whose byte size does not fit is
+   * refused here, where it is written. */
+  int dynamic = !ranked;
+  for (size_t i = 0; i < type->tensor.rank; i++) dynamic |= type->tensor.dims[i] == TQC_DYNAMIC;
+  size_t type_bytes;
+  if (!dynamic && !tqc_type_byte_size(type, &type_bytes)) {
+    char text[160];
+    type_text(type, text, sizeof(text));
+    return tqc__error_at(p, at.line, at.col,
+                         "tensor type too large: %s has more than %zu bytes (its size does not "
+                         "fit in 64 bits)",
+                         text, SIZE_MAX);
+  }
   *out = type;
   return NULL;
 }

@@ -220,6 +220,7 @@ tq_status_t tqc__parse_region(tqc_parser_t *p, tqc_op_t *parent, tqc_region_t *r
         tqc_srcpos_t vpos = {p->tok.line, p->tok.col};
         tqc__advance(p);
         st = tqc__expect(p, TQC_TOK_COLON, "':' and the argument type");
+        v->type_pos = (tqc_srcpos_t){p->tok.line, p->tok.col};
         if (!st) st = tqc__parse_type(p, &v->type);
         if (!st && tqc__is_keyword(p, "loc")) st = tqc__parse_loc(p, &v->loc);
         if (!st && !v->loc) {

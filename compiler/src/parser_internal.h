@@ -99,6 +99,11 @@ typedef struct tqc_parser_s {
 tq_status_t tqc__error_at(tqc_parser_t *p, uint32_t line, uint32_t col, const char *fmt, ...)
     TQ_PRINTF(4, 5) TQ_MUST_USE;
 tq_status_t tqc__error(tqc_parser_t *p, const char *fmt, ...) TQ_PRINTF(2, 3) TQ_MUST_USE;
+/* A dense constant of `count` elements of `elem_size` bytes, written at `at`: an error there when
+ * it is larger than one buffer of a module may be (TQF_BUFFER_MAX_BYTES), checked before any of
+ * it is built. */
+tq_status_t tqc__check_constant_size(tqc_parser_t *p, tqc_srcpos_t at, const tqc_type_t *type,
+                                     size_t count, size_t elem_size) TQ_MUST_USE;
 /* "expected WHAT" at the current token (or the lexer's error for an invalid token). */
 tq_status_t tqc__expected(tqc_parser_t *p, const char *what) TQ_MUST_USE;
 /* A failed arena allocation: out of memory or past max_arena_bytes. */

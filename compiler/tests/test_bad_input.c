@@ -424,6 +424,16 @@ static const bad_case_t bad_cases[] = {
      SIG "    %0 = tosa.add %arg0, %arg0 : (tensor<99999999999999999999xi8>, tensor<4xi8>) -> "
          "tensor<4xi8>\n" RET,
      3, 0, {"99999", "tensor<9"}, "dim|overflow|large|range"},
+    /* The 349-byte bomb's constant: 4 bytes that would expand to 4 GB, refused at the literal
+     * before anything is built (torq-compile's own run: scripts/bench-limits). */
+    {"constant_above_the_module_limit",
+     SIG "    %0 = \"tosa.const\"() <{values = dense<\"0x01000000\"> : tensor<1000000000xi32>}> : "
+         "() -> tensor<1000000000xi32>\n" RET,
+     3, 0, {"dense<\""}, "constant too large|4000000000 bytes|1073741824"},
+    {"tensor_size_overflow",
+     SIG "    %0 = tosa.add %arg0, %arg0 : (tensor<4294967296x4294967296xi32>, tensor<4xi8>) -> "
+         "tensor<4xi8>\n" RET,
+     3, 0, {"tensor<4294967296x"}, "tensor type too large|64 bits"},
     {"integer_width_overflow",
      SIG "    %0 = tosa.add %arg0, %arg0 : (tensor<4xi99999999>, tensor<4xi8>) -> tensor<4xi8>\n" RET,
      3, 0, {"i9999", "tensor<4xi9"}, "width|i99999999|large|range|type"},

@@ -385,6 +385,79 @@ START_TEST(compile_reports_lram_too_small_with_location) {
 }
 END_TEST
 
+/* ---- The module's limits --------------------------------------------------------------------- */
+
+/* The limits of TQF_BUFFER_MAX_BYTES (one tensor), TQF_MODULE_MAX_TENSOR_BYTES (all of them) and
+ * TQF_MODULE_MAX_BYTES (the constants), each a located error before anything is built: at an
+ * argument's type, at the op that makes the tensor. `at` is where the error points: the column of
+ * that text on line `line`. */
+typedef struct limit_case_s {
+  const char *what, *text;
+  unsigned line;
+  const char *at, *message;
+} limit_case_t;
+
+#define GIB_I32 "tensor<268435456xi32>" /* 1 GiB: the most one tensor may be */
+#define CONST_600M(name)                                                       \
+  "  %" name                                                                   \
+  " = \"tosa.const\"() <{values = dense<7> : tensor<150000000xi32>}> : () -> " \
+  "tensor<150000000xi32>\n"
+
+static const limit_case_t k_limit_cases[] = {
+    {"an argument of 2^32 elements",
+     "func.func @main(%a: tensor<4294967296xi32>) -> tensor<4294967296xi32> {\n"
+     "  return %a : tensor<4294967296xi32>\n}\n",
+     1, "tensor<4294967296xi32>) ->",
+     "tensor too large: tensor<4294967296xi32> is 17179869184 bytes, above the limit of "
+     "1073741824 bytes for one tensor"},
+    {"five arguments of 1 GiB",
+     "func.func @main(%a: " GIB_I32 ", %b: " GIB_I32 ", %c: " GIB_I32 ", %d: " GIB_I32
+     ", %e: " GIB_I32 ") -> " GIB_I32 " {\n"
+     "  return %e : " GIB_I32 "\n}\n",
+     1, GIB_I32 ") ->",
+     "the model's tensors are too large: with tensor<268435456xi32> they hold 5368709120 bytes, "
+     "above the limit of 4294967296 bytes for all the tensors of a model"},
+    {"a broadcast to 2 GiB",
+     "func.func @main(%a: tensor<1x268435456xi32>, %b: tensor<2x1xi32>) -> "
+     "tensor<2x268435456xi32> {\n"
+     "  %0 = tosa.add %a, %b : (tensor<1x268435456xi32>, tensor<2x1xi32>) -> "
+     "tensor<2x268435456xi32>\n"
+     "  return %0 : tensor<2x268435456xi32>\n}\n",
+     2, "tosa.add",
+     "tensor too large: tensor<2x268435456xi32> is 2147483648 bytes, above the limit of "
+     "1073741824 bytes for one tensor"},
+    {"two constants of 600 MB",
+     "func.func @main() -> (tensor<150000000xi32>, tensor<150000000xi32>) {\n" CONST_600M("0")
+         CONST_600M("1") "  return %0, %1 : tensor<150000000xi32>, tensor<150000000xi32>\n}\n",
+     3, "\"tosa.const\"",
+     "the model's constants are too large: with tensor<150000000xi32> they hold 1200000000 bytes, "
+     "above the limit of 1073741824 bytes for a module"},
+};
+
+START_TEST(compile_refuses_what_a_module_cannot_hold_where_it_is_written) {
+  const limit_case_t *k = &k_limit_cases[_i];
+  tqc_module_t *src = NULL;
+  tqc_compiled_t *c = NULL;
+  TC_OK(tqc_module_parse("t.mlir", k->text, strlen(k->text), NULL, &src));
+  TC_OK(tqc_module_verify(src));
+  tq_status_t st = tqc_compile(src, NULL, &c);
+  ck_assert_msg(st != NULL, "%s: compiled", k->what);
+  ck_assert_ptr_null(c);
+  /* The column of `at` on line `line`. */
+  const char *line = k->text;
+  for (unsigned i = 1; i < k->line; i++) line = strchr(line, '\n') + 1;
+  const char *hit = strstr(line, k->at);
+  ck_assert_ptr_nonnull(hit);
+  char want[512];
+  snprintf(want, sizeof(want), "t.mlir:%u:%d: error: %s", k->line, (int)(hit - line) + 1,
+           k->message);
+  const char *msg = tq_status_message(st);
+  ck_assert_msg(strstr(msg, want) != NULL, "%s: want \"%s\", got: %s", k->what, want, msg);
+  tq_status_free(st);
+  tqc_module_destroy(src);
+}
+END_TEST
+
 static const char *BCAST_RESCALE =
     "func.func @main(%a: tensor<1x3x5x4xi32>, %k: tensor<1x1x1x1xi32>) -> tensor<1x3x5x4xi8> {\n"
     "  %0 = tosa.sub %a, %k : (tensor<1x3x5x4xi32>, tensor<1x1x1x1xi32>) -> tensor<1x3x5x4xi32>\n"
@@ -881,6 +954,8 @@ Suite *compile_suite(void) {
   tcase_add_test(tc, compile_depthwise_groups_channels_when_weights_do_not_fit);
   tcase_add_test(tc, compile_eltwise_broadcast_and_per_channel_rescale);
   tcase_add_test(tc, compile_reports_lram_too_small_with_location);
+  tcase_add_loop_test(tc, compile_refuses_what_a_module_cannot_hold_where_it_is_written, 0,
+                      (int)(sizeof(k_limit_cases) / sizeof(k_limit_cases[0])));
   suite_add_tcase(s, tc);
   tc = tcase_create("lowering");
   tcase_add_test(tc, compile_fuses_conv_rescale_clamp_into_one_program);

@@ -12,12 +12,10 @@
 #include "torq/runtime/profile.h"
 #include "torq/runtime/tensor.h"
 
-#define MIB (UINT64_C(1) << 20)
-
 void tqr_module_options_initialize(tqr_module_options_t *options) {
   memset(options, 0, sizeof(*options));
-  options->max_file_bytes = (size_t)(1024 * MIB);
-  options->max_buffer_bytes = 1024 * MIB;
+  options->max_file_bytes = (size_t)TQF_MODULE_MAX_BYTES;
+  options->max_buffer_bytes = TQF_BUFFER_MAX_BYTES;
 }
 
 /* Validation state. */
@@ -153,6 +151,7 @@ static tq_status_t check_buffers(loader_t *L) {
   m->buffers = tq_calloc(n ? n : 1, sizeof(*m->buffers));
   if (!m->buffers) return oom(L);
   char what[64];
+  uint64_t total = 0;
   for (size_t i = 0; i < n; i++) {
     const Torq__Buffer *b = p->buffers[i];
     tqr__buffer_t *info = &m->buffers[i];
@@ -173,6 +172,10 @@ static tq_status_t check_buffers(loader_t *L) {
       return bad(L, "buffer %zu has %" PRIu64 " bytes, above the limit of %" PRIu64, i, size,
                  L->options->max_buffer_bytes);
     info->size = size;
+    if (b->contents_case != TORQ__BUFFER__CONTENTS_VIEW &&
+        (total += size) > TQF_MODULE_MAX_TENSOR_BYTES)
+      return bad(L, "buffers 0 to %zu hold %" PRIu64 " bytes, above the limit of %" PRIu64, i,
+                 total, TQF_MODULE_MAX_TENSOR_BYTES);
     if (b->contents_case == TORQ__BUFFER__CONTENTS_CONSTANT_ID) {
       if (b->constant_id >= p->n_constants)
         return bad(L, "buffer %zu refers to constant %" PRIu32 ", but the module has %zu constants",

@@ -136,6 +136,15 @@ MUT(m_too_big, {
   tb->buffers[b]->size = (uint64_t)1 << 31;
 })
 
+/* Five buffers of 1 GiB each: each within its limit, 5 GiB together. */
+MUT(m_too_much, {
+  for (int i = 0; i < 5; i++) {
+    uint32_t b = tb_buffer(tb, TORQ__ELEMENT_TYPE__I8, TB_DIMS(1, 4));
+    tb->buffers[b]->type->dims[1] = (int64_t)1 << 30;
+    tb->buffers[b]->size = (uint64_t)1 << 30;
+  }
+})
+
 static const mutation_t mutations[] = {
     {"magic", m_magic,
      "test.vmfb: not a Torq module: magic is \"NOTTORQ!\", expected \"TORQVMFB\""},
@@ -218,6 +227,7 @@ static const mutation_t mutations[] = {
     {"no type", m_no_type, "buffer 2 has no tensor type"},
     {"memory", m_memory, "buffer 2 is not in XRAM (memory 2)"},
     {"too big", m_too_big, "buffer 4 has 2147483648 bytes, above the limit of 1073741824"},
+    {"too much", m_too_much, "buffers 0 to 7 hold 4294967312 bytes, above the limit of 4294967296"},
 };
 
 START_TEST(module_rejects_broken_references) {

@@ -264,6 +264,7 @@ struct tqc_value_s {
   size_t id;              /* unique in the module, from 0 to module->num_values - 1 */
   tq_sv_t name;           /* the name in the parsed text ("%0", "%arg1"), for diagnostics */
   tqc_srcpos_t pos;       /* where it was defined (or first used, if never defined) */
+  tqc_srcpos_t type_pos;  /* block arguments: where their type was written (0:0 if unknown) */
 };
 
 struct tqc_op_s {

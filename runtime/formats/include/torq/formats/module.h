@@ -31,6 +31,14 @@ extern "C" {
  * misread. */
 #define TQF_MODULE_FORMAT_VERSION 1u
 
+/* The sizes a module may have: the runtime's loader refuses more (TQ_LIMIT, TQ_INVALID_INPUT),
+ * so the compiler never writes more (a located error instead). A module file; one buffer (a
+ * tensor: an argument, a result, an intermediate or a constant); all the buffers of a module
+ * together (views excluded: they share their base's bytes). */
+#define TQF_MODULE_MAX_BYTES ((uint64_t)1 << 30)
+#define TQF_BUFFER_MAX_BYTES ((uint64_t)1 << 30)
+#define TQF_MODULE_MAX_TENSOR_BYTES ((uint64_t)4 << 30)
+
 /* The schema's name of an action kind (enum ActionKind): "ALLOC", "DEALLOC", "HOST_COPY",
  * "NSS_START", "NSS_WAIT", "HOST_START", "HOST_WAIT"; also the action types of the runtime
  * profile. NULL for ACTION_KIND_UNSPECIFIED or a value outside the enum. */
