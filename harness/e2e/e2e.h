@@ -124,5 +124,6 @@ Suite *e2e_suite_shard(void);
 Suite *e2e_suite_upload(void);
 Suite *e2e_suite_dashboard(void);
 Suite *e2e_suite_html(void);
+Suite *e2e_suite_limits(void);
 
 #endif

@@ -20,5 +20,6 @@ int main(void) {
   srunner_add_suite(sr, e2e_suite_upload());
   srunner_add_suite(sr, e2e_suite_dashboard());
   srunner_add_suite(sr, e2e_suite_html());
+  srunner_add_suite(sr, e2e_suite_limits());
   return tq_test_run(sr); /* runs, then prints the skips */
 }

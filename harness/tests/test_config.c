@@ -186,7 +186,8 @@ START_TEST(config_reads_every_key_and_boards) {
            "    known_hosts: ~/.ssh/known_hosts\n"
            "    board_root: /home/root/iree-build-soc\n"
            "  - {name: astra2, host: board2.lan}\n"
-           "baseline: {floor: 7.5}\n");
+           "baseline: {floor: 7.5}\n"
+           "memory: 2G\n");
   tqh_config_t *cfg = new_config();
   must(tqh_config_load_file(cfg, st_path(dir, "c.yaml"), NULL));
   ck_assert_str_eq(cfg->results_dir, "out");
@@ -206,6 +207,7 @@ START_TEST(config_reads_every_key_and_boards) {
   ck_assert_str_eq(s->compile_options[0], "--torq-hw=sl2610,lram=256K");
   ck_assert_str_eq(s->function, "forward");
   ck_assert_double_eq(s->baseline_floor_pct, 7.5);
+  ck_assert_uint_eq(s->memory_bytes, (uint64_t)2 << 30);
   for (int i = 0; i < TQH_SETTING_COUNT; i++) ck_assert_int_eq(s->layer[i], TQH_LAYER_CONFIG);
   ck_assert_int_eq(cfg->board_count, 2);
   const tqh_board_t *b = tqh_config_find_board(cfg, "astra1");
@@ -395,6 +397,7 @@ START_TEST(config_env_sets_documented_variables) {
                        "TORQ_COMPILE_OPTIONS=--torq-hw=sl2610,lram=256K  --torq-enable-profiling",
                        "TORQ_FUNCTION=forward",
                        "TORQ_BASELINE_FLOOR=12.5%",
+                       "TORQ_MEMORY=1.5GiB",
                        "TORQ_CACHE_DIR=/c",
                        "TORQ_TESTDATA=/x", /* a suite variable: ignored here */
                        "TORQ_=1",
@@ -423,6 +426,44 @@ START_TEST(config_env_sets_documented_variables) {
   ck_assert_int_eq(cfg->cache_dir_layer, TQH_LAYER_ENV);
   ck_assert_double_eq(s->baseline_floor_pct, 12.5);
   ck_assert_int_eq(s->layer[TQH_SET_BASELINE_FLOOR], TQH_LAYER_ENV);
+  ck_assert_uint_eq(s->memory_bytes, (uint64_t)3 << 29);
+  ck_assert_int_eq(s->layer[TQH_SET_MEMORY], TQH_LAYER_ENV);
+  tqh_config_destroy(cfg);
+}
+END_TEST
+
+/* Memory sizes: powers of 1024, "none" or 0 for no limit, nothing below 16M. */
+START_TEST(config_memory_sizes_parse_or_say_why_not) {
+  static const struct {
+    const char *text;
+    uint64_t bytes;
+  } good[] = {{"8GiB", (uint64_t)8 << 30}, {"8g", (uint64_t)8 << 30}, {"512M", 512u << 20},
+              {"512mb", 512u << 20},       {"1.5G", (uint64_t)3 << 29}, {"16777216", 16u << 20},
+              {"1T", (uint64_t)1 << 40},   {"none", 0},                {"0", 0}};
+  for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+    uint64_t v = 1;
+    char msg[256] = "";
+    ck_assert_msg(tqh_parse_memory(good[i].text, &v, msg, sizeof(msg)) == 0, "%s: %s",
+                  good[i].text, msg);
+    ck_assert_msg(v == good[i].bytes, "%s: %llu", good[i].text, (unsigned long long)v);
+  }
+  static const struct {
+    const char *text, *needle;
+  } bad[] = {{"1K", "below the smallest limit, 16M"}, {"12 parsecs", "expected a size"},
+             {"-1G", "expected a size"},              {"G", "expected a size"},
+             {"8Q", "expected a size"},               {"", "expected a size"},
+             {"1e30", "expected a size"}};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    uint64_t v;
+    char msg[256] = "";
+    ck_assert_msg(tqh_parse_memory(bad[i].text, &v, msg, sizeof(msg)) != 0, "'%s' was taken",
+                  bad[i].text);
+    ck_assert_msg(strstr(msg, bad[i].needle), "%s: %s", bad[i].text, msg);
+  }
+  /* The built-in default, stated in the README. */
+  tqh_config_t *cfg = new_config();
+  ck_assert_uint_eq(cfg->defaults.memory_bytes, TQH_MEMORY_DEFAULT);
+  ck_assert_uint_eq(TQH_MEMORY_DEFAULT, (uint64_t)8 << 30);
   tqh_config_destroy(cfg);
 }
 END_TEST
@@ -583,6 +624,7 @@ Suite *config_suite(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, config_env_sets_documented_variables);
   tcase_add_test(tc, config_env_errors_are_all_reported);
+  tcase_add_test(tc, config_memory_sizes_parse_or_say_why_not);
   tcase_add_loop_test(tc, config_set_rejects_bad_values, 0,
                       (int)(sizeof(bad_sets) / sizeof(bad_sets[0])));
   tcase_add_test(tc, config_describe_names_each_layer);

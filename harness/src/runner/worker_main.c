@@ -7,10 +7,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "runner_internal.h"
+#include "torq/base/alloc.h"
 #include "torq/base/file.h"
 
 /* Where a worker's execution reports: the parent's pipe and the test's two output files. */
@@ -78,10 +80,57 @@ static tq_status_t redirect_output(const char *dir, worker_io_t *w) {
   return NULL;
 }
 
+/* AddressSanitizer and ThreadSanitizer reserve terabytes of address space up front: under them
+ * no address-space limit can hold, and none is set. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MEMORY_LIMIT_WORKS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MEMORY_LIMIT_WORKS 0
+#endif
+#endif
+#ifndef MEMORY_LIMIT_WORKS
+#define MEMORY_LIMIT_WORKS 1
+#endif
+
+/* The test's memory limit as the soft RLIMIT_AS of this worker (0: none; never above the hard
+ * limit, which stays, so that the next test of the worker can have more). Returns the limit set,
+ * 0 when none is. */
+static uint64_t limit_memory(uint64_t bytes) {
+  struct rlimit rl;
+  if (!MEMORY_LIMIT_WORKS || getrlimit(RLIMIT_AS, &rl) != 0) return 0;
+  rlim_t want = bytes ? (rlim_t)bytes : RLIM_INFINITY;
+  if (rl.rlim_max != RLIM_INFINITY && (want == RLIM_INFINITY || want > rl.rlim_max))
+    want = rl.rlim_max;
+  rl.rlim_cur = want;
+  if (setrlimit(RLIMIT_AS, &rl) != 0) return 0;
+  return bytes;
+}
+
+/* A test that failed for want of memory under its limit is an error that names the limit, not
+ * a failure of the model. */
+static void name_the_limit(tqh_test_result_t *r, uint64_t limit) {
+  if (!limit || r->outcome == TQH_OUTCOME_PASSED || !r->message ||
+      !strstr(r->message, "out of memory"))
+    return;
+  char *message = tq_strdup_printf(
+      "out of memory under the test's memory limit of %.1f MiB (memory: in the suite or "
+      "configs/, TORQ_MEMORY; the worker's RLIMIT_AS): %s",
+      (double)limit / 1048576.0, r->message);
+  if (!message) return;
+  tq_free(r->message);
+  r->message = message;
+  tq_free(r->failure_type);
+  r->failure_type = tq_strdup_printf("memory_limit");
+  r->outcome = TQH_OUTCOME_ERROR;
+  r->infrastructure = 0; /* the test's own doing, like a timeout: not the machine's */
+}
+
 void tqh__worker_test_main(void *vctx, size_t test, int fd) {
   tqh__worker_ctx_t *ctx = vctx;
   tqh_test_result_t r;
   tqh_test_result_init(&r);
+  uint64_t limit = limit_memory(ctx->tests[test]->settings.memory_bytes);
   /* What the previous test of this worker printed stays in its own files. */
   fflush(stdout);
   worker_io_t w = {fd, -1, -1};
@@ -95,7 +144,10 @@ void tqh__worker_test_main(void *vctx, size_t test, int fd) {
     tqh_execute_io_t io;
     io_init(&io, &w);
     tqh_execute_test(&ctx->exec, ctx->tests[test], ctx->test_dirs[test], &io, &r);
+    name_the_limit(&r, limit);
   }
+  /* Reporting must not run out: the result goes out without the test's limit. */
+  limit_memory(0);
   fflush(stdout);
   if (w.out_fd >= 0) close(w.out_fd);
   if (w.err_fd >= 0) close(w.err_fd);

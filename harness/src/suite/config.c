@@ -77,6 +77,9 @@ void tqh_settings_merge(tqh_settings_t *dst, const tqh_settings_t *src) {
       case TQH_SET_FUNCTION:
         dst->function = src->function;
         break;
+      case TQH_SET_MEMORY:
+        dst->memory_bytes = src->memory_bytes;
+        break;
       case TQH_SET_BASELINE_FLOOR:
         dst->baseline_floor_pct = src->baseline_floor_pct;
         break;
@@ -116,8 +119,9 @@ const tqh_board_t *tqh_config_find_board(const tqh_config_t *config, const char 
 /* ---- YAML files ------------------------------------------------------------------------------ */
 
 static const char *const config_keys[] = {
-    "results_dir", "cache_dir", "jobs", "boards",          "targets",  "repeat",   "warmup",
-    "timeout",     "reference", "seed", "compile_options", "function", "baseline", NULL};
+    "results_dir",     "cache_dir", "jobs",     "boards",    "targets",
+    "repeat",          "warmup",    "timeout",  "reference", "seed",
+    "compile_options", "function",  "baseline", "memory",    NULL};
 static const char *const board_keys[] = {"name",     "host",        "port",       "user",
                                          "key_file", "known_hosts", "board_root", NULL};
 
@@ -407,10 +411,9 @@ static tq_status_t split(tq_arena_t *arena, const char *value, const char *seps,
 }
 
 static const char *const settable_keys[] = {
-    "targets",         "repeat",    "warmup",      "timeout",   "compile_timeout",
-    "run_timeout",     "reference", "atol",        "rtol",      "seed",
-    "compile_options", "function",  "results_dir", "cache_dir", "jobs",
-    "baseline_floor",  NULL};
+    "targets",     "repeat",    "warmup", "timeout",        "compile_timeout", "run_timeout",
+    "reference",   "atol",      "rtol",   "seed",           "compile_options", "function",
+    "results_dir", "cache_dir", "jobs",   "baseline_floor", "memory",          NULL};
 
 static int settable(const char *key) {
   for (size_t i = 0; settable_keys[i]; i++)
@@ -505,6 +508,11 @@ tq_status_t tqh_config_set(tqh_config_t *config, tqh_layer_t layer, const char *
     if (!(s.function = tq_arena_strndup(arena, value, strlen(value))))
       return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
     s.layer[TQH_SET_FUNCTION] = (uint8_t)layer;
+  } else if (!strcmp(key, "memory")) {
+    char msg[256];
+    if (tqh_parse_memory(value, &s.memory_bytes, msg, sizeof(msg)) != 0)
+      return TQ_STATUS(TQ_INVALID_ARGUMENT, "%s: %s", key, msg);
+    s.layer[TQH_SET_MEMORY] = (uint8_t)layer;
   } else if (!strcmp(key, "baseline_floor")) {
     tq_status_t st = tqh_baseline_parse_floor(value, &s.baseline_floor_pct);
     if (st) {
@@ -593,6 +601,8 @@ tq_status_t tqh_config_describe(const tqh_config_t *config, tq_buf_t *out) {
                        tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_FUNCTION])));
   TQ_TRY(tq_buf_printf(out, "baseline_floor = %g  (%s)\n", s->baseline_floor_pct,
                        tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_BASELINE_FLOOR])));
+  TQ_TRY(tq_buf_printf(out, "memory = %llu  (%s)\n", (unsigned long long)s->memory_bytes,
+                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_MEMORY])));
   TQ_TRY(tq_buf_printf(out, "results_dir = %s  (%s)\n", config->results_dir,
                        tqh_layer_name(config->results_dir_layer)));
   TQ_TRY(tq_buf_printf(out, "cache_dir = %s  (%s)\n", config->cache_dir,

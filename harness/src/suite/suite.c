@@ -17,14 +17,14 @@
 #define NAME_MAX_BYTES 200
 
 static const char *const suite_keys[] = {"suite", "description", "defaults", "tests", NULL};
-static const char *const test_keys[] = {"name",      "description", "model",           "inputs",
-                                        "targets",   "repeat",      "warmup",          "timeout",
-                                        "reference", "seed",        "compile_options", "function",
-                                        "tags",      "expect",      "baseline",        "xfail",
-                                        "skip",      NULL};
+static const char *const test_keys[] = {
+    "name",   "description", "model",     "inputs", "targets",         "repeat",
+    "warmup", "timeout",     "reference", "seed",   "compile_options", "function",
+    "tags",   "expect",      "baseline",  "memory", "xfail",           "skip",
+    NULL};
 static const char *const defaults_keys[] = {
     "inputs",          "targets",  "repeat", "warmup", "timeout",  "reference", "seed",
-    "compile_options", "function", "tags",   "expect", "baseline", NULL};
+    "compile_options", "function", "tags",   "expect", "baseline", "memory",    NULL};
 
 /* ---- Small helpers --------------------------------------------------------------------------- */
 

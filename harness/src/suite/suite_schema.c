@@ -1,5 +1,6 @@
 /* The settings keys that suites (defaults:, tests) and configs share, ${VAR} substitution, and the
  * checks of names and compile options. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,9 @@ extern char **environ;
 #define MAX_REPEAT 1000000
 #define SUBST_MAX_DEPTH 8
 
-const char *const tqh__settings_keys[] = {"targets",   "repeat", "warmup",          "timeout",
-                                          "reference", "seed",   "compile_options", "function",
-                                          "baseline",  NULL};
+const char *const tqh__settings_keys[] = {
+    "targets",         "repeat",   "warmup",   "timeout", "reference", "seed",
+    "compile_options", "function", "baseline", "memory",  NULL};
 
 void tqh__settings_builtin(tqh_settings_t *out) {
   static const char *const targets[] = {"sim"};
@@ -33,6 +34,7 @@ void tqh__settings_builtin(tqh_settings_t *out) {
   out->seed = 0;
   out->function = "main";
   out->baseline_floor_pct = 5.0;
+  out->memory_bytes = TQH_MEMORY_DEFAULT;
   for (size_t i = 0; i < TQH_SETTING_COUNT; i++) out->layer[i] = TQH_LAYER_BUILTIN;
 }
 
@@ -327,6 +329,41 @@ static void parse_baseline(tqh__report_t *rep, const tqh__ynode_t *value, tqh_la
   set_layer(s, TQH_SET_BASELINE_FLOOR, layer);
 }
 
+int tqh_parse_memory(const char *text, uint64_t *out_bytes, char *msg, size_t msg_size) {
+  *out_bytes = 0;
+  if (!strcmp(text, "none")) return 0;
+  char *end = NULL;
+  double v = strtod(text, &end);
+  double unit = 1;
+  if (end != text && *end) {
+    const char *u = "kmgt", *hit = strchr(u, tolower((unsigned char)*end));
+    if (hit && *hit) {
+      for (const char *q = u; q <= hit; q++) unit *= 1024;
+      end++;
+      if (*end == 'i' || *end == 'I') end++;
+      if (*end == 'b' || *end == 'B') end++;
+    } else if (*end == 'b' || *end == 'B') {
+      end++;
+    }
+  }
+  double bytes = v * unit;
+  if (end == text || *end || !(bytes >= 0) || bytes >= 18446744073709551615.0 || text[0] == '-' ||
+      text[0] == '+' || (text[0] < '0' || text[0] > '9')) {
+    snprintf(msg, msg_size,
+             "expected a size (bytes, or a number with K, M, G or T: 512M, 8GiB) or \"none\", "
+             "found \"%.40s\"",
+             text);
+    return -1;
+  }
+  if (bytes > 0 && bytes < (double)TQH_MEMORY_MIN) {
+    snprintf(msg, msg_size, "%.40s is below the smallest limit, 16M (0 or \"none\": no limit)",
+             text);
+    return -1;
+  }
+  *out_bytes = (uint64_t)bytes;
+  return 0;
+}
+
 int tqh__settings_parse_key(tqh__report_t *rep, tq_arena_t *arena, const char *const *env,
                             const char *key, const tqh__ynode_t *value, tqh_layer_t layer,
                             tqh_settings_t *s) {
@@ -427,6 +464,20 @@ int tqh__settings_parse_key(tqh__report_t *rep, tq_arena_t *arena, const char *c
     }
   } else if (!strcmp(key, "baseline")) {
     parse_baseline(rep, value, layer, s);
+  } else if (!strcmp(key, "memory")) {
+    char msg[256];
+    uint64_t v;
+    if (value->kind != TQH__Y_SCALAR || value->scalar == TQH__S_BOOL ||
+        value->scalar == TQH__S_NULL) {
+      tqh__error(rep, value->line, value->col,
+                 "memory: expected a size (512M, 8GiB) or \"none\", found %s",
+                 tqh__ydescribe(value));
+    } else if (tqh_parse_memory(value->str, &v, msg, sizeof(msg)) != 0) {
+      tqh__error(rep, value->line, value->col, "memory: %s", msg);
+    } else {
+      s->memory_bytes = v;
+      set_layer(s, TQH_SET_MEMORY, layer);
+    }
   } else if (!strcmp(key, "function")) {
     const char *f;
     if (tqh__ystr(rep, value, "function", &f)) {

@@ -108,8 +108,19 @@ typedef enum tqh_setting_e {
   TQH_SET_COMPILE_OPTIONS,
   TQH_SET_FUNCTION,
   TQH_SET_BASELINE_FLOOR,
+  TQH_SET_MEMORY,
   TQH_SETTING_COUNT
 } tqh_setting_t;
+
+/* The default memory limit of a test (`memory:`), in bytes: 8 GiB. */
+#define TQH_MEMORY_DEFAULT ((uint64_t)8 << 30)
+/* The smallest one accepted (a smaller one could not even start a test). */
+#define TQH_MEMORY_MIN ((uint64_t)16 << 20)
+
+/* A memory size: bytes, or a number (decimals allowed) with K, M, G or T, each a power of 1024
+ * ("512M", "8GiB", "1.5g"); "none" or 0 is no limit. 0 on success with *out_bytes (0: none);
+ * otherwise -1 with `msg` saying what is wrong. */
+int tqh_parse_memory(const char *text, uint64_t *out_bytes, char *msg, size_t msg_size);
 
 /* Strings and arrays are borrowed from the object that holds the settings (a config or a suite)
  * and live as long as it. */
@@ -127,6 +138,7 @@ typedef struct tqh_settings_s {
   size_t compile_option_count;
   const char *function;             /* the entry function, "main" by default */
   double baseline_floor_pct;        /* --baseline's smallest threshold, percent; 5 by default */
+  uint64_t memory_bytes; /* the test's address space (RLIMIT_AS of its worker); 0: no limit */
   uint8_t layer[TQH_SETTING_COUNT]; /* tqh_layer_t: where each value came from */
 } tqh_settings_t;
 
