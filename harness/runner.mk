@@ -25,15 +25,23 @@ $(BUILD)/tests/torq-run-module: | $(BIN)/torq-run-module
 # The end-to-end tests learn what they check from the files the real binary writes; one suite
 # (internals) tests the runner's private parts (cache, worker protocol, progress) directly, so the
 # binary links the harness library and may include harness/src.
-E2E_SRCS := $(filter-out $(E2E_FAULT_HOOK),$(wildcard harness/e2e/*.c))
+E2E_ENOSPC_SHIM := harness/e2e/enospc_shim.c
+E2E_SRCS := $(filter-out $(E2E_FAULT_HOOK) $(E2E_ENOSPC_SHIM),$(wildcard harness/e2e/*.c))
 $(BUILD)/tests/torq-test-e2e: $(call objs,$(E2E_SRCS)) $(TEST_SUPPORT_OBJ) $(HARNESS_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDFLAGS) $(TORQ_TEST_LDLIBS) $(call pkg_libs,check)
 $(call objs,$(E2E_SRCS) $(E2E_FAULT_HOOK)): CPPFLAGS += $(HARNESS_CPPFLAGS) -Iharness/src \
   $(TEST_SUPPORT_CPPFLAGS)
 $(call objs,$(E2E_SRCS) $(E2E_FAULT_HOOK)): | $(FORMATS_GEN_H) $(HARNESS_GEN_H)
+# torq-enospc.so: the LD_PRELOAD shim that makes a folder a small disk that fills up, for the
+# full-disk test where no tmpfs can be mounted (test-only; never linked into a product). Built
+# without the sanitizers: it is loaded before their runtime.
+$(BUILD)/tests/torq-enospc.so: $(E2E_ENOSPC_SHIM)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARNINGS) -O2 -g -fPIC -shared $< -o $@ -ldl
 # The tests run the binaries, so they are built with them.
-$(BUILD)/tests/torq-test-e2e: | $(BIN)/torq-test $(BUILD)/tests/torq-test-faults
+$(BUILD)/tests/torq-test-e2e: | $(BIN)/torq-test $(BUILD)/tests/torq-test-faults \
+                                $(BUILD)/tests/torq-enospc.so
 TEST_BINS += $(BUILD)/tests/torq-test-e2e
 
 bench: bench-runner

@@ -57,6 +57,11 @@ void e2e_run_faults(const e2e_scratch_t *s, const char *cwd, const char *const *
 pid_t e2e_spawn_faults(const e2e_scratch_t *s, const char *cwd, const char *const *env,
                        const char *const *args);
 
+/* e2e_run with another program (its absolute path) in place of torq-test, in the same
+ * environment. */
+void e2e_run_program(const char *program, const e2e_scratch_t *s, const char *cwd,
+                     const char *const *env, const char *const *args, e2e_proc_t *out);
+
 /* Waits for a spawned process and returns its exit code (128 + signal when killed). */
 int e2e_wait(pid_t pid);
 

@@ -230,6 +230,11 @@ static pid_t spawn_bin(const char *bin, const e2e_scratch_t *s, const char *cwd,
   return pid;
 }
 
+void e2e_run_program(const char *program, const e2e_scratch_t *s, const char *cwd,
+                     const char *const *env, const char *const *args, e2e_proc_t *out) {
+  run_bin(program, s, cwd, env, args, out);
+}
+
 void e2e_run(const e2e_scratch_t *s, const char *cwd, const char *const *env,
              const char *const *args, e2e_proc_t *out) {
   run_bin(e2e_bin(), s, cwd, env, args, out);

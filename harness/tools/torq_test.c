@@ -349,8 +349,12 @@ static int select_shard(const cli_t *cli, tqh_test_t **selected, size_t *num_sel
   }
   size_t before = *num_selected;
   snprintf(shard, shard_size, "%zu/%zu", k, n);
-  if ((st = tqh_shard_select(selected, num_selected, k, n, cli->shard_durations)))
-    return tt_fail(st, EXIT_USAGE);
+  tqh_diags_t diags;
+  tqh_diags_init(&diags);
+  st = tqh_shard_select(selected, num_selected, k, n, cli->shard_durations, &diags);
+  tt_print_journal_problems("--shard-durations", &diags);
+  tqh_diags_deinit(&diags);
+  if (st) return tt_fail(st, EXIT_USAGE);
   if (cli->verbosity >= 0 && !cli->list)
     printf(TOOL ": shard %zu/%zu: %zu of %zu selected test%s\n", k, n, *num_selected, before,
            before == 1 ? "" : "s");
@@ -522,6 +526,7 @@ int main(int argc, char **argv) {
       rc = tt_fail(st, EXIT_USAGE);
       goto done;
     }
+    tt_print_baseline_problems(baseline);
   }
 
   /* The run folder. */

@@ -89,6 +89,11 @@ tq_status_t tt_build_config(const cli_t *cli, tqh_config_t **out_cfg) TQ_MUST_US
 void tt_baseline_options(const tqh_config_t *cfg, tqh_baseline_options_t *o);
 /* Writes RUN_DIR/index.html; reports a failure on stderr. 1 when written. */
 int tt_write_html_report(const char *run_dir, const tqh_baseline_t *baseline);
+/* Names on stderr, after "torq-test: WHAT: ", the journal lines a reader could not read (the
+ * diagnostics in `diags`); the number of them. */
+size_t tt_print_journal_problems(const char *what, const tqh_diags_t *diags);
+/* The same for a loaded baseline (tqh_baseline_problems). */
+void tt_print_baseline_problems(const tqh_baseline_t *baseline);
 /* The upload options of the command line for `url`; an exit status for bad ones, else 0. */
 int tt_upload_options(const cli_t *cli, const char *url, tqh_upload_options_t *o);
 /* The upload a run makes: --upload, else the dashboard of TORQ_PERF_SERVER (into `buf`), else

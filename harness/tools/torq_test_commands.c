@@ -28,6 +28,34 @@ int tt_write_html_report(const char *run_dir, const tqh_baseline_t *baseline) {
   return 0;
 }
 
+/* Each line of `text` on stderr after "torq-test: WHAT: "; the number of lines. */
+static size_t print_lines(const char *what, const char *text) {
+  size_t n = 0;
+  for (const char *line = text; line && *line;) {
+    const char *nl = strchr(line, '\n');
+    size_t len = nl ? (size_t)(nl - line) : strlen(line);
+    fprintf(stderr, TOOL ": %s: %.*s\n", what, (int)len, line);
+    n++;
+    line += len + (nl ? 1 : 0);
+  }
+  return n;
+}
+
+size_t tt_print_journal_problems(const char *what, const tqh_diags_t *diags) {
+  if (!diags || !diags->count) return 0;
+  tq_buf_t text;
+  tq_buf_init(&text, 0);
+  tq_status_t st = tqh_diags_format(diags, &text);
+  size_t n = st ? 0 : print_lines(what, text.data);
+  tq_status_free(st);
+  tq_buf_deinit(&text);
+  return n;
+}
+
+void tt_print_baseline_problems(const tqh_baseline_t *baseline) {
+  if (baseline) print_lines("baseline", tqh_baseline_problems(baseline));
+}
+
 int tt_run_report(const cli_t *cli) {
   tqh_baseline_t *baseline = NULL;
   char *problems = NULL;
@@ -39,10 +67,13 @@ int tt_run_report(const cli_t *cli) {
     tt_baseline_options(cfg, &bo);
     tqh_config_destroy(cfg);
     if ((st = tqh_baseline_load(cli->baseline, &bo, &baseline))) return tt_fail(st, EXIT_USAGE);
+    tt_print_baseline_problems(baseline);
   }
   st = tqh_results_rebuild(cli->report_dir, NULL, &problems);
+  size_t bad = 0; /* journal lines that could not be read: named, and the exit status says so */
   if (problems) {
     fputs(problems, stderr);
+    for (const char *c = problems; *c; c++) bad += *c == '\n';
     tq_free(problems);
   }
   int html = !st && tt_write_html_report(cli->report_dir, baseline);
@@ -59,7 +90,13 @@ int tt_run_report(const cli_t *cli) {
   printf("Rebuilt %s/junit.xml, %s/summary.txt%s%s%s from the journal.\n", cli->report_dir,
          cli->report_dir, html ? " and " : "", html ? cli->report_dir : "",
          html ? "/" TQH_HTML_REPORT_FILE : "");
-  return html ? 0 : EXIT_INFRA;
+  if (bad)
+    fprintf(stderr,
+            TOOL
+            ": report: %zu line%s of the journal could not be read (named above): the "
+            "reports hold the other tests, and not %s\n",
+            bad, bad == 1 ? "" : "s", bad == 1 ? "that one" : "those");
+  return html && !bad ? 0 : EXIT_INFRA;
 }
 const char *tt_upload_spec(const cli_t *cli, tq_buf_t *buf) {
   if (cli->upload) return cli->upload;
@@ -147,7 +184,11 @@ int tt_run_upload(const cli_t *cli) {
     rc = bad_usage("%s is not a run folder (no journal.jsonl)", cli->upload_dir);
   tq_buf_deinit(&journal);
   if (!rc && !st && (cli->upload || !recorded)) st = tqh_upload_outbox_create(cli->upload_dir, &o);
-  if (!rc && !st) st = tqh_upload_outbox_fill(cli->upload_dir);
+  tqh_diags_t diags;
+  tqh_diags_init(&diags);
+  if (!rc && !st) st = tqh_upload_outbox_fill(cli->upload_dir, &diags);
+  tt_print_journal_problems("upload", &diags);
+  tqh_diags_deinit(&diags);
   tqh_upload_report_t r;
   if (!rc && !st && !(st = tqh_upload_send_backlog(cli->upload_dir, &o, 0, &r))) {
     if (cli->verbosity >= 0 || r.remaining)
@@ -305,7 +346,11 @@ int tt_run_merge(const cli_t *cli, int argc, char **argv) {
   info.command_line = cmdline.data;
   char *run_dir = NULL;
   size_t counts[TQH_OUTCOME_COUNT];
-  st = tqh_merge_runs(cli->suites, cli->num_suites, &ro, &info, &run_dir, counts);
+  tqh_diags_t diags;
+  tqh_diags_init(&diags);
+  st = tqh_merge_runs(cli->suites, cli->num_suites, &ro, &info, &run_dir, counts, &diags);
+  size_t skipped = tt_print_journal_problems("merge", &diags);
+  tqh_diags_deinit(&diags);
   tq_buf_deinit(&cmdline);
   tqh_config_destroy(cfg);
   if (st) {
@@ -328,5 +373,11 @@ int tt_run_merge(const cli_t *cli, int argc, char **argv) {
    * send is kept for `torq-test upload`, and said. */
   merge_upload(cli, run_dir);
   tq_free(run_dir);
+  if (skipped) {
+    fprintf(stderr,
+            TOOL ": merge: %zu journal line%s could not be read (named above) and %s left out\n",
+            skipped, skipped == 1 ? "" : "s", skipped == 1 ? "was" : "were");
+    return EXIT_INFRA;
+  }
   return counts[TQH_OUTCOME_FAILED] || counts[TQH_OUTCOME_ERROR] ? EXIT_FAILED : 0;
 }

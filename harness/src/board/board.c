@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "board_internal.h"
+#include "torq/harness/files.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/process.h"
 
@@ -385,8 +386,7 @@ static int contains_ci(const char *hay, const char *needle) {
 }
 
 int tqh_board_text_says_disk_full(const char *text) {
-  return contains_ci(text, "no space left") || contains_ci(text, "disk quota exceeded") ||
-         contains_ci(text, "ENOSPC");
+  return tqh_text_says_disk_full(text);
 }
 
 /* The status's whole text: the message and every note. */

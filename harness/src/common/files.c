@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +15,19 @@
 
 tq_status_t tqh_errno_status(int err, const char *path, const char *what) {
   return TQ_STATUS(err == ENOENT ? TQ_NOT_FOUND : TQ_IO, "%s: %s: %s", path, what, strerror(err));
+}
+
+/* `needle` in `text`, ignoring ASCII case. */
+static int contains_ci(const char *text, const char *needle) {
+  size_t n = strlen(needle);
+  for (const char *p = text; p && *p; p++)
+    if (!strncasecmp(p, needle, n)) return 1;
+  return 0;
+}
+
+int tqh_text_says_disk_full(const char *text) {
+  return contains_ci(text, "no space left") || contains_ci(text, "disk quota exceeded") ||
+         contains_ci(text, "ENOSPC") || contains_ci(text, "EDQUOT");
 }
 
 tq_status_t tqh_write_plain(const char *path, const void *data, size_t len) {

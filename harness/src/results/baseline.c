@@ -159,6 +159,7 @@ struct tqh_baseline_s {
   tqh_baseline_options_t options;
   tqh_records_t records;
   tqh_records_index_t index; /* every finished test looks itself up: by id, not a scan */
+  char *problems;            /* the journal's lines that were skipped, named; NULL: none */
 };
 
 tq_status_t tqh_baseline_load(const char *path, const tqh_baseline_options_t *options,
@@ -183,7 +184,18 @@ tq_status_t tqh_baseline_load(const char *path, const tqh_baseline_options_t *op
     st = TQ_STATUS(TQ_NOT_FOUND, "baseline %s: no journal (%s): %s", path, journal.data,
                    strerror(errno));
   tqh_journal_read_t info;
-  if (!st) st = tqh_journal_read(journal.data, &b->records, NULL, &info);
+  tqh_diags_t diags;
+  tqh_diags_init(&diags);
+  if (!st) st = tqh_journal_read(journal.data, &b->records, &diags, &info);
+  if (!st && diags.count) {
+    tq_buf_t text;
+    tq_buf_init(&text, 0);
+    st = tqh_diags_format(&diags, &text);
+    if (!st && !(b->problems = tq_buf_detach(&text)))
+      st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory loading the baseline");
+    tq_buf_deinit(&text);
+  }
+  tqh_diags_deinit(&diags);
   if (!st) st = tqh_records_index(&b->records, &b->index);
   if (st) st = tq_status_annotate(st, "while loading the baseline %s", path);
   tq_buf_deinit(&journal);
@@ -199,7 +211,12 @@ void tqh_baseline_destroy(tqh_baseline_t *baseline) {
   if (!baseline) return;
   tqh_records_index_deinit(&baseline->index);
   tqh_records_deinit(&baseline->records);
+  tq_free(baseline->problems);
   tq_free(baseline);
+}
+
+const char *tqh_baseline_problems(const tqh_baseline_t *baseline) {
+  return baseline->problems;
 }
 
 const tqh_test_record_t *tqh_baseline_find(const tqh_baseline_t *baseline, const char *id) {
@@ -329,6 +346,9 @@ tq_status_t tqh_baseline_compare_runs(const char *run_a, const char *run_b,
   if (!st)
     st = tq_buf_printf(out, "Baseline %s, now %s (floor %.1f%%, k %g)\n", run_a, run_b,
                        a->options.floor_pct, a->options.k);
+  /* Lines of either journal that could not be read: their tests are not compared. */
+  if (!st && a->problems) st = tq_buf_append_cstr(out, a->problems);
+  if (!st && b->problems) st = tq_buf_append_cstr(out, b->problems);
   if (!st) st = format_header(out);
   size_t *latest = NULL, count = 0; /* a later line of the same test wins */
   if (!st) st = tqh_records_latest(&b->records, &latest, &count);

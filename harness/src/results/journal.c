@@ -1,7 +1,9 @@
 /* The journal: journal.jsonl, one JSON line per finished test, the run's source of truth.
  *
  * Appends go through one writev() of the whole line and its newline on an O_APPEND descriptor, so
- * that lines of parallel workers never interleave and a crash can tear at most the last line.
+ * that lines of parallel workers never interleave and a crash can tear at most the last line. A
+ * write that fails (a full disk: ENOSPC, EDQUOT; EIO) is undone: the file is truncated back to
+ * where the line began, so a failed append leaves no partial line for a reader to trip on.
  * A line that writev() accepted is in the kernel's page cache: it survives the runner being
  * killed, even with SIGKILL. fsync only matters for a power cut or a kernel crash, and costs
  * about a millisecond on a disk, so it runs at most once per interval (default 1 s: a power cut
@@ -55,6 +57,9 @@ tq_status_t tqh_journal_append(tqh_journal_t *journal, const char *line, size_t 
   if (memchr(line, '\n', len))
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "%s: a journal line may not hold a newline",
                      journal->path);
+  /* Where the line begins: the file's end (this process is the journal's only writer). */
+  off_t start = lseek(journal->fd, 0, SEEK_END);
+  if (start < 0) return TQ_STATUS(TQ_IO, "%s: cannot seek: %s", journal->path, strerror(errno));
   /* The line and its newline in one system call, without copying the line to add the newline.
    * After a short write (a full disk) the rest follows with tq_fd_write_all. */
   struct iovec iov[2] = {{(void *)line, len}, {(void *)"\n", 1}};
@@ -62,19 +67,31 @@ tq_status_t tqh_journal_append(tqh_journal_t *journal, const char *line, size_t 
   do {
     n = writev(journal->fd, iov, 2);
   } while (n < 0 && errno == EINTR);
-  if (n < 0) return TQ_STATUS(TQ_IO, "%s: write failed: %s", journal->path, strerror(errno));
-  size_t done = (size_t)n;
   tq_status_t s = NULL;
-  if (done < len) s = tq_fd_write_all(journal->fd, journal->path, line + done, len - done);
+  size_t done = n < 0 ? 0 : (size_t)n;
+  if (n < 0) s = TQ_STATUS(TQ_IO, "%s: write failed: %s", journal->path, strerror(errno));
+  if (!s && done < len) s = tq_fd_write_all(journal->fd, journal->path, line + done, len - done);
   if (!s && done <= len) s = tq_fd_write_all(journal->fd, journal->path, "\n", 1);
-  if (s || !journal->sync) return s;
-  journal->unsynced++;
-  uint64_t now = tqh_now_ns();
-  if (now - journal->last_sync_ns < (uint64_t)journal->sync_interval_ms * 1000000u) return NULL;
-  if (fdatasync(journal->fd) != 0)
-    return TQ_STATUS(TQ_IO, "%s: fsync failed: %s", journal->path, strerror(errno));
-  journal->last_sync_ns = now;
-  journal->unsynced = 0;
+  int sync_now = 0;
+  uint64_t now = 0;
+  if (!s && journal->sync) {
+    journal->unsynced++;
+    now = tqh_now_ns();
+    sync_now = now - journal->last_sync_ns >= (uint64_t)journal->sync_interval_ms * 1000000u;
+  }
+  if (!s && sync_now && fdatasync(journal->fd) != 0)
+    s = TQ_STATUS(TQ_IO, "%s: fsync failed: %s", journal->path, strerror(errno));
+  if (s) {
+    /* Not a byte of a line that did not make it. */
+    if (ftruncate(journal->fd, start) != 0)
+      return tq_status_annotate(s, "and the partial line could not be removed: %s",
+                                strerror(errno));
+    return s;
+  }
+  if (sync_now) {
+    journal->last_sync_ns = now;
+    journal->unsynced = 0;
+  }
   return NULL;
 }
 
@@ -112,9 +129,10 @@ tq_status_t tqh_journal_parse(const char *name, const char *data, size_t len, tq
     if (!nl) {
       out_info->torn_tail = 1;
       if (diags)
-        tqh_diags_add(diags, TQH_WARNING, name, lineno,
-                      "the last line is incomplete (the run was interrupted while writing it); "
-                      "ignored");
+        tqh_diags_add(diags, TQH_ERROR, name, lineno,
+                      "the last line is cut short (%zu bytes without a newline: the run was "
+                      "stopped while writing it); that test's record is lost",
+                      n);
     } else {
       out_info->corrupt++;
       unsigned col;
@@ -141,11 +159,7 @@ tq_status_t tqh_journal_read(const char *path, tqh_records_t *list, tqh_diags_t 
   tq_buf_t buf;
   tq_buf_init(&buf, 0);
   tq_status_t s = tq_file_read(path, 0, &buf);
-  if (!s) {
-    const char *base = strrchr(path, '/');
-    s = tqh_journal_parse(base ? base + 1 : path, buf.data ? buf.data : "", buf.len, list, diags,
-                          out_info);
-  }
+  if (!s) s = tqh_journal_parse(path, buf.data ? buf.data : "", buf.len, list, diags, out_info);
   tq_buf_deinit(&buf);
   return s;
 }

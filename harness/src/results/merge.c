@@ -18,7 +18,7 @@ typedef struct shard_run_s {
 
 tq_status_t tqh_merge_runs(const char *const *run_dirs, size_t num_runs,
                            const tqh_results_options_t *options, const tqh_run_info_t *info,
-                           char **out_run_dir, size_t *out_counts) {
+                           char **out_run_dir, size_t *out_counts, tqh_diags_t *out_diags) {
   *out_run_dir = NULL;
   if (out_counts) memset(out_counts, 0, TQH_OUTCOME_COUNT * sizeof(*out_counts));
   if (!num_runs) return TQ_STATUS(TQ_INVALID_ARGUMENT, "merge: no run folder given");
@@ -47,7 +47,7 @@ tq_status_t tqh_merge_runs(const char *const *run_dirs, size_t num_runs,
     tqh_journal_read_t ji;
     if (!s)
       s = tqh_journal_parse(path.data, runs[i].text.data ? runs[i].text.data : "", runs[i].text.len,
-                            &runs[i].records, &diags, &ji);
+                            &runs[i].records, out_diags ? out_diags : &diags, &ji);
     tqh_diags_deinit(&diags);
   }
   for (size_t i = 0; !s && i < num_runs; i++) {
@@ -78,10 +78,24 @@ tq_status_t tqh_merge_runs(const char *const *run_dirs, size_t num_runs,
     s = oom();
   tqh_results_destroy(results);
   for (size_t i = 0; !s && i < num_runs; i++) {
+    /* The lines that are records, whole: a corrupt or torn one (named above) is left out. */
     const char *t = runs[i].text.data;
     size_t len = runs[i].text.len;
-    if (len) s = tq_buf_append(&journal, t, len);
-    if (!s && len && t[len - 1] != '\n') s = tq_buf_putc(&journal, '\n');
+    for (size_t pos = 0; !s && pos < len;) {
+      const char *nl = memchr(t + pos, '\n', len - pos);
+      size_t n = nl ? (size_t)(nl - (t + pos)) : len - pos;
+      tqh_records_t one;
+      tqh_records_init(&one);
+      tq_status_t ps = n ? tqh__record_parse(&one, t + pos, n) : NULL;
+      if (n && !ps) s = tq_buf_append(&journal, t + pos, n);
+      if (n && !ps && !s) s = tq_buf_putc(&journal, '\n');
+      if (ps && tq_status_code(ps) == TQ_OUT_OF_MEMORY)
+        s = ps;
+      else
+        tq_status_free(ps);
+      tqh_records_deinit(&one);
+      pos += n + (nl ? 1 : 0);
+    }
     for (size_t r = 0; !s && r < runs[i].records.count; r++) {
       const tqh_test_record_t *rec = &runs[i].records.items[r];
       if (out_counts && rec->outcome < TQH_OUTCOME_COUNT) out_counts[rec->outcome]++;

@@ -124,6 +124,7 @@ struct tqh_results_s {
   uint64_t regen_cost_ns; /* and how long it took */
   tqh__pieces_t junit_pieces, summary_pieces;
   tq_buf_t line, render;
+  char *reserve; /* RUN_DIR/.torq-reserve while it holds space, else NULL */
 };
 
 static tq_status_t oom(void) {
@@ -516,7 +517,15 @@ tq_status_t tqh_results_test_finished(tqh_results_t *results, const tqh_test_rec
   }
   if (!s) {
     results->counts[rec.outcome]++;
-    if (regeneration_due(results)) s = regenerate(results);
+    /* The record is in the journal: reports that cannot be written now are written by
+     * tqh_results_finish (whose error is the caller's), not reported against this test. */
+    if (regeneration_due(results)) {
+      tq_status_t rs = regenerate(results);
+      if (rs && tq_status_code(rs) == TQ_OUT_OF_MEMORY)
+        s = rs;
+      else
+        tq_status_free(rs);
+    }
   }
   pthread_mutex_unlock(&results->mu);
   return s;
@@ -530,7 +539,35 @@ size_t tqh_results_count(tqh_results_t *results, size_t *out_counts) {
   return n;
 }
 
+int tqh_results_reserve(tqh_results_t *results, uint64_t bytes) {
+  tqh_results_release_reserve(results);
+  char *path = join(results->run_dir, TQH_RESULTS_RESERVE_FILE);
+  int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+  if (fd < 0) {
+    tq_free(path);
+    return 0;
+  }
+  int ok = bytes > 0 && posix_fallocate(fd, 0, (off_t)bytes) == 0;
+  close(fd);
+  if (!ok) {
+    unlink(path);
+    tq_free(path);
+    return 0;
+  }
+  results->reserve = path;
+  return 1;
+}
+
+int tqh_results_release_reserve(tqh_results_t *results) {
+  if (!results || !results->reserve) return 0;
+  unlink(results->reserve);
+  tq_free(results->reserve);
+  results->reserve = NULL;
+  return 1;
+}
+
 tq_status_t tqh_results_finish(tqh_results_t *results) {
+  tqh_results_release_reserve(results);
   pthread_mutex_lock(&results->mu);
   tq_status_t s = regenerate(results);
   if (!s) s = write_run_json(results, 1);
@@ -556,6 +593,7 @@ tq_status_t tqh_results_summary(tqh_results_t *results, char **out_text) {
 
 void tqh_results_destroy(tqh_results_t *results) {
   if (!results) return;
+  tqh_results_release_reserve(results);
   tqh_journal_close(&results->journal);
   tqh_records_deinit(&results->records);
   tq_buf_deinit(&results->line);

@@ -70,7 +70,7 @@ static int by_duration_desc(const void *a, const void *b) {
 
 /* Durations of the journal's records, matched by result folder name (fs_id). */
 static tq_status_t load_durations(const char *run_dir, item_t *items, size_t n,
-                                  tqh_test_t *const *tests) {
+                                  tqh_test_t *const *tests, tqh_diags_t *out_diags) {
   tq_buf_t path;
   tq_buf_init(&path, 0);
   tq_status_t s = tq_buf_printf(&path, "%s/journal.jsonl", run_dir);
@@ -79,7 +79,7 @@ static tq_status_t load_durations(const char *run_dir, item_t *items, size_t n,
   tqh_diags_t diags;
   tqh_diags_init(&diags);
   tqh_journal_read_t info;
-  if (!s) s = tqh_journal_read(path.data, &list, &diags, &info);
+  if (!s) s = tqh_journal_read(path.data, &list, out_diags ? out_diags : &diags, &info);
   tqh_records_index_t index; /* the last record of a test wins (a journal holds one per test) */
   memset(&index, 0, sizeof(index));
   if (!s) s = tqh_records_index(&list, &index);
@@ -106,7 +106,7 @@ static tq_status_t load_durations(const char *run_dir, item_t *items, size_t n,
 }
 
 tq_status_t tqh_shard_select(tqh_test_t **tests, size_t *count, size_t index, size_t total,
-                             const char *durations_run_dir) {
+                             const char *durations_run_dir, tqh_diags_t *diags) {
   if (total < 1 || index < 1 || index > total)
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "shard %zu/%zu: expected 1 <= K <= N", index, total);
   size_t n = *count;
@@ -120,7 +120,7 @@ tq_status_t tqh_shard_select(tqh_test_t **tests, size_t *count, size_t index, si
   for (size_t i = 0; !s && i < n; i++) items[i] = (item_t){i, tests[i]->id, -1.0};
   if (!s) qsort(items, n, sizeof(*items), by_id);
   if (!s && durations_run_dir) {
-    s = load_durations(durations_run_dir, items, n, tests);
+    s = load_durations(durations_run_dir, items, n, tests, diags);
     if (!s) qsort(items, n, sizeof(*items), by_duration_desc);
     for (size_t i = 0; !s && i < n; i++) {
       size_t best = 0;

@@ -4,6 +4,7 @@
  * verdict here, and a board's test that met an infrastructure fault is queued once more. */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 #include "runner_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/baseline.h"
+#include "torq/harness/files.h"
 #include "torq/harness/process.h"
 #include "torq/harness/stats.h"
 #include "torq/harness/upload.h"
@@ -176,8 +178,31 @@ static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
     st = tqh_baseline_apply(run->options->baseline, t->settings.baseline_floor_pct, &rec, &bv);
   r->outcome = rec.outcome;
   uint64_t t0 = tqh_now_ns();
-  if (!st) st = tqh_results_test_finished(run->results, &rec);
-  if (!st) st = tqh_uploader_test_finished(run->options->uploader, t->fs_id);
+  /* A test that found a local disk full (its folder, the compile cache): the next ones would
+   * too. */
+  if (!st && !r->board && r->outcome != TQH_OUTCOME_PASSED && r->message &&
+      tqh_text_says_disk_full(r->message))
+    tqh__run_fault(run, r->message);
+  int recorded = 0;
+  for (int attempt = 0; !st && !recorded && attempt < 2; attempt++) {
+    tq_status_t rst = tqh_results_test_finished(run->results, &rec);
+    if (!rst) {
+      recorded = 1;
+    } else if (tq_status_code(rst) == TQ_OUT_OF_MEMORY) {
+      st = rst;
+    } else {
+      /* The results cannot be written: the run stops. Once more with the reserve freed (a full
+       * disk), then the record is given up (counted, and said at the end). */
+      char *text = tq_status_format(rst, 0);
+      int had_fault = run->fault != NULL;
+      tqh__run_fault(run, text ? text : tq_status_message(rst));
+      free(text);
+      tq_status_free(rst);
+      if (had_fault || attempt) run->unrecorded++;
+      if (had_fault) break;
+    }
+  }
+  if (!st && recorded) st = tqh_uploader_test_finished(run->options->uploader, t->fs_id);
   run->summary->record_s += (double)(tqh_now_ns() - t0) / 1e9;
   tq_free(metrics);
   tq_buf_deinit(&tags);
@@ -236,7 +261,10 @@ void tqh__run_finish_test(tqh__run_t *run, tqh__worker_t *w, int status) {
     tqh_test_result_deinit(r);
     tqh_test_result_init(r);
     r->outcome = TQH_OUTCOME_NOT_RUN;
-    r->message = tq_strndup("interrupted while running", 25);
+    r->message = tqh__run_not_run_message(run, 1);
+    if (board >= 0)
+      r->board =
+          tq_strndup(run->boards->boards[board].name, strlen(run->boards->boards[board].name));
   } else if (w->timed_out) {
     tqh_test_result_deinit(r);
     tqh_test_result_init(r);
@@ -315,6 +343,31 @@ void tqh__run_finish_test(tqh__run_t *run, tqh__worker_t *w, int status) {
   run->pending[run->num_pending].result = *r;
   run->num_pending++;
   tqh_test_result_init(r);
+}
+
+void tqh__run_fault(tqh__run_t *run, const char *why) {
+  if (run->fault) return;
+  run->fault = tq_strdup_printf("%s", why);
+  run->summary->infrastructure_errors++;
+  int full = tqh_text_says_disk_full(why);
+  int freed = full && tqh_results_release_reserve(run->results);
+  char line[1400];
+  snprintf(line, sizeof(line),
+           "torq-test: the run stops: %s%.1100s; the tests not run are recorded as such%s\n",
+           full ? "a disk is full: " : "the results cannot be written: ", why,
+           freed ? " (in the space the run had set aside)" : "");
+  tqh__progress_print(&run->progress, line);
+}
+
+char *tqh__run_not_run_message(const tqh__run_t *run, int was_running) {
+  if (run->fault)
+    return tq_strdup_printf("not run: the run stopped%s: %s%.400s",
+                            was_running ? " while it was running" : "",
+                            tqh_text_says_disk_full(run->fault) ? "a disk is full: "
+                                                                : "the results cannot be written: ",
+                            run->fault);
+  return tq_strdup_printf(
+      "%s", was_running ? "interrupted while running" : "not run: the run was interrupted");
 }
 
 /* The tests that only dead boards could run end as errors. */

@@ -205,12 +205,14 @@ static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
   if (!pfds || !owners) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   int stopping = 0;
   while (!st) {
-    if (!stopping && tqh__run_cancelled(run)) {
+    if (!stopping && (tqh__run_cancelled(run) || run->fault)) {
       stopping = 1;
-      run->summary->cancelled = 1;
-      tqh__progress_print(&run->progress,
-                          "\ntorq-test: interrupted: stopping the running tests; "
-                          "the reports of finished tests are kept\n");
+      if (!run->fault) {
+        run->summary->cancelled = 1;
+        tqh__progress_print(&run->progress,
+                            "\ntorq-test: interrupted: stopping the running tests; "
+                            "the reports of finished tests are kept\n");
+      }
       for (size_t k = 0; k < run->num_workers; k++) {
         tqh__worker_t *w = &run->workers[k];
         if (w->pid <= 0) continue;
@@ -287,16 +289,31 @@ static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
   stop_workers(run);
   run->running = 0;
   /* Whatever did not start is recorded as not run. */
+  char *why = run->summary->cancelled || run->fault ? tqh__run_not_run_message(run, 0) : NULL;
   for (size_t c = 0; c < run->num_queues; c++) {
     size_t i;
     while (!st && tqh__run_queue_pop(run, c, &i))
-      st = tqh__run_record_simple(
-          run, i, TQH_OUTCOME_NOT_RUN, "not_run",
-          run->summary->cancelled ? "not run: the run was interrupted" : "not run");
+      st = tqh__run_record_simple(run, i, TQH_OUTCOME_NOT_RUN, "not_run", why ? why : "not run");
+  }
+  tq_free(why);
+  if (run->unrecorded) {
+    char line[200];
+    snprintf(line, sizeof(line),
+             "torq-test: %zu test record%s could not be written (no room left); the journal holds "
+             "the others\n",
+             run->unrecorded, run->unrecorded == 1 ? "" : "s");
+    tqh__progress_print(&run->progress, line);
   }
   tq_free(pfds);
   tq_free(owners);
   return st;
+}
+
+/* The results' reserve for `n` tests: 64 KiB, and 16 KiB a test (its not-run record and report,
+ * its part of junit.xml and index.html twice over while they are replaced), at most 64 MiB. */
+static uint64_t reserve_bytes(size_t n) {
+  uint64_t bytes = ((uint64_t)64 << 10) + (uint64_t)n * (16u << 10);
+  return bytes < ((uint64_t)64 << 20) ? bytes : (uint64_t)64 << 20;
 }
 
 static int auto_color(const tqh_runner_options_t *o, int tty) {
@@ -471,6 +488,8 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   ign.sa_handler = SIG_IGN;
   sigemptyset(&ign.sa_mask);
   sigaction(SIGPIPE, &ign, &old_pipe);
+  /* Room for the records of the tests not run and the reports, should the disk fill up. */
+  if (!st) (void)tqh_results_reserve(results, reserve_bytes(num_tests));
   if (!st) st = loop(&run, &wait_mask);
   sigaction(SIGPIPE, &old_pipe, NULL);
   tqh__progress_clear(&run.progress);
@@ -495,6 +514,7 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   tq_free(run.retry_note);
   tq_free(run.board_dead);
   tq_free(run.lease_owner);
+  tq_free(run.fault);
   tq_free(run.ctxs);
   tq_free(run.exec.test_dirs);
   tq_free(run.started_at);

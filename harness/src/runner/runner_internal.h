@@ -209,6 +209,10 @@ typedef struct tqh__run_s {
   unsigned char *attempts;
   char **retry_note; /* why the first attempt of a retried test failed */
   size_t queued;     /* tests in the queues */
+  /* Why the run stops early when the machine fails it (its results cannot be written, a disk is
+   * full); NULL while it has not. The rest of the tests are then recorded as not run. */
+  char *fault;
+  size_t unrecorded; /* records that could not be written after the fault */
 } tqh__run_t;
 
 static inline int tqh__run_slot_board(const tqh__run_t *run, size_t k) {
@@ -263,5 +267,14 @@ tq_status_t tqh__run_fail_orphans(tqh__run_t *run) TQ_MUST_USE;
 
 /* Records the queued results, in the order their tests finished. */
 tq_status_t tqh__run_record_pending(tqh__run_t *run) TQ_MUST_USE;
+
+/* The machine failed the run (`why`: the results cannot be written, a disk is full): the run
+ * stops as an infrastructure fault. A full disk gets the results' reserve back, so that the
+ * records of the tests not run and the reports still fit. Only the first fault counts. */
+void tqh__run_fault(tqh__run_t *run, const char *why);
+
+/* The message of a test not run because the run stopped (heap; tq_free): interrupted, or the
+ * fault. */
+char *tqh__run_not_run_message(const tqh__run_t *run, int was_running);
 
 #endif

@@ -550,7 +550,7 @@ tq_status_t tqh_upload_send_backlog(const char *run_dir, const tqh_upload_option
   return tqh__upload_pass(run_dir, options, &ctl, out_report);
 }
 
-tq_status_t tqh_upload_outbox_fill(const char *run_dir) {
+tq_status_t tqh_upload_outbox_fill(const char *run_dir, tqh_diags_t *diags) {
   tq_buf_t path, text;
   tq_buf_init(&path, 0);
   tq_buf_init(&text, 0);
@@ -566,7 +566,7 @@ tq_status_t tqh_upload_outbox_fill(const char *run_dir) {
   tq_buf_clear(&path);
   if (!st) st = tq_buf_printf(&path, "%s/journal.jsonl", run_dir);
   tqh_journal_read_t info;
-  if (!st) st = tqh_journal_read(path.data, &records, NULL, &info);
+  if (!st) st = tqh_journal_read(path.data, &records, diags, &info);
   if (!st) st = tqh_records_latest(&records, &latest, &count);
   /* The run finished when run.json has its finishing time. */
   if (!st) st = tqh__upload_read_run_file(run_dir, NULL, "run.json", BODY_MAX_BYTES, &text, &found);

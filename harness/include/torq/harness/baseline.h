@@ -81,13 +81,16 @@ tq_status_t tqh_baseline_format_rows(const char *test_id, const tqh_baseline_com
 typedef struct tqh_baseline_s tqh_baseline_t;
 
 /* Loads RUN_DIR/journal.jsonl (or `path` itself when it is a file: a saved journal). Corrupt
- * lines are skipped. Errors: TQ_NOT_FOUND (no journal), TQ_IO, TQ_OUT_OF_MEMORY. `options`
- * (NULL: defaults) is copied. */
+ * and torn lines are skipped and named (tqh_baseline_problems). Errors: TQ_NOT_FOUND (no
+ * journal), TQ_IO, TQ_OUT_OF_MEMORY. `options` (NULL: defaults) is copied. */
 tq_status_t tqh_baseline_load(const char *path, const tqh_baseline_options_t *options,
                               tqh_baseline_t **out) TQ_MUST_USE;
 void tqh_baseline_destroy(tqh_baseline_t *baseline);
 /* The test of that id in the baseline (the last one recorded), or NULL; borrowed. */
 const tqh_test_record_t *tqh_baseline_find(const tqh_baseline_t *baseline, const char *id);
+/* The journal lines the load skipped, one "PATH:LINE: error: ..." line each (the tests they
+ * held are not in the baseline), or NULL when none; borrowed, lives as long as `baseline`. */
+const char *tqh_baseline_problems(const tqh_baseline_t *baseline);
 /* The options the baseline was loaded with; borrowed, lives as long as `baseline`. */
 const tqh_baseline_options_t *tqh_baseline_options(const tqh_baseline_t *baseline);
 

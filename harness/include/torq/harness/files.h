@@ -17,6 +17,11 @@ extern "C" {
  * message "PATH: WHAT: strerror(err)". */
 tq_status_t tqh_errno_status(int err, const char *path, const char *what) TQ_MUST_USE;
 
+/* Whether an error's text says that a disk is full (ENOSPC's "No space left on device", EDQUOT's
+ * "Disk quota exceeded", or the names themselves), whatever wrote it: this process, a tool, a
+ * board's shell. */
+int tqh_text_says_disk_full(const char *text);
+
 /* Writes `len` bytes to `path` (create or truncate), without fsync. */
 tq_status_t tqh_write_plain(const char *path, const void *data, size_t len) TQ_MUST_USE;
 

@@ -73,8 +73,10 @@ tq_status_t tqh_journal_open(tqh_journal_t *journal, const char *path, int sync,
 void tqh_journal_close(tqh_journal_t *journal);
 
 /* Appends `len` bytes and a newline with one write() (a short write is completed and the line
- * may then be torn by a crash, which readers tolerate), then fsyncs when the interval has passed.
- * `line` must not hold a newline (TQ_INVALID_ARGUMENT). */
+ * may then be torn by a crash, which readers name), then fsyncs when the interval has passed. A
+ * failed write or fsync (a full disk, EIO) is undone: the file is truncated back to where the
+ * line began, and TQ_IO names the path and the error. `line` must not hold a newline
+ * (TQ_INVALID_ARGUMENT). */
 tq_status_t tqh_journal_append(tqh_journal_t *journal, const char *line, size_t len) TQ_MUST_USE;
 
 /* What reading a journal found besides its records. */
@@ -87,12 +89,13 @@ typedef struct tqh_journal_read_s {
 /* Reads the records of the journal text `data` (named `name` in diagnostics) into `list`: one
  * record per line; blank lines are ignored; a corrupt line is skipped and reported in `diags` as
  * an error "NAME:LINE: ..." (the others are kept); a last line without newline is a record when
- * it parses, otherwise a torn append, ignored (a warning in `diags`). Only TQ_OUT_OF_MEMORY
+ * it parses, otherwise a torn append, skipped and reported as an error too (its test's record is
+ * lost). Every reader shows these to the user: none is dropped silently. Only TQ_OUT_OF_MEMORY
  * fails. */
 tq_status_t tqh_journal_parse(const char *name, const char *data, size_t len, tqh_records_t *list,
                               tqh_diags_t *diags, tqh_journal_read_t *out_info) TQ_MUST_USE;
 
-/* Reads the file `path` with tqh_journal_parse (diagnostics name its base name). */
+/* Reads the file `path` with tqh_journal_parse (diagnostics name `path` as given). */
 tq_status_t tqh_journal_read(const char *path, tqh_records_t *list, tqh_diags_t *diags,
                              tqh_journal_read_t *out_info) TQ_MUST_USE;
 

@@ -241,10 +241,24 @@ tq_status_t tqh_results_summary(tqh_results_t *results, char **out_text) TQ_MUST
 /* Frees the results object (the files stay). Accepts NULL. */
 void tqh_results_destroy(tqh_results_t *results);
 
+/* ---- A full disk ---------------------------------------------------------------------------- */
+
+/* The reserve's file in the run folder. */
+#define TQH_RESULTS_RESERVE_FILE ".torq-reserve"
+
+/* Sets aside `bytes` of the results' file system (RUN_DIR/.torq-reserve, allocated now), so that
+ * when the disk fills up the run can still record the tests it did not run and write its
+ * reports: tqh_results_release_reserve gives the space back, and finishing or destroying the
+ * results removes the file. Returns 1 when the space was set aside, 0 when it could not be (the
+ * disk is nearly full already: no reserve). */
+int tqh_results_reserve(tqh_results_t *results, uint64_t bytes);
+/* Frees the reserve now (idempotent); 1 when there was one. */
+int tqh_results_release_reserve(tqh_results_t *results);
+
 /* Rebuilds RUN_DIR/junit.xml and RUN_DIR/summary.txt from RUN_DIR/journal.jsonl alone (for
- * `torq-test report RUN_DIR`): the same bytes the run wrote for the same journal. A torn last
- * line (a crash mid-append) is ignored; corrupt lines are skipped and, when `out_problems` is not
- * NULL, described there (heap string, one "journal.jsonl:LINE: error: ..." per line; NULL when
+ * `torq-test report RUN_DIR`): the same bytes the run wrote for the same journal. Corrupt lines
+ * and a torn last line (a crash mid-append) are skipped and, when `out_problems` is not NULL,
+ * described there (heap string, one "RUN_DIR/journal.jsonl:LINE: error: ..." per line; NULL when
  * none; caller frees with tq_free). `hostname` names the host for tests without one (NULL:
  * gethostname()). Errors: TQ_NOT_FOUND (no journal), TQ_IO. */
 tq_status_t tqh_results_rebuild(const char *run_dir, const char *hostname,

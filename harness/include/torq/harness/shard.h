@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "torq/base/status.h"
+#include "torq/harness/diag.h"
 #include "torq/harness/results.h"
 #include "torq/harness/suite.h"
 
@@ -36,14 +37,17 @@ tq_status_t tqh_shard_from_env(size_t *out_index, size_t *out_total, int *out_se
 
 /* Keeps in tests[0 .. *count) only the tests of shard `index` of `total` (in place, in their
  * order) and updates *count. `durations_run_dir`: a previous run's folder whose journal.jsonl
- * gives each test's duration (NULL: round-robin). Errors: TQ_NOT_FOUND / TQ_IO (the journal
- * cannot be read), TQ_INVALID_ARGUMENT (bad index), TQ_OUT_OF_MEMORY. */
+ * gives each test's duration (NULL: round-robin); its lines that cannot be read are named in
+ * `diags` (may be NULL) and their tests get the mean duration. Errors: TQ_NOT_FOUND / TQ_IO (the
+ * journal cannot be read), TQ_INVALID_ARGUMENT (bad index), TQ_OUT_OF_MEMORY. */
 tq_status_t tqh_shard_select(tqh_test_t **tests, size_t *count, size_t index, size_t total,
-                             const char *durations_run_dir) TQ_MUST_USE;
+                             const char *durations_run_dir, tqh_diags_t *diags) TQ_MUST_USE;
 
 /* Merges finished runs (merge.c): creates a new run folder under options->root (as
  * tqh_results_create does, with `info` in run.json), whose journal.jsonl is the concatenation of
- * the runs' journals in the order given, whose per-test folders are hard links (else copies) of
+ * the runs' journals in the order given (their lines that cannot be read, corrupt or torn, are
+ * left out and named in `diags`, which may be NULL), whose per-test folders are hard links (else
+ * copies) of
  * theirs, and whose junit.xml and summary.txt are rebuilt from that journal
  * (tqh_results_rebuild). A test id found in more than one run is TQ_INVALID_ARGUMENT naming every
  * such id and the runs, checked before anything is created; a run without a journal is
@@ -51,7 +55,7 @@ tq_status_t tqh_shard_select(tqh_test_t **tests, size_t *count, size_t index, si
  * NULL, else TQH_OUTCOME_COUNT entries) the tests per outcome. */
 tq_status_t tqh_merge_runs(const char *const *run_dirs, size_t num_runs,
                            const tqh_results_options_t *options, const tqh_run_info_t *info,
-                           char **out_run_dir, size_t *out_counts) TQ_MUST_USE;
+                           char **out_run_dir, size_t *out_counts, tqh_diags_t *diags) TQ_MUST_USE;
 
 #ifdef __cplusplus
 }

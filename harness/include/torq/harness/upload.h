@@ -48,6 +48,7 @@
 #include <stddef.h>
 
 #include "torq/base/status.h"
+#include "torq/harness/diag.h"
 
 /* The environment variable that holds the token unless --upload-token-env names another. */
 #define TQH_UPLOAD_TOKEN_ENV "TORQ_UPLOAD_TOKEN"
@@ -119,8 +120,9 @@ tq_status_t tqh_upload_outbox_url(const char *run_dir, char **out_url,
 
 /* Fills RUN_DIR/upload/queue from the run's journal (every test once, in journal order, then the
  * completion when run.json says the run finished), for a run made without --upload. Does nothing
- * when the queue exists. */
-tq_status_t tqh_upload_outbox_fill(const char *run_dir) TQ_MUST_USE;
+ * when the queue exists. The journal's lines that cannot be read (their tests are not queued)
+ * are named in `diags` (may be NULL). */
+tq_status_t tqh_upload_outbox_fill(const char *run_dir, tqh_diags_t *diags) TQ_MUST_USE;
 
 /* Sends the backlog of RUN_DIR in order, each item up to options->max_attempts times, until it is
  * empty, an item fails every attempt, the server rejects one, or CLOCK_MONOTONIC passes
