@@ -743,6 +743,130 @@ out:
 }
 END_TEST
 
+/* ---- Interruption -----------------------------------------------------------------------------
+ */
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A runtime that hangs (as `sleep MARKER`) in test t1 and runs the real one for the others. */
+static char *fx_hang_runtime(fx_t *fx, const char *marker) {
+  char *body = FX_PATH(fx, "case \"$*\" in *boards+t1/*) exec sleep %s;; esac\nexec '%s' \"$@\"\n",
+                       marker, real_runtime());
+  return fx_own(fx, write_fake_runtime(&fx->s, "hang-t1-runtime", body));
+}
+
+/* Starts a board run of t0..t3 whose t1 hangs on the board; returns once t0 is recorded and t1's
+ * runtime runs there. */
+static pid_t fx_start_hanging_run(fx_t *fx, const char *marker) {
+  fx_config(fx, &fx->s, NULL);
+  char *suite = fx_suite(fx, &fx->s, "  timeout: {run: 120}\n", 4, "t");
+  char *rt_opt = FX_PATH(fx, "--torq-run-module=%s", fx_hang_runtime(fx, marker));
+  const char *args[] = {suite, BOARD_ARGS, "--update-astra-runtime", rt_opt, NULL};
+  pid_t pid = e2e_spawn(&fx->s, fx->s.dir, NULL, args);
+  fx_own(fx, wait_for_journal(&fx->s, 1, 60));
+  for (int i = 0; i < 600 && !process_running("sleep", marker); i++) sleep_ms(50);
+  ck_assert_msg(process_running("sleep", marker), "t1's runtime never started on the board");
+  return pid;
+}
+
+/* SIGINT or SIGTERM in the middle of a board test: the run gives its lease back, kills what it
+ * ran on the board, removes its work folder, records the tests not run with the board as their
+ * target, and the next run gets the board at once. */
+START_TEST(interrupted_board_run_gives_back_its_lease_and_leaves_nothing_on_the_board) {
+  const int sig = _i == 0 ? SIGINT : SIGTERM;
+  fx_t fx;
+  if (!fx_start(&fx, 1)) goto out;
+  const char *root = fx.root[0];
+  char marker[64];
+  snprintf(marker, sizeof(marker), "%d.%ld", 800 + _i, (long)getpid());
+  pid_t pid = fx_start_hanging_run(&fx, marker);
+  char *lease = FX_PATH(&fx, "%s/.torq-lease", root);
+  ck_assert_msg(e2e_exists(lease), "no lease while the run holds the board");
+  double t0 = now_s();
+  ck_assert_int_eq(kill(pid, sig), 0);
+  int rc = e2e_wait(pid);
+  double took = now_s() - t0;
+  char *out = fx_stdout(&fx);
+  ck_assert_msg(rc == 130, "exit %d\n%s", rc, out);
+  ck_assert_msg(took < 15, "the interrupted run took %.1f s to end\n%s", took, out);
+  /* Nothing of the run is left on the board. */
+  ck_assert_msg(!e2e_exists(lease), "the lease is still there:\n%s", out);
+  ck_assert_msg(!process_running("sleep", marker), "t1's runtime still runs on the board");
+  char *work = fx_on_board(&fx, root, "work");
+  ck_assert_msg(!e2e_exists(work), "the work folder %s is still there:\n%s", work, out);
+  ck_assert_msg(strstr(out, "lease released"), "%s", out);
+  /* Every test is recorded, on the board: t0 passed, the others not run. */
+  char *run = fx_only_run(&fx, &fx.s);
+  ck_assert_uint_eq(e2e_journal_count(run, NULL), 4);
+  ck_assert_uint_eq(e2e_journal_count(run, "passed"), 1);
+  ck_assert_uint_eq(e2e_journal_count(run, "not_run"), 3);
+  size_t t, f, er;
+  char *xml = fx_junit(&fx, run, &t, &f, &er);
+  ck_assert_uint_eq(t, 4);
+  ck_assert_uint_eq(e2e_count(xml, "name=\"target\" value=\"astra1\""), 4);
+  ck_assert_msg(!strstr(xml, "name=\"target\" value=\"sim\""), "%s", xml);
+
+  /* The next run takes the board at once. */
+  const char *args[] = {fx_suite(&fx, &fx.s, NULL, 1, "t"), BOARD_ARGS, "--update-astra-runtime",
+                        "-v", NULL};
+  t0 = now_s();
+  const e2e_proc_t *p = fx_run(&fx, &fx.s, NULL, args);
+  took = now_s() - t0;
+  ck_assert_msg(p->exit_code == 0, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
+  ck_assert_msg(!strstr(p->out, "waiting for the lease"), "%s", p->out);
+  fprintf(stderr, "boards: after %s, the next run took the lease at once; it ran in %.2f s\n",
+          sig == SIGINT ? "SIGINT" : "SIGTERM", took);
+out:
+  fx_free(&fx);
+}
+END_TEST
+
+/* A second interrupt ends the run at once, even while it is cleaning up the board (held here by
+ * a lease mutex left behind, which the cleanup waits out for 10 s). */
+START_TEST(a_second_interrupt_exits_at_once) {
+  fx_t fx;
+  if (!fx_start(&fx, 1)) goto out;
+  char marker[64];
+  snprintf(marker, sizeof(marker), "%d.%ld", 810, (long)getpid());
+  pid_t pid = fx_start_hanging_run(&fx, marker);
+  char *mutex = FX_PATH(&fx, "%s/.torq-lease.lock", fx.root[0]);
+  ck_assert_int_eq(mkdir(mutex, 0755), 0);
+  ck_assert_int_eq(kill(pid, SIGINT), 0);
+  char *outp = FX_PATH(&fx, "%s/.stdout", fx.s.dir);
+  char *text = NULL;
+  for (int i = 0; i < 400; i++) {
+    free(text);
+    text = e2e_read(outp);
+    if (text && strstr(text, "giving back its lease")) break;
+    sleep_ms(25);
+  }
+  ck_assert_msg(text && strstr(text, "giving back its lease"), "%s", text ? text : "");
+  free(text);
+  sleep_ms(500);
+  double t0 = now_s();
+  ck_assert_int_eq(kill(pid, SIGINT), 0);
+  int rc = e2e_wait(pid);
+  double took = now_s() - t0;
+  ck_assert_msg(rc == 130, "exit %d", rc);
+  ck_assert_msg(took < 2, "the second interrupt took %.1f s to end the run", took);
+  char *err = fx_own(&fx, e2e_read(FX_PATH(&fx, "%s/.stderr", fx.s.dir)));
+  ck_assert_msg(err && strstr(err, "interrupted again: exiting now"), "%s", err ? err : "");
+  /* What was written is whole: the journal's lines and junit.xml. */
+  char *run = fx_only_run(&fx, &fx.s);
+  ck_assert_uint_ge(e2e_journal_count(run, "passed"), 1);
+  size_t t, f, er;
+  fx_junit(&fx, run, &t, &f, &er);
+  ck_assert_uint_ge(t, 1);
+  rmdir(mutex);
+out:
+  fx_free(&fx);
+}
+END_TEST
+
 /* ---- Pools ------------------------------------------------------------------------------------
  */
 
@@ -861,6 +985,9 @@ Suite *e2e_suite_boards(void) {
   tcase_add_test(tc, stale_lease_of_a_killed_run_is_taken_over_after_it_expires);
   tcase_add_test(tc, busy_board_is_waited_for_then_given_up_after_the_lease_wait);
   tcase_add_test(tc, two_runners_on_one_board_take_turns);
+  tcase_add_loop_test(tc, interrupted_board_run_gives_back_its_lease_and_leaves_nothing_on_the_board,
+                      0, 2);
+  tcase_add_test(tc, a_second_interrupt_exits_at_once);
   tcase_add_test(tc, pool_hands_out_tests_and_moves_a_test_off_a_board_that_died);
   tcase_add_test(tc, names_paths_and_arguments_with_shell_characters_reach_the_board_unharmed);
   suite_add_tcase(s, tc);

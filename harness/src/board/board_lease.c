@@ -217,14 +217,27 @@ tq_status_t tqh_board_lease_keep(tqh_board_conn_t *conn, double need_s) {
   return NULL;
 }
 
-tq_status_t tqh_board_lease_release(tqh_board_conn_t *conn) {
-  if (!conn->leased) return NULL;
+/* Removes the lease file when it names this runner; says whether it did. */
+static tq_status_t give_back(tqh_board_conn_t *conn) {
   conn->leased = 0;
   char line[1024];
   int rc = 0;
   TQ_TRY(lease_op(conn, "release", 1, line, sizeof(line), &rc));
-  tqh_board_log(conn, 1, "lease released (board time %ld)", field_long(line, "now"));
+  if (!strncmp(line, "released", 8))
+    tqh_board_log(conn, 1, "lease released (board time %ld)", field_long(line, "now"));
+  else
+    tqh_board_log(conn, 0, "no lease of this run to release (board time %ld)",
+                  field_long(line, "now"));
   return NULL;
+}
+
+tq_status_t tqh_board_lease_release(tqh_board_conn_t *conn) {
+  if (!conn->leased) return NULL;
+  return give_back(conn);
+}
+
+tq_status_t tqh_board_lease_give_back(tqh_board_conn_t *conn) {
+  return give_back(conn);
 }
 
 int tqh_board_lease_held(const tqh_board_conn_t *conn) {

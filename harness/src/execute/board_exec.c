@@ -136,19 +136,19 @@ static double setup_limit(const tqh_board_worker_t *bw) {
   return connect * 2 + bw->options.lease_wait_s + 300 + SLACK_S;
 }
 
+/* The worker's connection, and the run's work folder on the board. */
+static tq_status_t connect_board(tqh_board_worker_t *bw) {
+  TQ_TRY(tqh_board_connect(bw->ctx->board, &bw->options, &bw->conn));
+  bw->run_work = tq_strdup_printf("%s/work/%s", tqh_board_user_dir(bw->conn),
+                                  bw->ctx->run_id ? bw->ctx->run_id : "run");
+  return bw->run_work ? NULL : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+}
+
 /* Connected, leased, with a runtime: what every test needs first. */
 static tq_status_t ensure_ready(tqh_board_worker_t *bw) {
   if (!bw->conn) {
     send_phase(bw, "connect", setup_limit(bw));
-    TQ_TRY(tqh_board_connect(bw->ctx->board, &bw->options, &bw->conn));
-    tq_buf_t b;
-    tq_buf_init(&b, 0);
-    tq_status_t st = tq_buf_printf(&b, "%s/work/%s", tqh_board_user_dir(bw->conn),
-                                   bw->ctx->run_id ? bw->ctx->run_id : "run");
-    bw->run_work = st ? NULL : tq_buf_detach(&b);
-    tq_buf_deinit(&b);
-    TQ_TRY(st);
-    if (!bw->run_work) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    TQ_TRY(connect_board(bw));
   } else if (!tqh_board_is_connected(bw->conn)) {
     send_phase(bw, "connect", setup_limit(bw));
     TQ_TRY(tqh_board_reconnect(bw->conn));
@@ -550,40 +550,64 @@ void tqh__board_worker_idle(tqh_board_worker_t *bw, const tqh_execute_io_t *io) 
   }
 }
 
-void tqh__board_worker_exit(tqh_board_worker_t *bw, const tqh_execute_io_t *io) {
-  if (!bw) return;
-  bw->io = io;
-  if (bw->conn && tqh_board_is_connected(bw->conn)) {
-    if (bw->prev_work) {
-      /* This test's folder, and the run's and work folders if they are empty now. */
-      static const char script[] =
-          "rm -rf -- \"$1\"; rmdir -- \"$2\" 2>/dev/null; rmdir -- \"$3\" 2>/dev/null; true";
-      char *work_dir = tq_strdup_printf("%s/work", tqh_board_user_dir(bw->conn));
-      const char *argv[] = {"sh",
-                            "-c",
-                            script,
-                            "torq-clean",
-                            bw->prev_work,
-                            bw->run_work,
-                            work_dir ? work_dir : bw->run_work,
-                            NULL};
-      tqh_exec_options_t eo;
-      tqh_exec_options_initialize(&eo);
-      eo.timeout_ms = 60000;
-      tqh_exec_result_t res;
-      tqh_exec_result_init(&res);
-      tq_status_free(tqh_ssh_exec(tqh_board_session(bw->conn), argv, &eo, &res));
-      tqh_exec_result_deinit(&res);
-      tq_free(work_dir);
-    }
-    tq_status_t st = tqh_board_lease_release(bw->conn);
-    if (st) {
-      char *text = tq_status_format(st, 0);
-      logf_(bw, 1, "%s: cannot release the lease: %s", bw->ctx->board->name, text ? text : "");
+/* Removes the run's work folder ($1; with $3 = kill, first kills what still runs in it: the
+ * runtime of a test whose worker was killed), then the work folder ($2) if it is empty now. A
+ * process is ours when its working folder is in the run's (the run script starts the runtime
+ * there); the board's /proc says so, and other users' processes cannot be read, let alone
+ * killed. */
+static const char k_clean_script[] =
+    "r=$1 w=$2\n"
+    "if [ -d \"$r\" ]; then\n"
+    "  if [ \"$3\" = kill ] && rr=$(cd -- \"$r\" && pwd -P); then\n"
+    "    for p in /proc/[0-9]*; do\n"
+    "      c=$(readlink \"$p/cwd\" 2>/dev/null) || continue\n"
+    "      case $c in \"$rr\"|\"$rr\"/*) kill -s KILL \"${p#/proc/}\" 2>/dev/null;; esac\n"
+    "    done\n"
+    "  fi\n"
+    "  rm -rf -- \"$r\" || exit 1\n"
+    "fi\n"
+    "rmdir -- \"$w\" 2>/dev/null\n"
+    "exit 0\n";
+
+/* Cleans the run's work folder (see k_clean_script) and gives the lease back, on a live
+ * connection. With `cleanup`, the lease is given back whether or not this process took it. */
+static void clean_and_release(tqh_board_worker_t *bw, int cleanup) {
+  const char *name = bw->ctx->board->name;
+  char *work_dir = tq_strdup_printf("%s/work", tqh_board_user_dir(bw->conn));
+  if (bw->run_work && work_dir) {
+    const char *argv[] = {"sh",     "-c",          k_clean_script, "torq-clean", bw->run_work,
+                          work_dir, cleanup ? "kill" : "", NULL};
+    tqh_exec_options_t eo;
+    tqh_exec_options_initialize(&eo);
+    eo.timeout_ms = 60000;
+    tqh_exec_result_t res;
+    tqh_exec_result_init(&res);
+    tq_status_t st = tqh_ssh_exec(tqh_board_session(bw->conn), argv, &eo, &res);
+    if (st || res.exit_status != 0 || res.signal) {
+      char *text = st ? tq_status_format(st, 0) : NULL;
+      char line[512];
+      tqh_board_last_line(res.err.data, line, sizeof(line));
+      logf_(bw, 1, "%s: cannot remove the work folder %s: %s", name, bw->run_work,
+            text ? text : line[0] ? line : "the command failed");
       free(text);
       tq_status_free(st);
+    } else if (cleanup) {
+      logf_(bw, 1, "%s: work folder %s removed", name, bw->run_work);
     }
+    tqh_exec_result_deinit(&res);
   }
+  tq_free(work_dir);
+  tq_status_t st =
+      cleanup ? tqh_board_lease_give_back(bw->conn) : tqh_board_lease_release(bw->conn);
+  if (st) {
+    char *text = tq_status_format(st, 0);
+    logf_(bw, 1, "%s: cannot release the lease: %s", name, text ? text : "");
+    free(text);
+    tq_status_free(st);
+  }
+}
+
+static void worker_free(tqh_board_worker_t *bw) {
   tqh_board_disconnect(bw->conn);
   bw->conn = NULL;
   if (bw->file_fd >= 0) close(bw->file_fd);
@@ -591,4 +615,28 @@ void tqh__board_worker_exit(tqh_board_worker_t *bw, const tqh_execute_io_t *io) 
   tq_free(bw->run_work);
   bw->ctx->board_worker = NULL;
   tq_free(bw);
+}
+
+void tqh__board_worker_exit(tqh_board_worker_t *bw, const tqh_execute_io_t *io) {
+  if (!bw) return;
+  bw->io = io;
+  if (bw->conn && tqh_board_is_connected(bw->conn)) clean_and_release(bw, 0);
+  worker_free(bw);
+}
+
+void tqh__board_worker_cleanup(tqh_executor_t *exec, const tqh_execute_io_t *io) {
+  tqh_board_worker_t *bw = tqh__board_worker(exec);
+  if (!bw) return;
+  bw->io = io;
+  tq_status_t st = bw->conn ? NULL : connect_board(bw);
+  if (st) {
+    char *text = tq_status_format(st, 0);
+    logf_(bw, 1, "%s: cannot clean up after the interrupted run: %s", exec->board->name,
+          text ? text : tq_status_message(st));
+    free(text);
+    tq_status_free(st);
+  } else {
+    clean_and_release(bw, 1);
+  }
+  worker_free(bw);
 }

@@ -106,3 +106,7 @@ void tqh_executor_board_idle(tqh_executor_t *exec, const tqh_execute_io_t *io) {
 void tqh_executor_board_exit(tqh_executor_t *exec, const tqh_execute_io_t *io) {
   tqh__board_worker_exit(exec->board_worker, io);
 }
+
+void tqh_executor_board_cleanup(tqh_executor_t *exec, const tqh_execute_io_t *io) {
+  if (exec->board) tqh__board_worker_cleanup(exec, io);
+}

@@ -109,5 +109,6 @@ int tqh__board_run_test(tqh_board_worker_t *bw, const tqh__board_test_t *bt,
 /* Idle and exit work of a board worker (tqh_executor_board_idle, tqh_executor_board_exit). */
 void tqh__board_worker_idle(tqh_board_worker_t *bw, const tqh_execute_io_t *io);
 void tqh__board_worker_exit(tqh_board_worker_t *bw, const tqh_execute_io_t *io);
+void tqh__board_worker_cleanup(tqh_executor_t *exec, const tqh_execute_io_t *io);
 
 #endif

@@ -96,6 +96,23 @@ static void apply_xfail(const tqh__run_t *run, const tqh_test_t *t, tqh_test_res
   }
 }
 
+/* Where test `i` was to run, for a test no board ran (not run, its board down): its board, the
+ * pool's boards ("b1,b2"), or its own target ("sim" by default). */
+static void planned_target(const tqh__run_t *run, size_t i, tq_buf_t *out) {
+  const tqh_test_t *t = run->tests[i];
+  size_t cls = run->test_class ? run->test_class[i] : TQH__CLASS_SIM;
+  tq_status_t st = NULL;
+  if (!run->boards || cls == TQH__CLASS_SIM) {
+    st = tq_buf_append_cstr(out, t->target ? t->target : "sim");
+  } else if (cls != run->pool_class) {
+    st = tq_buf_append_cstr(out, run->boards->boards[cls - 1].name);
+  } else {
+    for (size_t b = 0; b < run->num_boards && !st; b++)
+      st = tq_buf_printf(out, "%s%s", b ? "," : "", run->boards->boards[b].name);
+  }
+  tq_status_free(st);
+}
+
 /* Records a finished (or never run) test: the results, the progress, the summary. */
 static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
   const tqh_test_t *t = run->tests[i];
@@ -119,7 +136,10 @@ static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
   tqh_property_t props[5];
   size_t np = 0;
   char device[64];
-  props[np++] = (tqh_property_t){"target", r->board ? r->board : t->target ? t->target : "sim"};
+  tq_buf_t target;
+  tq_buf_init(&target, 0);
+  if (!r->board) planned_target(run, i, &target);
+  props[np++] = (tqh_property_t){"target", r->board ? r->board : target.data ? target.data : "sim"};
   if (r->board) props[np++] = (tqh_property_t){"board", r->board};
   if (r->has_device_wall) {
     snprintf(device, sizeof(device), "%.9f", r->device_wall_s);
@@ -206,6 +226,7 @@ static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
   run->summary->record_s += (double)(tqh_now_ns() - t0) / 1e9;
   tq_free(metrics);
   tq_buf_deinit(&tags);
+  tq_buf_deinit(&target);
 
   tqh_runner_summary_t *s = run->summary;
   if ((unsigned)r->outcome < TQH_OUTCOME_COUNT) s->counts[r->outcome]++;

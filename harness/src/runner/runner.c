@@ -14,7 +14,10 @@
  *
  * Signals: SIGINT, SIGTERM and SIGHUP are blocked except inside ppoll(), which unblocks them
  * atomically; so the tool's handler (which sets *options->cancel) can only run while the parent
- * waits, and a report is never interrupted half-way.
+ * waits, and a report is never interrupted half-way. Every wait after the first signal is a ppoll
+ * too (the workers' last words, a board's cleanup), so that the tool's handler can end the
+ * process at a second one. A board whose worker was killed mid-test is cleaned up by a fresh
+ * process of its slot (clean_boards).
  */
 #include <errno.h>
 #include <poll.h>
@@ -81,8 +84,9 @@ static tq_status_t drain(tqh__run_t *run, tqh__worker_t *w) {
   }
 }
 
-/* Forks a worker into the free slot `w`. */
-static tq_status_t spawn(tqh__run_t *run, tqh__worker_t *w) {
+/* Forks a process running `main_fn` (and `hooks`) into the free slot `w`. */
+static tq_status_t spawn_main(tqh__run_t *run, tqh__worker_t *w, tqh__worker_main_fn main_fn,
+                              const tqh__worker_hooks_t *hooks) {
   int *fds = tq_calloc(2 * run->num_workers + 2, sizeof(int));
   if (!fds) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   size_t nfds = 0;
@@ -94,13 +98,17 @@ static tq_status_t spawn(tqh__run_t *run, tqh__worker_t *w) {
     fds[nfds++] = run->workers[k].cmd_fd;
   }
   size_t slot = (size_t)(w - run->workers);
-  int board = tqh__run_slot_board(run, slot);
   uint64_t t0 = tqh_now_ns();
-  tq_status_t st = tqh__worker_spawn_hooks(w, fds, nfds, tqh__worker_test_main, &run->ctxs[slot],
-                                           board >= 0 ? &run->board_hooks : NULL);
+  tq_status_t st = tqh__worker_spawn_hooks(w, fds, nfds, main_fn, &run->ctxs[slot], hooks);
   run->summary->spawn_s += (double)(tqh_now_ns() - t0) / 1e9;
   tq_free(fds);
   return st;
+}
+
+/* Forks a worker into the free slot `w`. */
+static tq_status_t spawn(tqh__run_t *run, tqh__worker_t *w) {
+  int board = tqh__run_worker_board(run, w);
+  return spawn_main(run, w, tqh__worker_test_main, board >= 0 ? &run->board_hooks : NULL);
 }
 
 /* Hands test `i` to the worker of slot `k`, forking one when needed. */
@@ -162,40 +170,113 @@ static tq_status_t start_tests(tqh__run_t *run) {
   return st;
 }
 
-/* Stops every worker: kills the busy ones, retires the idle ones, and reaps them all. A board
- * worker that was retired gets time to release its lease; its notes are still shown. */
-static void stop_workers(tqh__run_t *run) {
-  for (size_t k = 0; k < run->num_workers; k++) {
-    tqh__worker_t *w = &run->workers[k];
-    if (w->pid <= 0) continue;
-    if (w->busy) tqh__worker_kill(w);
-    tqh__worker_retire(w);
-  }
-  uint64_t give_up = tqh_now_ns() + 60ull * 1000000000u;
-  for (size_t k = 0; k < run->num_workers; k++) {
-    tqh__worker_t *w = &run->workers[k];
-    if (w->pid <= 0) continue;
-    while (tqh__run_slot_board(run, k) >= 0 && w->fd >= 0 && !w->busy) {
-      uint64_t now = tqh_now_ns();
-      if (now >= give_up) {
-        tqh__worker_kill(w);
-        break;
-      }
-      struct pollfd pfd = {w->fd, POLLIN, 0};
-      int rc = poll(&pfd, 1, (int)((give_up - now) / 1000000u) + 1);
-      if (rc < 0 && errno != EINTR) break;
-      if (rc <= 0) continue;
-      tq_status_t st = tqh__worker_read(w);
-      if (!st) st = drain(run, w);
+/* Waits in ppoll (the only place the parent takes signals: a second one ends the runner at
+ * once, by the tool's handler) until the workers of `slots` are gone or `give_up` passes (then
+ * kills them), showing their notes; reaps them. */
+static void wait_gone(tqh__run_t *run, const size_t *slots, size_t n, uint64_t give_up,
+                      const sigset_t *wait_mask) {
+  struct pollfd *pfds = tq_calloc(n + 1, sizeof(*pfds));
+  tqh__worker_t **owners = tq_calloc(n + 1, sizeof(*owners));
+  for (;;) {
+    size_t m = 0;
+    for (size_t i = 0; pfds && owners && i < n; i++) {
+      tqh__worker_t *w = &run->workers[slots[i]];
+      if (w->pid <= 0 || w->fd < 0) continue;
+      pfds[m] = (struct pollfd){w->fd, POLLIN, 0};
+      owners[m++] = w;
+    }
+    uint64_t now = tqh_now_ns();
+    if (m == 0 || now >= give_up) break;
+    uint64_t left = give_up - now;
+    struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
+    int rc = ppoll(pfds, m, &ts, wait_mask);
+    if (rc < 0 && errno != EINTR) break;
+    for (size_t i = 0; rc > 0 && i < m; i++) {
+      if (!pfds[i].revents) continue;
+      tq_status_t st = tqh__worker_read(owners[i]);
+      if (!st) st = drain(run, owners[i]);
       if (st) {
         tq_status_free(st);
-        tqh__worker_kill(w);
-        break;
+        tqh__worker_kill(owners[i]);
+        close(owners[i]->fd);
+        owners[i]->fd = -1;
       }
     }
+  }
+  for (size_t i = 0; i < n; i++) {
+    tqh__worker_t *w = &run->workers[slots[i]];
+    if (w->pid <= 0) continue;
+    if (w->fd >= 0) tqh__worker_kill(w);
     tqh__worker_reap(w);
     tqh_test_result_deinit(&w->result);
   }
+  tq_free(pfds);
+  tq_free(owners);
+}
+
+/* A board's worker killed in the middle of a test left the lease (it names the runner, not the
+ * worker), the run's work folder and maybe the runtime running on its board: a fresh process per
+ * such board, in the worker's slot, stops what runs there, removes the folder and gives the lease
+ * back, so that the next run neither waits for the lease to expire nor finds our leftovers. */
+static void clean_boards(tqh__run_t *run, const sigset_t *wait_mask) {
+  size_t *slots = tq_calloc(run->num_boards + 1, sizeof(size_t)), n = 0;
+  double limit_s = 0;
+  for (size_t b = 0; slots && b < run->num_boards; b++) {
+    size_t k = run->num_sim + b;
+    tqh__worker_t *w = &run->workers[k];
+    if (!run->board_dirty[b] || run->board_dead[b] || w->pid > 0) continue;
+    const tqh_board_spec_t *spec = &run->boards->boards[b];
+    if (run->options->verbosity >= 0) {
+      char line[600];
+      snprintf(line, sizeof(line),
+               "torq-test: board %s: stopping what this run left running there, removing its "
+               "work folder and giving back its lease (interrupt again to leave it)\n",
+               spec->name);
+      tqh__progress_print(&run->progress, line);
+    }
+    tq_status_t st = spawn_main(run, w, tqh__worker_board_cleanup, NULL);
+    if (!st) st = tqh__worker_assign(w, 0, 0);
+    w->busy = 0; /* its notes are shown; it has no test */
+    tqh__worker_retire(w);
+    if (st) {
+      tq_status_free(st);
+      if (w->pid > 0) tqh__worker_kill(w);
+    }
+    slots[n++] = k;
+    /* Connect (twice the timeout: the address may need a retry), the cleaning script, the
+     * lease script (which may wait out a mutex left by the killed worker). */
+    double connect = (spec->ssh.connect_timeout_ms ? spec->ssh.connect_timeout_ms : 10000) / 1e3;
+    if (connect * 2 + 60 > limit_s) limit_s = connect * 2 + 60;
+  }
+  if (n) wait_gone(run, slots, n, tqh_now_ns() + (uint64_t)(limit_s * 1e9), wait_mask);
+  tq_free(slots);
+}
+
+/* Stops every worker: kills the busy ones, retires the idle ones, and reaps them all. A board
+ * worker that was retired gets time to release its lease; its notes are still shown. Then the
+ * boards whose worker was killed mid-test are cleaned up. */
+static void stop_workers(tqh__run_t *run, const sigset_t *wait_mask) {
+  size_t *boards = tq_calloc(run->num_workers + 1, sizeof(size_t)), n = 0;
+  for (size_t k = 0; k < run->num_workers; k++) {
+    tqh__worker_t *w = &run->workers[k];
+    if (w->pid <= 0) continue;
+    int board = tqh__run_slot_board(run, k);
+    if (w->busy) {
+      tqh__worker_kill(w);
+      if (board >= 0) run->board_dirty[board] = 1;
+    }
+    tqh__worker_retire(w);
+    if (board >= 0 && !w->busy && boards) boards[n++] = k;
+  }
+  if (n) wait_gone(run, boards, n, tqh_now_ns() + 60ull * 1000000000u, wait_mask);
+  tq_free(boards);
+  for (size_t k = 0; k < run->num_workers; k++) {
+    tqh__worker_t *w = &run->workers[k];
+    if (w->pid <= 0) continue;
+    tqh__worker_reap(w);
+    tqh_test_result_deinit(&w->result);
+  }
+  clean_boards(run, wait_mask);
 }
 
 static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
@@ -219,6 +300,8 @@ static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
         if (w->busy) {
           w->cancelled = 1;
           tqh__worker_kill(w);
+          int board = tqh__run_slot_board(run, k);
+          if (board >= 0) run->board_dirty[board] = 1;
         }
         tqh__worker_retire(w);
       }
@@ -286,7 +369,7 @@ static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
   }
   for (size_t k = 0; k < run->num_pending; k++) tqh_test_result_deinit(&run->pending[k].result);
   run->num_pending = 0;
-  stop_workers(run);
+  stop_workers(run, wait_mask);
   run->running = 0;
   /* Whatever did not start is recorded as not run. */
   char *why = run->summary->cancelled || run->fault ? tqh__run_not_run_message(run, 0) : NULL;
@@ -408,7 +491,9 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   run.attempts = tq_calloc(num_tests + 1, 1);
   run.retry_note = tq_calloc(num_tests + 1, sizeof(char *));
   run.board_dead = tq_calloc(run.num_boards + 1, sizeof(int));
-  if (!run.queues || !run.test_class || !run.attempts || !run.retry_note || !run.board_dead)
+  run.board_dirty = tq_calloc(run.num_boards + 1, sizeof(int));
+  if (!run.queues || !run.test_class || !run.attempts || !run.retry_note || !run.board_dead ||
+      !run.board_dirty)
     st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   if (!st) st = plan(&run);
   run.num_workers = run.num_sim + run.num_boards;
@@ -513,6 +598,7 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   tq_free(run.attempts);
   tq_free(run.retry_note);
   tq_free(run.board_dead);
+  tq_free(run.board_dirty);
   tq_free(run.lease_owner);
   tq_free(run.fault);
   tq_free(run.ctxs);

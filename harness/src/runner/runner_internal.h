@@ -162,6 +162,9 @@ void tqh__worker_test_main(void *ctx, size_t test, int fd);
  * alive while idle; release the lease and disconnect when retired. */
 void tqh__worker_board_idle(void *ctx, int fd);
 void tqh__worker_board_exit(void *ctx, int fd);
+/* The main of a process that cleans up after a board's worker killed mid-test
+ * (tqh_executor_board_cleanup); `test` is not used. */
+void tqh__worker_board_cleanup(void *ctx, size_t test, int fd);
 
 /* ---- The run (runner.c) and what a finished test becomes (finish.c) ------------------------- */
 
@@ -203,6 +206,7 @@ typedef struct tqh__run_s {
   char *lease_owner;
   tqh__worker_hooks_t board_hooks;
   int *board_dead;
+  int *board_dirty; /* its worker was killed mid-test: the board needs cleaning up */
   tqh__queue_t *queues; /* TQH__CLASS_SIM, 1 + board, pool */
   size_t num_queues, pool_class;
   size_t *test_class;

@@ -177,3 +177,8 @@ void tqh__worker_board_idle(void *vctx, int fd) {
 void tqh__worker_board_exit(void *vctx, int fd) {
   board_work(vctx, fd, tqh_executor_board_exit);
 }
+
+void tqh__worker_board_cleanup(void *vctx, size_t test, int fd) {
+  (void)test;
+  board_work(vctx, fd, tqh_executor_board_cleanup);
+}

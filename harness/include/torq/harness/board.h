@@ -157,6 +157,11 @@ tq_status_t tqh_board_lease_touch(tqh_board_conn_t *conn) TQ_MUST_USE;
 /* Removes the lease file if this runner holds it. */
 tq_status_t tqh_board_lease_release(tqh_board_conn_t *conn) TQ_MUST_USE;
 
+/* Removes the lease file if it names this connection's lease_owner, whether or not this
+ * connection took it: for the process that cleans up after a worker killed while it held the
+ * lease (same owner text: the runner's pid and run). Errors as tqh_board_lease_release. */
+tq_status_t tqh_board_lease_give_back(tqh_board_conn_t *conn) TQ_MUST_USE;
+
 int tqh_board_lease_held(const tqh_board_conn_t *conn);
 
 /* The lease text "user=U host=H pid=P run=R" for this process and `run_id` (heap; tq_free). */

@@ -158,6 +158,10 @@ void tqh_execute_test(tqh_executor_t *exec, const tqh_test_t *test, const char *
 void tqh_executor_board_idle(tqh_executor_t *exec, const tqh_execute_io_t *io);
 /* A board's worker that ends: removes its work folders, releases the lease, disconnects. */
 void tqh_executor_board_exit(tqh_executor_t *exec, const tqh_execute_io_t *io);
+/* After a board's worker was killed in the middle of a test (an interrupted run): in a fresh
+ * process of the same run, connects to the board, kills what the run still runs there, removes
+ * the run's work folder and gives back the run's lease. What fails is a note on `io`. */
+void tqh_executor_board_cleanup(tqh_executor_t *exec, const tqh_execute_io_t *io);
 
 /* ---- A hook for tests ----------------------------------------------------------------------- */
 
