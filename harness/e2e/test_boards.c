@@ -782,7 +782,8 @@ START_TEST(interrupted_board_run_gives_back_its_lease_and_leaves_nothing_on_the_
   if (!fx_start(&fx, 1)) goto out;
   const char *root = fx.root[0];
   char marker[64];
-  snprintf(marker, sizeof(marker), "%d.%ld", 800 + _i, (long)getpid());
+  /* A minute and a unique fraction: never left running for long, even by a failed test. */
+  snprintf(marker, sizeof(marker), "%d.%ld", 60 + _i, (long)getpid());
   pid_t pid = fx_start_hanging_run(&fx, marker);
   char *lease = FX_PATH(&fx, "%s/.torq-lease", root);
   ck_assert_msg(e2e_exists(lease), "no lease while the run holds the board");
@@ -831,7 +832,7 @@ START_TEST(a_second_interrupt_exits_at_once) {
   fx_t fx;
   if (!fx_start(&fx, 1)) goto out;
   char marker[64];
-  snprintf(marker, sizeof(marker), "%d.%ld", 810, (long)getpid());
+  snprintf(marker, sizeof(marker), "%d.%ld", 62, (long)getpid());
   pid_t pid = fx_start_hanging_run(&fx, marker);
   char *mutex = FX_PATH(&fx, "%s/.torq-lease.lock", fx.root[0]);
   ck_assert_int_eq(mkdir(mutex, 0755), 0);
