@@ -60,6 +60,7 @@ tq_status_t tqc_compile(const tqc_module_t *module, const tqc_compile_options_t 
   L.arena = &c->arena;
   L.src = module;
   L.hw = &c->hw;
+  L.tiling = options->tiling;
   L.vals = tq_calloc(module->num_values ? module->num_values : 1, sizeof(*L.vals));
   Torq__Module *m = tq_arena_alloc(&c->arena, sizeof(*m));
   Torq__Hardware *hw = tq_arena_alloc(&c->arena, sizeof(*hw));

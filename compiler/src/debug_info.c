@@ -10,7 +10,8 @@
  *   "torq.buffer"        id, size, kind (input, output, constant, view, buffer), type, view_of
  *   "torq.action"        "torq-action-id", kind, and "torq-job-id" (NSS_START/NSS_WAIT),
  *                        "torq-host-program-id" (HOST_*), buffer (ALLOC/DEALLOC); loc = operator
- *   "torq.nss_program"   "torq-job-id", "torq-action-id" (of its NSS_START), cycles, kernels,
+ *   "torq.nss_program"   "torq-job-id", "torq-action-id" (of its NSS_START), cycles, kernel
+ *                        (its distinct slice kernels in order, space-separated: "rescale add"),
  *                        original_operators ["tosa.conv2d@L12", ...], units (those it uses);
  *                        its region holds "torq.task" ops (index, start, end), each holding
  *                        "torq.unit" ops: id (trace ID), unit, kernel, start, end, bytes or macs
@@ -99,11 +100,39 @@ static tq_status_t buffers_text(const Torq__Module *m, tq_buf_t *out) {
   return NULL;
 }
 
+static tq_status_t host_program_text(const tqc_compiled_t *c, const Torq__HostProgram *h,
+                                     uint32_t action_id, tq_buf_t *out) {
+  TQ_TRY(tq_buf_printf(out,
+                       "    \"torq.host_program\"() {id = %" PRIu32
+                       " : i64, \"torq-host-program-id\" = %" PRIu32
+                       " : i64, \"torq-action-id\" = %" PRIu32 " : i64, op = ",
+                       h->id, h->id, action_id));
+  TQ_TRY(mlir_string(out, h->op));
+  TQ_TRY(tq_buf_append_cstr(out, ", original_operators = "));
+  TQ_TRY(op_list(out, c->host_ops[h->id]));
+  TQ_TRY(tq_buf_append_cstr(out, "} : () -> ()"));
+  return loc(out, h->location);
+}
+
+/* Appends `kernel` to the space-separated list `kernels` unless it is there already. */
+static tq_status_t add_kernel(tq_buf_t *kernels, const char *kernel) {
+  size_t n = strlen(kernel);
+  for (const char *k = kernels->data; k && *k;) {
+    const char *end = strchr(k, ' ');
+    size_t len = end ? (size_t)(end - k) : strlen(k);
+    if (len == n && memcmp(k, kernel, n) == 0) return NULL;
+    k += len + (end != NULL);
+  }
+  if (kernels->len) TQ_TRY(tq_buf_putc(kernels, ' '));
+  return tq_buf_append_cstr(kernels, kernel);
+}
+
 static tq_status_t program_text(const tqc_compiled_t *c, const Torq__NssProgram *p,
-                                uint32_t action_id, tq_buf_t *out) {
+                                uint32_t action_id, tq_buf_t *out, tq_buf_t *kernels) {
   const char *location = NULL;
-  const char *kernel = "";
   int used[7] = {0};
+  kernels->len = 0;
+  if (kernels->data) kernels->data[0] = 0;
   TQ_TRY(tq_buf_append_cstr(out, "    \"torq.nss_program\"() ({\n"));
   for (size_t t = 0; t < p->n_tasks; t++) {
     const Torq__NssTask *task = p->tasks[t];
@@ -112,7 +141,7 @@ static tq_status_t program_text(const tqc_compiled_t *c, const Torq__NssProgram 
       const Torq__UnitWork *u = task->work[w];
       int slice = u->unit == TORQ__UNIT__SLICE0 || u->unit == TORQ__UNIT__SLICE1;
       if ((unsigned)u->unit < 7) used[u->unit] = 1;
-      if (slice) kernel = u->kernel;
+      if (slice) TQ_TRY(add_kernel(kernels, u->kernel));
       location = u->location;
       TQ_TRY(tq_buf_printf(out,
                            "        \"torq.unit\"() {id = \"%s\", unit = \"%s\", kernel = \"%s\", "
@@ -135,7 +164,8 @@ static tq_status_t program_text(const tqc_compiled_t *c, const Torq__NssProgram 
   TQ_TRY(tq_buf_printf(out,
                        "    }) {\"torq-job-id\" = %" PRIu32 " : i64, \"torq-action-id\" = %" PRIu32
                        " : i64, cycles = %" PRIu64 " : i64, kernel = \"%s\", original_operators = ",
-                       p->job_id, action_id, p->estimated_cycles, kernel));
+                       p->job_id, action_id, p->estimated_cycles,
+                       kernels->data ? kernels->data : ""));
   TQ_TRY(op_list(out, c->program_ops[p->job_id]));
   TQ_TRY(tq_buf_append_cstr(out, ", units = ["));
   int first = 1;
@@ -174,24 +204,18 @@ tq_status_t tqc_compiled_debug_program(const tqc_compiled_t *c, tq_buf_t *out) {
     TQ_TRY(tq_buf_append_cstr(out, "} : () -> ()"));
     TQ_TRY(loc(out, a->location));
   }
-  for (size_t i = 0; i < m->n_actions; i++) {
+  tq_buf_t kernels;
+  tq_buf_init(&kernels, 0);
+  tq_status_t st = NULL;
+  for (size_t i = 0; i < m->n_actions && !st; i++) {
     const Torq__Action *a = m->actions[i];
     if (a->kind == TORQ__ACTION_KIND__NSS_START && a->job_id < m->n_nss_programs)
-      TQ_TRY(program_text(c, m->nss_programs[a->job_id], a->action_id, out));
-    if (a->kind == TORQ__ACTION_KIND__HOST_START && a->host_program_id < m->n_host_programs) {
-      const Torq__HostProgram *h = m->host_programs[a->host_program_id];
-      TQ_TRY(tq_buf_printf(out,
-                           "    \"torq.host_program\"() {id = %" PRIu32
-                           " : i64, \"torq-host-program-id\" = %" PRIu32
-                           " : i64, \"torq-action-id\" = %" PRIu32 " : i64, op = ",
-                           h->id, h->id, a->action_id));
-      TQ_TRY(mlir_string(out, h->op));
-      TQ_TRY(tq_buf_append_cstr(out, ", original_operators = "));
-      TQ_TRY(op_list(out, c->host_ops[h->id]));
-      TQ_TRY(tq_buf_append_cstr(out, "} : () -> ()"));
-      TQ_TRY(loc(out, h->location));
-    }
+      st = program_text(c, m->nss_programs[a->job_id], a->action_id, out, &kernels);
+    if (a->kind == TORQ__ACTION_KIND__HOST_START && a->host_program_id < m->n_host_programs)
+      st = host_program_text(c, m->host_programs[a->host_program_id], a->action_id, out);
   }
+  tq_buf_deinit(&kernels);
+  TQ_TRY(st);
   char dispatch[300];
   snprintf(dispatch, sizeof(dispatch), "%.256s_dispatch_0", c->func_name);
   TQ_TRY(tq_buf_append_cstr(out, "  }) {name = "));

@@ -419,6 +419,62 @@ int tqc__npu_supports(const tqc_op_t *op) {
   return tqc__band_supports(op) || tqc__matmul_supports(op) || tqc__eltwise_supports(op);
 }
 
+/* ---- Elementwise chains --------------------------------------------------------------------- */
+
+static size_t result_elements(const tqc_op_t *op) {
+  size_t n = 0;
+  const tqc_type_t *t = op->num_results ? op->results[0]->type : NULL;
+  if (!t || t->kind != TQC_TYPE_TENSOR || !tqc_type_element_count(t, &n)) return 0;
+  return n;
+}
+
+/* Marks the members whose result something outside the chain reads (views of it included: their
+ * readers read its root), or nothing at all. */
+static void chain_outputs(const tqc_lower_t *L, const tqc_op_t *const *ops, size_t n_ops,
+                          tqc_chain_t *c) {
+  memset(c->is_output, 0, sizeof(c->is_output));
+  for (size_t k = 0; k < n_ops; k++) {
+    const tqc_op_t *op = ops[k];
+    int member = 0;
+    for (size_t m = 0; m < c->n && !member; m++) member = c->ops[m] == op;
+    if (member || is_view_op(op)) continue;
+    for (size_t o = 0; o < op->num_operands; o++) {
+      const tqc_value_t *root = L->vals[op->operands[o]->id].root;
+      for (size_t m = 0; m < c->n; m++)
+        if (c->ops[m]->results[0] == root) c->is_output[m] = 1;
+    }
+  }
+  /* A result nothing reads is still written out, as an unfused op's would be. */
+  for (size_t m = 0; m < c->n; m++)
+    if (L->vals[c->ops[m]->results[0]->id].uses == 0) c->is_output[m] = 1;
+}
+
+/* The chain that starts at ops[i]: the following elementwise ops of the same element count (and,
+ * for per-channel rescales, the same channels), skipping constants and views, as long as a tile
+ * can hold it. Ops already fused elsewhere (emit[j] != j) end it. */
+static void chain_from(const tqc_lower_t *L, const tqc_op_t *const *ops, size_t n_ops,
+                       const size_t *emit, size_t i, tqc_chain_t *c) {
+  memset(c, 0, sizeof(*c));
+  c->ops[c->n++] = ops[i];
+  size_t count = result_elements(ops[i]);
+  int channels = tqc__eltwise_channels(ops[i]);
+  for (size_t j = i + 1; j < n_ops && c->n < TQC_CHAIN_MAX; j++) {
+    const tqc_op_t *op = ops[j];
+    if (tqc_op_const_attr_name(op) || is_view_op(op)) continue;
+    if (emit[j] != j || !tqc__eltwise_supports(op) || result_elements(op) != count) break;
+    int ch = tqc__eltwise_channels(op);
+    if (ch && channels && ch != channels) break;
+    c->ops[c->n++] = op;
+    chain_outputs(L, ops, n_ops, c);
+    if (!tqc__chain_fits_tile(L, c)) {
+      c->n--;
+      break;
+    }
+    if (ch) channels = ch;
+  }
+  chain_outputs(L, ops, n_ops, c);
+}
+
 const tqc_value_t *tqc__group_result(const tqc_group_t *g) {
   const tqc_op_t *last = g->clamp ? g->clamp : g->rescale ? g->rescale : g->main;
   return last->results[0];
@@ -465,8 +521,11 @@ tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) {
   const tqc_op_t **ops = tq_calloc(n ? n : 1, sizeof(const tqc_op_t *));
   size_t *emit = tq_calloc(n ? n : 1, sizeof(*emit));
   tqc_group_t *groups = tq_calloc(n ? n : 1, sizeof(*groups));
+  size_t *chain_at = tq_calloc(n ? n : 1, sizeof(*chain_at)); /* 1 + index into chains, or 0 */
+  tqc_chain_t *chains = NULL;
+  size_t n_chains = 0, cap_chains = 0;
   tq_status_t st = NULL;
-  if (!ops || !emit || !groups) {
+  if (!ops || !emit || !groups || !chain_at) {
     st = TQC_OOM("while lowering");
     goto done;
   }
@@ -516,6 +575,28 @@ tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) {
     }
     for (size_t j = i + 1; j < n; j++)
       if (ops[j] == groups[i].rescale || ops[j] == groups[i].clamp) emit[j] = i;
+  }
+  /* Fusion: runs of elementwise ops into chains, emitted where their first op is. */
+  for (i = 0; i < n; i++) {
+    const tqc_op_t *op = ops[i];
+    if (emit[i] != i || tqc_op_const_attr_name(op) || is_view_op(op) || !tqc__eltwise_supports(op))
+      continue;
+    if (n_chains == cap_chains) {
+      size_t cap = cap_chains ? cap_chains * 2 : 8;
+      tqc_chain_t *nc = tq_realloc(chains, cap * sizeof(*nc));
+      if (!nc) {
+        st = TQC_OOM("while lowering");
+        goto done;
+      }
+      chains = nc;
+      cap_chains = cap;
+    }
+    tqc_chain_t *c = &chains[n_chains++];
+    chain_from(L, ops, n, emit, i, c);
+    chain_at[i] = n_chains;
+    for (size_t m = 1; m < c->n; m++)
+      for (size_t j = i + 1; j < n; j++)
+        if (ops[j] == c->ops[m]) emit[j] = i;
   }
   /* Last uses by emission index; outputs keep their roots alive. */
   for (i = 0; i < n; i++) {
@@ -571,8 +652,8 @@ tq_status_t tqc__lower(tqc_lower_t *L, const tqc_op_t *func) {
       st = tqc__lower_band(L, &groups[i]);
     } else if (tqc__matmul_supports(op)) {
       st = tqc__lower_matmul(L, &groups[i]);
-    } else if (tqc__eltwise_supports(op)) {
-      st = tqc__lower_eltwise(L, op);
+    } else if (chain_at[i]) {
+      st = tqc__lower_chain(L, &chains[chain_at[i] - 1]);
     } else {
       st = tqc__lower_host(L, op);
     }
@@ -582,6 +663,8 @@ done:
   tq_free(ops);
   tq_free(emit);
   tq_free(groups);
+  tq_free(chain_at);
+  tq_free(chains);
   return st;
 }
 

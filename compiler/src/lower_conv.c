@@ -159,6 +159,42 @@ static int fits(const tqs_hw_t *hw, const band_t *b, int64_t R, int64_t gn, int6
   return tqc__layout(hw, w, w ? (G > 1 ? 2 : 1) : 0, in, o, out);
 }
 
+/* What a band of the layer costs when its output rows are cut into `nb` bands (tqc__best_tiles):
+ * the tiles of all groups and batches, weights once per group. */
+typedef struct band_ctx_s {
+  const tqs_hw_t *hw;
+  const band_t *b;
+  int64_t gn, G;
+} band_ctx_t;
+
+static void band_cost(const void *ctx, uint64_t nb, tqc_tile_cost_t *out) {
+  const band_ctx_t *x = ctx;
+  const band_t *b = x->b;
+  int64_t R = (b->OH + (int64_t)nb - 1) / (int64_t)nb, bands = (b->OH + R - 1) / R;
+  uint64_t in = (uint64_t)(in_rows_max(b, R) * b->IW * in_ch(b, x->gn)) * b->in_esz;
+  uint64_t o = (uint64_t)(R * b->OW * out_ch(b, x->gn)) * b->out_esz;
+  uint64_t rows[TQS_HW_MAX_SLICES];
+  tqs_split_over_slices((uint64_t)R, x->hw->slices, rows);
+  uint64_t taps = rows[0] * (uint64_t)b->OW * (uint64_t)(b->KH * b->KW);
+  uint64_t w = w_bytes(b, x->gn), tiles = (uint64_t)(bands * b->N * x->G);
+  out->tiles = tiles;
+  /* A group of channels comes in as one block per input pixel. */
+  out->in = in_ch(b, x->gn) == b->C
+                ? tqs_cost_dma(x->hw, in)
+                : tqs_cost_dma_transfer(x->hw, in / ((uint64_t)in_ch(b, x->gn) * b->in_esz),
+                                        (uint64_t)in_ch(b, x->gn) * b->in_esz);
+  out->first_in = out->in + tqs_cost_dma(x->hw, w);
+  if (x->G > 1 && tiles > 1) out->in += tqs_cost_dma(x->hw, w) * (uint64_t)(x->G - 1) / (tiles - 1);
+  out->out = tqs_cost_dma(x->hw, o);
+  if (b->kind <= BAND_DW) {
+    uint64_t macs = taps * (uint64_t)out_ch(b, x->gn) * (uint64_t)(b->kind == BAND_CONV ? b->C : 1);
+    out->compute =
+        tqs_cost_slice_macs(x->hw, macs, b->w_bits > b->in_bits ? b->w_bits : b->in_bits);
+  } else {
+    out->compute = tqs_cost_slice_elementwise(x->hw, taps * (uint64_t)out_ch(b, x->gn), b->in_bits);
+  }
+}
+
 static void put_le(uint8_t *dst, int64_t v, size_t n) {
   for (size_t i = 0; i < n; i++) dst[i] = (uint8_t)((uint64_t)v >> (8 * i));
 }
@@ -257,7 +293,9 @@ tq_status_t tqc__lower_band(tqc_lower_t *L, const tqc_group_t *g) {
   }
   int64_t R = b.OH;
   while (R > 1 && !fits(hw, &b, R, gn, G, &lay)) R--;
-  int64_t nbands = (b.OH + R - 1) / R;
+  band_ctx_t ctx = {hw, &b, gn, G};
+  int64_t nbands =
+      (int64_t)tqc__best_tiles(L, (uint64_t)((b.OH + R - 1) / R), (uint64_t)b.OH, band_cost, &ctx);
   R = (b.OH + nbands - 1) / nbands;
   fits(hw, &b, R, gn, G, &lay);
 
@@ -305,15 +343,16 @@ tq_status_t tqc__lower_band(tqc_lower_t *L, const tqc_group_t *g) {
             x->stride = (uint64_t)b.C * b.in_esz;
           }
         }
-        t->out.buffer = out_id;
-        t->out.offset = (uint64_t)(((n * b.OH + oy0) * b.OW) * b.OC + oc0) * b.out_esz;
-        t->out.lram = out_lram;
+        t->n_out = 1;
+        t->out[0].buffer = out_id;
+        t->out[0].offset = (uint64_t)(((n * b.OH + oy0) * b.OW) * b.OC + oc0) * b.out_esz;
+        t->out[0].lram = out_lram;
         if (och == b.OC) {
-          t->out.size = (uint64_t)(rows * b.OW * b.OC) * b.out_esz;
+          t->out[0].size = (uint64_t)(rows * b.OW * b.OC) * b.out_esz;
         } else {
-          t->out.size = (uint64_t)och * b.out_esz;
-          t->out.count = (uint64_t)(rows * b.OW);
-          t->out.stride = (uint64_t)b.OC * b.out_esz;
+          t->out[0].size = (uint64_t)och * b.out_esz;
+          t->out[0].count = (uint64_t)(rows * b.OW);
+          t->out[0].stride = (uint64_t)b.OC * b.out_esz;
         }
         uint64_t split[TQS_HW_MAX_SLICES];
         tqs_split_over_slices((uint64_t)rows, hw->slices, split);
@@ -327,6 +366,7 @@ tq_status_t tqc__lower_band(tqc_lower_t *L, const tqc_group_t *g) {
           int64_t srows = sce > scs ? sce - scs : 0;
           if (sce <= scs) scs = cs;
           tqc_slice_work_t *w = &t->slice[s];
+          w->kernel = b.kernel;
           size_t nr = b.kind <= BAND_DW ? 4 : 2;
           w->regions = tq_arena_calloc(L->arena, nr, sizeof(Torq__Region *));
           w->params = tqc__params_new(L);
@@ -401,7 +441,7 @@ tq_status_t tqc__lower_band(tqc_lower_t *L, const tqc_group_t *g) {
   {
     const tqc_op_t *ops[3] = {g->main, g->rescale, g->clamp};
     size_t n_ops = g->clamp ? 3 : g->rescale ? 2 : 1;
-    st = tqc__emit_nss(L, op, b.kernel, &tiles, ops, n_ops);
+    st = tqc__emit_nss(L, op, &tiles, ops, n_ops);
   }
 done:
   tqc__tiles_deinit(&tiles);

@@ -1,9 +1,6 @@
-/* Elementwise kernels on the slices' vector path: add, sub, mul, rescale, clamp; and the output
- * stage (rescale, clamp) that conv2d, depthwise_conv2d and fully_connected fold in.
- *
- * Tiles are ranges of the flat element order (whole rows of the innermost dimension for a
- * per-channel rescale, so that every element's channel is its index in that dimension). An
- * operand of one element is loaded once, as the pipeline's "weights", and broadcast.
+/* Elementwise kernels on the slices' vector path: add, sub, mul, rescale, clamp (which of them
+ * the NPU runs, and the kernel parameters of each; lower_chain.c tiles and fuses them); and the
+ * output stage (rescale, clamp) that conv2d, depthwise_conv2d and fully_connected fold in.
  */
 #include <string.h>
 
@@ -149,192 +146,62 @@ int tqc__eltwise_supports(const tqc_op_t *op) {
   return 0;
 }
 
-/* ---- Lowering ------------------------------------------------------------------------------- */
+/* ---- Kernel parameters ---------------------------------------------------------------------- */
 
-tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) {
-  const tqs_hw_t *hw = L->hw;
-  tqf_kernel_t kernel = tqc_op_is(op, "tosa.add")       ? TQF_KERNEL_ADD
-                        : tqc_op_is(op, "tosa.sub")     ? TQF_KERNEL_SUB
-                        : tqc_op_is(op, "tosa.mul")     ? TQF_KERNEL_MUL
-                        : tqc_op_is(op, "tosa.rescale") ? TQF_KERNEL_RESCALE
-                                                        : TQF_KERNEL_CLAMP;
-  int binary = tqc_op_is(op, "tosa.add") || tqc_op_is(op, "tosa.sub") || tqc_op_is(op, "tosa.mul");
-  size_t nops = binary ? 2 : 1;
+int tqc__eltwise_channels(const tqc_op_t *op) {
+  if (!tqc_op_is(op, "tosa.rescale") || !attr_bool(op, "per_channel")) return 0;
   const tqc_type_t *ot = op->results[0]->type;
-  size_t total = count_of(ot), unit = 1;
-  int per_channel = tqc_op_is(op, "tosa.rescale") && attr_bool(op, "per_channel");
-  if (per_channel) unit = (size_t)ot->tensor.dims[ot->tensor.rank - 1];
-  if (unit == 0) unit = 1;
-  uint64_t units = total / unit;
-  size_t o_esz = tqc__esz(ot);
+  int64_t c = ot->tensor.rank ? ot->tensor.dims[ot->tensor.rank - 1] : 0;
+  return c > 0 && c <= INT32_MAX ? (int)c : 0;
+}
+
+tq_status_t tqc__eltwise_params(tqc_lower_t *L, const tqc_op_t *op, Torq__KernelParams *base,
+                                tqf_kernel_t *out_kernel, uint32_t *out_bits) {
+  *out_kernel = tqc_op_is(op, "tosa.add")       ? TQF_KERNEL_ADD
+                : tqc_op_is(op, "tosa.sub")     ? TQF_KERNEL_SUB
+                : tqc_op_is(op, "tosa.mul")     ? TQF_KERNEL_MUL
+                : tqc_op_is(op, "tosa.rescale") ? TQF_KERNEL_RESCALE
+                                                : TQF_KERNEL_CLAMP;
+  int binary = tqc_op_is(op, "tosa.add") || tqc_op_is(op, "tosa.sub") || tqc_op_is(op, "tosa.mul");
+  const tqc_type_t *ot = op->results[0]->type;
   uint32_t bits = tqc__bits(ot);
-
-  size_t esz[2] = {0, 0};
-  int bcast[2] = {0, 0};
-  uint64_t in_per = 0, w_total = 0, w_off[2] = {0, 0}, w_bytes[2] = {0, 0};
-  for (size_t j = 0; j < nops; j++) {
-    const tqc_type_t *t = op->operands[j]->type;
-    esz[j] = tqc__esz(t);
-    if (tqc__bits(t) > bits) bits = tqc__bits(t);
-    bcast[j] = count_of(t) == 1 && total > 1;
-    if (bcast[j]) {
-      w_off[j] = w_total;
-      w_bytes[j] = esz[j];
-      w_total += esz[j];
-    } else {
-      in_per += unit * esz[j];
-    }
-  }
-  uint64_t out_per = unit * o_esz;
-  tqc_layout_t lay;
-  /* The largest tile (in units) that fits, by bisection: fits() is monotone in the tile. */
-  uint64_t lo = 0, hi = units;
-  while (lo < hi) {
-    uint64_t mid = lo + (hi - lo + 1) / 2;
-    if (tqc__layout(hw, w_total, w_total ? 1 : 0, mid * in_per, mid * out_per, NULL))
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  if (lo == 0) {
-    tqc__layout(hw, w_total, w_total ? 1 : 0, in_per, out_per, &lay);
-    return tqc__lram_too_small(L, op, lay.total);
-  }
-  uint64_t ntiles = (units + lo - 1) / lo, E = (units + ntiles - 1) / ntiles;
-  tqc__layout(hw, w_total, w_total ? 1 : 0, E * in_per, E * out_per, &lay);
-  uint64_t in_off[2] = {0, 0}, at = 0;
-  for (size_t j = 0; j < nops; j++) {
-    if (bcast[j]) continue;
-    in_off[j] = at;
-    at += E * unit * esz[j];
-  }
-
-  tqc_tiles_t tiles = {0};
-  tq_status_t st = NULL;
-  uint32_t ids[2], out_id;
-  for (size_t j = 0; j < nops; j++)
-    if ((st = tqc__value_buffer(L, op->operands[j], &ids[j]))) goto done;
-  if ((st = tqc__value_buffer(L, op->results[0], &out_id))) goto done;
-  Torq__KernelParams base = TORQ__KERNEL_PARAMS__INIT;
-  base.input_type = tqc__element_type(tqc__elem(op->operands[0]->type));
-  base.output_type = tqc__element_type(tqc__elem(ot));
-  tqc__int_range(tqc__elem(ot), &base.clamp_min, &base.clamp_max);
-  int64_t extra[TQF_RESCALE_EXTRA_COUNT] = {0, 0};
+  for (size_t j = 0; j < (binary ? 2u : 1u); j++)
+    if (tqc__bits(op->operands[j]->type) > bits) bits = tqc__bits(op->operands[j]->type);
+  *out_bits = bits;
+  Torq__KernelParams init = TORQ__KERNEL_PARAMS__INIT;
+  *base = init;
+  base->input_type = tqc__element_type(tqc__elem(op->operands[0]->type));
+  base->output_type = tqc__element_type(tqc__elem(ot));
+  tqc__int_range(tqc__elem(ot), &base->clamp_min, &base->clamp_max);
   if (tqc_op_is(op, "tosa.rescale")) {
-    if (!rescale_params(L, op, 0, tqc_value_const_dense(op->operands[1])->dense.count, &base)) {
-      st = TQC_OOM("tiling");
-      goto done;
-    }
-    (void)tqc__const_int(op->operands[3], &base.input_zp);
+    if (!rescale_params(L, op, 0, tqc_value_const_dense(op->operands[1])->dense.count, base))
+      return TQC_OOM("tiling");
+    (void)tqc__const_int(op->operands[3], &base->input_zp);
+    int64_t extra[TQF_RESCALE_EXTRA_COUNT] = {0, 0};
     int in_unsigned = attr_bool(op, "input_unsigned");
     int out_unsigned = attr_bool(op, "output_unsigned");
     extra[TQF_RESCALE_INPUT_UNSIGNED] = in_unsigned;
     extra[TQF_RESCALE_OUTPUT_UNSIGNED] = out_unsigned;
     /* Zero points of an unsigned side are unsigned too (written as signless constants). */
     uint32_t ibits = tqc__bits(op->operands[0]->type), obits = tqc__bits(ot);
-    if (in_unsigned && ibits < 64) base.input_zp &= (int64_t)((UINT64_C(1) << ibits) - 1);
-    if (out_unsigned && obits < 64) base.output_zp &= (int64_t)((UINT64_C(1) << obits) - 1);
+    if (in_unsigned && ibits < 64) base->input_zp &= (int64_t)((UINT64_C(1) << ibits) - 1);
+    if (out_unsigned && obits < 64) base->output_zp &= (int64_t)((UINT64_C(1) << obits) - 1);
     if (out_unsigned) {
-      base.clamp_min = 0;
-      base.clamp_max = (int64_t)((UINT64_C(1) << tqc__bits(ot)) - 1);
+      base->clamp_min = 0;
+      base->clamp_max = (int64_t)((UINT64_C(1) << tqc__bits(ot)) - 1);
     }
-    base.extra = tqc__i64s(L, TQF_RESCALE_EXTRA_COUNT, extra);
-    base.n_extra = TQF_RESCALE_EXTRA_COUNT;
+    base->extra = tqc__i64s(L, TQF_RESCALE_EXTRA_COUNT, extra);
+    if (!base->extra) return TQC_OOM("tiling");
+    base->n_extra = TQF_RESCALE_EXTRA_COUNT;
   } else if (tqc_op_is(op, "tosa.clamp")) {
-    clamp_bounds(op, &base.clamp_min, &base.clamp_max);
+    clamp_bounds(op, &base->clamp_min, &base->clamp_max);
   } else if (tqc_op_is(op, "tosa.mul")) {
     int64_t sh = 0;
     (void)tqc__const_int(op->operands[2], &sh);
-    base.shift = tq_arena_calloc(L->arena, 1, sizeof(int32_t));
-    if (!base.shift) {
-      st = TQC_OOM("tiling");
-      goto done;
-    }
-    base.shift[0] = (int32_t)sh;
-    base.n_shift = 1;
+    base->shift = tq_arena_calloc(L->arena, 1, sizeof(int32_t));
+    if (!base->shift) return TQC_OOM("tiling");
+    base->shift[0] = (int32_t)sh;
+    base->n_shift = 1;
   }
-
-  for (uint64_t e0 = 0; e0 < units; e0 += E) {
-    uint64_t e1 = e0 + E < units ? e0 + E : units;
-    size_t k = tiles.count;
-    tqc_tile_t *t = tqc__tiles_add(&tiles);
-    if (!t) {
-      st = TQC_OOM("tiling");
-      goto done;
-    }
-    uint64_t in_lram = lay.in[k % 2], out_lram = lay.out[k % 2];
-    for (size_t j = 0; j < nops; j++) {
-      if (bcast[j]) {
-        if (e0 == 0) {
-          tqc_xfer_t *x = &t->win[t->n_win++];
-          x->buffer = ids[j];
-          x->size = esz[j];
-          x->lram = lay.w[0] + w_off[j];
-        }
-        continue;
-      }
-      tqc_xfer_t *x = &t->in[t->n_in++];
-      x->buffer = ids[j];
-      x->offset = e0 * unit * esz[j];
-      x->size = (e1 - e0) * unit * esz[j];
-      x->lram = in_lram + in_off[j];
-    }
-    t->out.buffer = out_id;
-    t->out.offset = e0 * out_per;
-    t->out.size = (e1 - e0) * out_per;
-    t->out.lram = out_lram;
-    uint64_t split[TQS_HW_MAX_SLICES];
-    tqs_split_over_slices(e1 - e0, hw->slices, split);
-    uint64_t a = 0;
-    for (uint32_t s = 0; s < hw->slices; s++) {
-      uint64_t sn = split[s];
-      if (sn == 0) continue;
-      tqc_slice_work_t *w = &t->slice[s];
-      w->regions = tq_arena_calloc(L->arena, nops + 1, sizeof(Torq__Region *));
-      w->params = tqc__params_new(L);
-      if (!w->regions || !w->params) {
-        st = TQC_OOM("tiling");
-        goto done;
-      }
-      for (size_t j = 0; j < nops; j++)
-        w->regions[j] = bcast[j] ? tqc__lram_region(L, lay.w[0] + w_off[j], w_bytes[j])
-                                 : tqc__lram_region(L, in_lram + in_off[j] + a * unit * esz[j],
-                                                    sn * unit * esz[j]);
-      w->regions[nops] = tqc__lram_region(L, out_lram + a * out_per, sn * out_per);
-      w->n_regions = nops + 1;
-      for (size_t r = 0; r < w->n_regions; r++)
-        if (!w->regions[r]) {
-          st = TQC_OOM("tiling");
-          goto done;
-        }
-      Torq__KernelParams *p = w->params;
-      const ProtobufCMessageDescriptor *keep = p->base.descriptor;
-      *p = base;
-      p->base.descriptor = keep;
-      int64_t shape[2] = {(int64_t)(sn * unit), 0};
-      size_t rank = 1;
-      if (per_channel) {
-        shape[0] = (int64_t)sn;
-        shape[1] = (int64_t)unit;
-        rank = 2;
-      }
-      p->input_shape = tqc__i64s(L, rank, shape);
-      p->output_shape = tqc__i64s(L, rank, shape);
-      if (!p->input_shape || !p->output_shape) {
-        st = TQC_OOM("tiling");
-        goto done;
-      }
-      p->n_input_shape = p->n_output_shape = rank;
-      w->macs = sn * unit;
-      w->cycles = tqs_cost_slice_elementwise(hw, w->macs, bits);
-      a += sn;
-    }
-  }
-  {
-    const tqc_op_t *ops[1] = {op};
-    st = tqc__emit_nss(L, op, kernel, &tiles, ops, 1);
-  }
-done:
-  tqc__tiles_deinit(&tiles);
-  return st;
+  return NULL;
 }

@@ -1,10 +1,11 @@
 /* Lowering of a TOSA entry function to a Torq module (private to compiler/src).
  *
  * Files: lower.c (values, buffers, actions, fusion, the walk over the function), lower_nss.c
- * (LRAM layout and the double-buffered task pipeline of an NSS program), lower_conv.c (row-band
- * tiling: conv2d, depthwise_conv2d, max_pool2d, avg_pool2d), lower_matmul.c (fully_connected),
- * lower_eltwise.c (add, sub, mul, rescale, clamp), lower_host.c (host programs), compile.c (the
- * public API and emitters), debug_info.c (the debug-info directory).
+ * (LRAM layout, the double-buffered task pipeline of an NSS program and the choice of its tile
+ * count), lower_conv.c (row-band tiling: conv2d, depthwise_conv2d, max_pool2d, avg_pool2d),
+ * lower_matmul.c (fully_connected), lower_eltwise.c (add, sub, mul, rescale, clamp: support and
+ * parameters), lower_chain.c (fused elementwise chains), lower_host.c (host programs),
+ * compile.c (the public API and emitters), debug_info.c (the debug-info directory).
  *
  * The programs follow the NPU contract, torq/formats/contract.h: what each slice kernel
  * computes, what DMA work means and the NSS task rule, which the simulator implements too.
@@ -20,6 +21,7 @@
 #include "torq/sim/hw.h"
 #include "torq/sim/ref.h"
 #include "torq/compiler/ir.h"
+#include "torq/compiler/compile.h"
 #include "torq/compiler/trace_csv.h"
 #include "torq/formats/contract.h"
 
@@ -71,6 +73,7 @@ typedef struct tqc_lower_s {
   tq_arena_t *arena; /* the compiled module's arena: everything built lands here */
   const tqc_module_t *src;
   const tqs_hw_t *hw;
+  tqc_tiling_t tiling;
   Torq__Module *module;
   tqc_ptrvec_t constants, buffers, actions, programs, hosts;
   tqc_lbuf_t *bufs; /* heap, parallel to buffers */
@@ -147,14 +150,21 @@ typedef struct tqc_xfer_s {
   uint64_t lram; /* LRAM address of the (dense) LRAM side */
 } tqc_xfer_t;
 
-#define TQC_TILE_MAX_IN 4
-#define TQC_TILE_MAX_W 3
+#define TQC_TILE_MAX_IN 8
+#define TQC_TILE_MAX_W 8
+#define TQC_TILE_MAX_OUT 4
 
+/* One kernel a slice runs on a tile. A slice program of several kernels (a fused elementwise
+ * chain) is a list through `next`, run in order within one task (contract.h, "Work items of a
+ * task"). */
 typedef struct tqc_slice_work_s {
+  tqf_kernel_t kernel;
   Torq__Region **regions; /* arena, LRAM */
   size_t n_regions;
   Torq__KernelParams *params;
   uint64_t macs, cycles;
+  const char *location;          /* the source operator's; NULL: the program's */
+  struct tqc_slice_work_s *next; /* arena */
 } tqc_slice_work_t;
 
 /* One tile of the pipeline: loaded in task k, computed in task k + 1, stored in task k + 2. */
@@ -163,7 +173,8 @@ typedef struct tqc_tile_s {
   size_t n_win;
   tqc_xfer_t in[TQC_TILE_MAX_IN];
   size_t n_in;
-  tqc_xfer_t out;
+  tqc_xfer_t out[TQC_TILE_MAX_OUT];
+  size_t n_out;
   tqc_slice_work_t slice[TQS_HW_MAX_SLICES]; /* cycles 0 = slice idle */
 } tqc_tile_t;
 
@@ -190,9 +201,30 @@ void tqc__tiles_deinit(tqc_tiles_t *tiles);
 /* Builds the NSS program of `tiles` (tasks, DMA work, schedule, trace IDs), adds it to the
  * module with NSS_START/NSS_WAIT actions (and the ALLOC/DEALLOC around them) at `op`. `ops` is
  * the list of source operators fused into it (for the debug info). */
-tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, tqf_kernel_t kernel,
-                          const tqc_tiles_t *tiles, const tqc_op_t *const *ops,
-                          size_t n_ops) TQ_MUST_USE;
+tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const tqc_tiles_t *tiles,
+                          const tqc_op_t *const *ops, size_t n_ops) TQ_MUST_USE;
+
+/* What one typical tile of a pipeline costs, in cycles of the cost model: its DMA in (and the
+ * first tile's, which also brings the weights), the slices' work (the busier slice) and its DMA
+ * out. */
+typedef struct tqc_tile_cost_s {
+  uint64_t first_in, in, compute, out;
+  uint64_t tiles; /* how many tiles that makes (0: the count asked for) */
+} tqc_tile_cost_t;
+
+/* The estimated cycles of `ntiles` such tiles through the pipeline (the NSS task rule over the
+ * ntiles + 2 tasks of tqc__emit_nss). */
+uint64_t tqc__pipeline_cycles(const tqs_hw_t *hw, uint64_t ntiles, const tqc_tile_cost_t *cost);
+
+/* The tile count a layer gets, from `lo` (the fewest tiles that fit, >= 1) to `hi`: with
+ * TQC_TILING_FEWEST, lo; by default the count with the fewest estimated cycles, `cost(ctx, n,
+ * &c)` giving a typical tile's costs for n tiles. One tile keeps a small layer whole in LRAM;
+ * more tiles let the DMA of tile n + 1 overlap the compute of tile n, at a cost per tile (DMA
+ * set-up, slice and NSS overheads, halo rows). Ties go to fewer tiles. Candidates are bounded
+ * (hi is clipped to lo + 63). */
+uint64_t tqc__best_tiles(const tqc_lower_t *L, uint64_t lo, uint64_t hi,
+                         void (*cost)(const void *ctx, uint64_t ntiles, tqc_tile_cost_t *out),
+                         const void *ctx);
 
 /* Emits ALLOCs for the touched buffers not yet allocated, then returns. */
 tq_status_t tqc__emit_allocs(tqc_lower_t *L, const char *location) TQ_MUST_USE;
@@ -228,9 +260,31 @@ int tqc__clamp_foldable(const tqc_op_t *op);
  * the NPU's conditions. */
 int tqc__npu_supports(const tqc_op_t *op);
 
+/* A fused elementwise chain (lower_chain.c): consecutive elementwise operators the NPU runs, all
+ * making results of one element count, in program order. is_output[m]: something outside the
+ * chain reads member m's result (or the function returns it); the others stay in LRAM. */
+#define TQC_CHAIN_MAX 16
+typedef struct tqc_chain_s {
+  const tqc_op_t *ops[TQC_CHAIN_MAX];
+  int is_output[TQC_CHAIN_MAX];
+  size_t n;
+} tqc_chain_t;
+
+/* 1 when a tile can hold the chain: its outside operands, one-element operands and outputs fit
+ * the pipeline's transfer lists. */
+int tqc__chain_fits_tile(const tqc_lower_t *L, const tqc_chain_t *c);
+
+/* The channels of a per-channel rescale (its result's innermost dimension), else 0. */
+int tqc__eltwise_channels(const tqc_op_t *op);
+
+/* The kernel of an elementwise op, its parameters for the whole tensor (shapes left empty) and
+ * the widest element width of its operands and result (what the cost model charges). */
+tq_status_t tqc__eltwise_params(tqc_lower_t *L, const tqc_op_t *op, Torq__KernelParams *base,
+                                tqf_kernel_t *out_kernel, uint32_t *out_bits) TQ_MUST_USE;
+
 tq_status_t tqc__lower_band(tqc_lower_t *L, const tqc_group_t *g) TQ_MUST_USE;
 tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) TQ_MUST_USE;
-tq_status_t tqc__lower_eltwise(tqc_lower_t *L, const tqc_op_t *op) TQ_MUST_USE;
+tq_status_t tqc__lower_chain(tqc_lower_t *L, const tqc_chain_t *c) TQ_MUST_USE;
 tq_status_t tqc__lower_host(tqc_lower_t *L, const tqc_op_t *op) TQ_MUST_USE;
 
 /* An op attribute in the form the reference kernels take it (tqs_ref_run), as host programs

@@ -53,6 +53,30 @@ static int mm_fits(const tqs_hw_t *hw, const mm_t *m, int64_t R, int64_t gn, int
                      (uint64_t)(R * m->K) * m->a_esz, (uint64_t)(R * gn) * m->o_esz, out);
 }
 
+/* What a band of rows of A costs when the rows are cut into `nb` bands (tqc__best_tiles): the
+ * tiles of all batches and column groups, B once per group. */
+typedef struct mm_ctx_s {
+  const tqs_hw_t *hw;
+  const mm_t *m;
+  int64_t gn, G;
+} mm_ctx_t;
+
+static void mm_cost(const void *ctx, uint64_t nb, tqc_tile_cost_t *out) {
+  const mm_ctx_t *x = ctx;
+  const mm_t *m = x->m;
+  int64_t R = (m->H + (int64_t)nb - 1) / (int64_t)nb, bands = (m->H + R - 1) / R;
+  uint64_t rows[TQS_HW_MAX_SLICES];
+  tqs_split_over_slices((uint64_t)R, x->hw->slices, rows);
+  uint64_t tiles = (uint64_t)(bands * m->N * x->G), w = (uint64_t)(m->K * x->gn) * m->b_esz;
+  out->tiles = tiles;
+  out->in = tqs_cost_dma(x->hw, (uint64_t)(R * m->K) * m->a_esz);
+  out->first_in = out->in + tqs_cost_dma(x->hw, w);
+  if (tiles > (uint64_t)bands && tiles > 1)
+    out->in += tqs_cost_dma(x->hw, w) * (tiles / (uint64_t)bands - 1) / (tiles - 1);
+  out->out = tqs_cost_dma(x->hw, (uint64_t)(R * x->gn) * m->o_esz);
+  out->compute = tqs_cost_slice_macs(x->hw, rows[0] * (uint64_t)x->gn * (uint64_t)m->K, m->bits);
+}
+
 tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) {
   const tqc_op_t *op = g->main;
   const tqs_hw_t *hw = L->hw;
@@ -80,7 +104,9 @@ tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) {
   }
   int64_t R = m.H;
   while (R > 1 && !mm_fits(hw, &m, R, gn, m.N * G, &lay)) R--;
-  int64_t nb = (m.H + R - 1) / R;
+  mm_ctx_t ctx = {hw, &m, gn, G};
+  int64_t nb =
+      (int64_t)tqc__best_tiles(L, (uint64_t)((m.H + R - 1) / R), (uint64_t)m.H, mm_cost, &ctx);
   R = (m.H + nb - 1) / nb;
   mm_fits(hw, &m, R, gn, m.N * G, &lay);
 
@@ -124,15 +150,16 @@ tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) {
         x->offset = (uint64_t)((n * m.H + r0) * m.K) * m.a_esz;
         x->size = (uint64_t)(rows * m.K) * m.a_esz;
         x->lram = in_lram;
-        t->out.buffer = o_id;
-        t->out.offset = (uint64_t)((n * m.H + r0) * m.W + w0) * m.o_esz;
-        t->out.lram = out_lram;
+        t->n_out = 1;
+        t->out[0].buffer = o_id;
+        t->out[0].offset = (uint64_t)((n * m.H + r0) * m.W + w0) * m.o_esz;
+        t->out[0].lram = out_lram;
         if (wn == m.W) {
-          t->out.size = (uint64_t)(rows * m.W) * m.o_esz;
+          t->out[0].size = (uint64_t)(rows * m.W) * m.o_esz;
         } else {
-          t->out.size = (uint64_t)wn * m.o_esz;
-          t->out.count = (uint64_t)rows;
-          t->out.stride = (uint64_t)m.W * m.o_esz;
+          t->out[0].size = (uint64_t)wn * m.o_esz;
+          t->out[0].count = (uint64_t)rows;
+          t->out[0].stride = (uint64_t)m.W * m.o_esz;
         }
         uint64_t split[TQS_HW_MAX_SLICES];
         tqs_split_over_slices((uint64_t)rows, hw->slices, split);
@@ -141,6 +168,7 @@ tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) {
           int64_t sr = (int64_t)split[s];
           if (sr == 0) continue;
           tqc_slice_work_t *w = &t->slice[s];
+          w->kernel = TQF_KERNEL_FULLY_CONNECTED;
           w->regions = tq_arena_calloc(L->arena, 3, sizeof(Torq__Region *));
           w->params = tqc__params_new(L);
           if (!w->regions || !w->params) {
@@ -181,7 +209,7 @@ tq_status_t tqc__lower_matmul(tqc_lower_t *L, const tqc_group_t *g) {
   {
     const tqc_op_t *ops[3] = {g->main, g->rescale, g->clamp};
     size_t n_ops = g->clamp ? 3 : g->rescale ? 2 : 1;
-    st = tqc__emit_nss(L, op, TQF_KERNEL_FULLY_CONNECTED, &tiles, ops, n_ops);
+    st = tqc__emit_nss(L, op, &tiles, ops, n_ops);
   }
 done:
   tqc__tiles_deinit(&tiles);

@@ -123,7 +123,7 @@ static Torq__UnitWork *dma_unit(tqc_lower_t *L, int in, const tqc_xfer_t *const 
     u->regions[u->n_regions++] = in ? x : l;
     u->regions[u->n_regions++] = in ? l : x;
     u->bytes += bytes;
-    cycles += tqs_cost_dma(L->hw, bytes);
+    cycles += tqs_cost_dma_transfer(L->hw, xs[i]->count ? xs[i]->count : 1, xs[i]->size);
   }
   *out_cycles = cycles;
   return u;
@@ -136,23 +136,103 @@ static tq_status_t set_trace_id(tqc_lower_t *L, Torq__UnitWork *u, tqs_unit_t un
   return u->trace_id ? NULL : TQC_OOM("while lowering");
 }
 
-tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, tqf_kernel_t kernel,
-                          const tqc_tiles_t *tiles, const tqc_op_t *const *ops, size_t n_ops) {
+uint64_t tqc__pipeline_cycles(const tqs_hw_t *hw, uint64_t ntiles, const tqc_tile_cost_t *c) {
+  tqf_nss_clock_t clock;
+  tqf_nss_clock_init(&clock, hw->nss_task_overhead_cycles);
+  for (uint64_t k = 0; k < ntiles + 2; k++) {
+    tqf_nss_task_begin(&clock);
+    if (k < ntiles) tqf_nss_unit(&clock, k == 0 ? c->first_in : c->in);
+    if (k >= 1 && k <= ntiles) tqf_nss_unit(&clock, c->compute);
+    if (k >= 2) tqf_nss_unit(&clock, c->out);
+  }
+  return clock.end;
+}
+
+uint64_t tqc__best_tiles(const tqc_lower_t *L, uint64_t lo, uint64_t hi,
+                         void (*cost)(const void *ctx, uint64_t ntiles, tqc_tile_cost_t *out),
+                         const void *ctx) {
+  const tqs_hw_t *hw = L->hw;
+  if (lo < 1) lo = 1;
+  if (L->tiling == TQC_TILING_FEWEST) return lo;
+  if (hi < lo) hi = lo;
+  if (hi - lo > 63) hi = lo + 63;
+  uint64_t best = lo, best_cycles = UINT64_MAX;
+  for (uint64_t n = lo; n <= hi; n++) {
+    tqc_tile_cost_t c;
+    memset(&c, 0, sizeof(c));
+    cost(ctx, n, &c);
+    uint64_t cycles = tqc__pipeline_cycles(hw, c.tiles ? c.tiles : n, &c);
+    if (cycles < best_cycles) best = n, best_cycles = cycles;
+  }
+  return best;
+}
+
+/* The slice work items of a compute stage: each slice's chain in order, the slices' items
+ * interleaved in the order they start (slice 0's first kernel, slice 1's first, slice 0's
+ * second, ...), which is the order of their trace IDs. */
+static tq_status_t slice_units(tqc_lower_t *L, const tqc_tile_t *t, const char *location,
+                               Torq__UnitWork **out, size_t *n_out, uint64_t *cycles) {
+  const tqc_slice_work_t *next[TQS_HW_MAX_SLICES] = {&t->slice[0], &t->slice[1]};
+  uint64_t at[TQS_HW_MAX_SLICES] = {0, 0}; /* where each slice's next item starts */
+  while (next[0] || next[1]) {
+    uint32_t s = !next[0] || (next[1] && at[1] < at[0]) ? 1 : 0;
+    const tqc_slice_work_t *w = next[s];
+    next[s] = w->next;
+    at[s] += w->cycles;
+    if (!w->cycles) continue;
+    tqs_unit_t unit = s == 0 ? TQS_UNIT_SLICE0 : TQS_UNIT_SLICE1;
+    Torq__UnitWork *u = unit_new(L, s == 0 ? TORQ__UNIT__SLICE0 : TORQ__UNIT__SLICE1,
+                                 w->location ? w->location : location);
+    if (!u) return TQC_OOM("while lowering");
+    u->kernel = (char *)tqf_kernel_name(w->kernel);
+    u->macs = w->macs;
+    u->regions = w->regions;
+    u->n_regions = w->n_regions;
+    u->params = w->params;
+    /* Each item's own cycles ride in estimated_end until the schedule is known. */
+    u->estimated_start = 0;
+    u->estimated_end = w->cycles;
+    out[(*n_out)++] = u;
+    cycles[unit] += w->cycles;
+  }
+  return NULL;
+}
+
+/* The work items of one task: DMA_IN, DMA_OUT, then the slices' items. */
+typedef struct task_items_s {
+  Torq__UnitWork **items; /* heap */
+  size_t n;
+} task_items_t;
+
+static size_t chain_length(const tqc_tile_t *t) {
+  size_t n = 0;
+  for (uint32_t s = 0; s < TQS_HW_MAX_SLICES; s++)
+    for (const tqc_slice_work_t *w = &t->slice[s]; w; w = w->next) n++;
+  return n;
+}
+
+tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const tqc_tiles_t *tiles,
+                          const tqc_op_t *const *ops, size_t n_ops) {
   const char *location = tqc__op_location(L, op);
   size_t n = tiles->count, ntasks = n + 2;
   tqs_task_timing_t *timing = tq_calloc(ntasks, sizeof(*timing));
   Torq__NssProgram *prog = tq_arena_alloc(L->arena, sizeof(*prog));
   Torq__NssTask **tasks = tq_arena_calloc(L->arena, ntasks, sizeof(Torq__NssTask *));
-  /* Per task, its units in unit order (DMA_IN, DMA_OUT, SLICE0, SLICE1). */
-  Torq__UnitWork *(*units)[TQS_UNIT_COUNT] = tq_calloc(ntasks, sizeof(*units));
+  task_items_t *items = tq_calloc(ntasks, sizeof(*items));
   tq_status_t st = NULL;
-  if (!timing || !prog || !tasks || !units) {
+  if (!timing || !prog || !tasks || !items) {
     st = TQC_OOM("while lowering");
     goto done;
   }
   Torq__NssProgram pinit = TORQ__NSS_PROGRAM__INIT;
   *prog = pinit;
   for (size_t k = 0; k < ntasks; k++) {
+    size_t room = 2 + (k >= 1 && k - 1 < n ? chain_length(&tiles->items[k - 1]) : 0);
+    items[k].items = tq_calloc(room, sizeof(Torq__UnitWork *));
+    if (!items[k].items) {
+      st = TQC_OOM("while lowering");
+      goto done;
+    }
     if (k < n) {
       const tqc_tile_t *t = &tiles->items[k];
       const tqc_xfer_t *xs[TQC_TILE_MAX_W + TQC_TILE_MAX_IN];
@@ -160,48 +240,35 @@ tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, tqf_kernel_t kerne
       for (size_t i = 0; i < t->n_win; i++) xs[nx++] = &t->win[i];
       for (size_t i = 0; i < t->n_in; i++) xs[nx++] = &t->in[i];
       if (nx) {
-        units[k][TQS_UNIT_DMA_IN] =
-            dma_unit(L, 1, xs, nx, location, &timing[k].cycles[TQS_UNIT_DMA_IN]);
-        if (!units[k][TQS_UNIT_DMA_IN]) {
-          st = TQC_OOM("while lowering");
-          goto done;
-        }
-      }
-    }
-    if (k >= 2) {
-      const tqc_xfer_t *xs[1] = {&tiles->items[k - 2].out};
-      units[k][TQS_UNIT_DMA_OUT] =
-          dma_unit(L, 0, xs, 1, location, &timing[k].cycles[TQS_UNIT_DMA_OUT]);
-      if (!units[k][TQS_UNIT_DMA_OUT]) {
-        st = TQC_OOM("while lowering");
-        goto done;
-      }
-    }
-    if (k >= 1 && k - 1 < n) {
-      const tqc_tile_t *t = &tiles->items[k - 1];
-      for (uint32_t s = 0; s < TQS_HW_MAX_SLICES; s++) {
-        const tqc_slice_work_t *w = &t->slice[s];
-        if (!w->cycles) continue;
-        tqs_unit_t unit = s == 0 ? TQS_UNIT_SLICE0 : TQS_UNIT_SLICE1;
-        Torq__UnitWork *u = unit_new(L, s == 0 ? TORQ__UNIT__SLICE0 : TORQ__UNIT__SLICE1, location);
+        Torq__UnitWork *u = dma_unit(L, 1, xs, nx, location, &timing[k].cycles[TQS_UNIT_DMA_IN]);
         if (!u) {
           st = TQC_OOM("while lowering");
           goto done;
         }
-        u->kernel = (char *)tqf_kernel_name(kernel);
-        u->macs = w->macs;
-        u->regions = w->regions;
-        u->n_regions = w->n_regions;
-        u->params = w->params;
-        units[k][unit] = u;
-        timing[k].cycles[unit] = w->cycles;
+        items[k].items[items[k].n++] = u;
       }
     }
+    if (k >= 2 && tiles->items[k - 2].n_out) {
+      const tqc_tile_t *t = &tiles->items[k - 2];
+      const tqc_xfer_t *xs[TQC_TILE_MAX_OUT];
+      for (size_t i = 0; i < t->n_out; i++) xs[i] = &t->out[i];
+      Torq__UnitWork *u =
+          dma_unit(L, 0, xs, t->n_out, location, &timing[k].cycles[TQS_UNIT_DMA_OUT]);
+      if (!u) {
+        st = TQC_OOM("while lowering");
+        goto done;
+      }
+      items[k].items[items[k].n++] = u;
+    }
+    if (k >= 1 && k - 1 < n &&
+        (st = slice_units(L, &tiles->items[k - 1], location, items[k].items, &items[k].n,
+                          timing[k].cycles)))
+      goto done;
   }
   prog->estimated_cycles = tqs_task_schedule(L->hw, timing, ntasks);
   for (size_t k = 0; k < ntasks; k++) {
     Torq__NssTask *task = tq_arena_alloc(L->arena, sizeof(*task));
-    Torq__UnitWork **work = tq_arena_calloc(L->arena, TQS_UNIT_COUNT, sizeof(Torq__UnitWork *));
+    Torq__UnitWork **work = tq_arena_calloc(L->arena, items[k].n + 1, sizeof(Torq__UnitWork *));
     if (!task || !work) {
       st = TQC_OOM("while lowering");
       goto done;
@@ -211,12 +278,21 @@ tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, tqf_kernel_t kerne
     task->estimated_start = timing[k].start;
     task->estimated_end = timing[k].end;
     task->work = work;
-    for (int u = 0; u < TQS_UNIT_COUNT; u++) {
-      Torq__UnitWork *w = units[k][u];
-      if (!w) continue;
-      w->estimated_start = timing[k].start;
-      w->estimated_end = timing[k].unit_end[u];
-      if ((st = set_trace_id(L, w, (tqs_unit_t)u))) goto done;
+    uint64_t slice_at[TQS_HW_MAX_SLICES] = {timing[k].start, timing[k].start};
+    for (size_t i = 0; i < items[k].n; i++) {
+      Torq__UnitWork *w = items[k].items[i];
+      tqs_unit_t u;
+      if (!tqs_unit_from_module(w->unit, &u)) u = TQS_UNIT_DMA_IN;
+      if (u == TQS_UNIT_SLICE0 || u == TQS_UNIT_SLICE1) {
+        uint64_t *at = &slice_at[u == TQS_UNIT_SLICE0 ? 0 : 1];
+        uint64_t own = w->estimated_end;
+        w->estimated_start = *at;
+        w->estimated_end = *at += own;
+      } else {
+        w->estimated_start = timing[k].start;
+        w->estimated_end = timing[k].unit_end[u];
+      }
+      if ((st = set_trace_id(L, w, u))) goto done;
       work[task->n_work++] = w;
     }
     tasks[k] = task;
@@ -235,7 +311,9 @@ tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, tqf_kernel_t kerne
   if ((st = tqc__emit_action(L, TORQ__ACTION_KIND__NSS_WAIT, prog->job_id, location))) goto done;
   st = tqc__emit_deallocs(L, location);
 done:
+  if (items)
+    for (size_t k = 0; k < ntasks; k++) tq_free(items[k].items);
+  tq_free(items);
   tq_free(timing);
-  tq_free(units);
   return st;
 }

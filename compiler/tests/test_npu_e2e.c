@@ -1,11 +1,12 @@
 /* The compiler's NSS programs on the NPU model (libtorq-sim).
  *
  * Corpus: every program of every corpus model compiles, runs without error on XRAM filled from
- * its constants and seeded random bytes, and takes exactly the cycles the compiler estimated,
- * task by task and unit by unit. The two sides share the cost model and the NSS task rule, so
- * the tolerance is zero: any difference means the model and the lowering disagree on what a
- * work item costs. (Bit-exact equivalence of whole corpus models with the reference interpreter
- * is the runtime's corpus test.)
+ * its constants and seeded random bytes, reports one event per work item of its tasks, and
+ * reconciles with the compiler's estimate: the NPU model times the effects the estimate leaves
+ * out (npu.h, "Time"), so the two differ for most programs, by a bounded error (the aims of
+ * issue 16: median |estimate - simulated| / simulated at most 10%, 90th percentile at most 25%).
+ * (Bit-exact equivalence of whole corpus models with the reference interpreter is the runtime's
+ * corpus test.)
  *
  * Contract: small models of each kernel, compiled for LRAM sizes that force row bands, channel
  * or column groups and one or two slices, give on the NPU model exactly the bytes the reference
@@ -78,11 +79,14 @@ static void e2e_xram_deinit(e2e_xram_t *x, const Torq__Module *m) {
   free(x->bufs);
 }
 
-/* Checks every event against the compiler's estimate for its work item. */
+/* Checks every event against its work item: the item exists in that task, of that unit, and the
+ * simulated interval lies in its task's (after the previous event of the same unit). */
 typedef struct e2e_check_s {
   const Torq__NssProgram *program;
   const char *path;
   size_t events, mismatches;
+  uint64_t unit_end[TQS_UNIT_COUNT];
+  uint32_t task;
   char first[512];
 } e2e_check_t;
 
@@ -95,8 +99,16 @@ static void e2e_on_work(void *user, const tqs_npu_event_t *ev) {
     for (size_t i = 0; i < t->n_work; i++)
       if (strcmp(t->work[i]->trace_id, ev->trace_id) == 0) found = t->work[i];
   }
-  if (found && found->estimated_start == ev->start_cycle && found->estimated_end == ev->end_cycle)
-    return;
+  if (ev->task_index != c->task) {
+    memset(c->unit_end, 0, sizeof(c->unit_end));
+    c->task = ev->task_index;
+  }
+  tqs_unit_t unit;
+  int ok = found && tqs_unit_from_module(found->unit, &unit) && unit == ev->unit &&
+           ev->end_cycle >= ev->start_cycle && ev->start_cycle >= c->unit_end[ev->unit];
+  if (ok && ev->start_cycle == ev->end_cycle) ok = found->macs == 0 && found->bytes == 0;
+  c->unit_end[ev->unit] = ev->end_cycle;
+  if (ok) return;
   if (c->mismatches++ == 0) {
     snprintf(c->first, sizeof(c->first),
              "%s: job %" PRIu32 " task %" PRIu32 " %s: simulated %" PRIu64 "..%" PRIu64
@@ -106,7 +118,12 @@ static void e2e_on_work(void *user, const tqs_npu_event_t *ev) {
   }
 }
 
-START_TEST(npu_runs_every_corpus_program_in_the_estimated_cycles) {
+static int e2e_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+START_TEST(npu_runs_every_corpus_program_and_reconciles_with_the_estimate) {
   char **paths;
   size_t n;
   if (!tt_corpus_paths(NULL, &paths, &n)) return;
@@ -114,8 +131,11 @@ START_TEST(npu_runs_every_corpus_program_in_the_estimated_cycles) {
   tqc_compile_options_initialize(&options);
   tqs_npu_t *npu = NULL;
   TT_ASSERT_OK(tqs_npu_create(&options.hw, &npu));
-  size_t models = 0, programs = 0, tasks = 0, events = 0;
-  uint64_t cycles = 0;
+  size_t models = 0, programs = 0, tasks = 0, events = 0, items = 0, differ = 0;
+  uint64_t cycles = 0, estimated = 0;
+  size_t cap = 1024;
+  double *errors = malloc(cap * sizeof(double));
+  ck_assert_ptr_nonnull(errors);
   for (size_t f = 0; f < n; f++) {
     tqc_module_t *src = NULL;
     tqc_compiled_t *compiled = NULL;
@@ -141,16 +161,26 @@ START_TEST(npu_runs_every_corpus_program_in_the_estimated_cycles) {
         tq_status_free(st);
         ck_abort_msg("%s: %s", paths[f], text ? text : "(oom)");
       }
-      ck_assert_msg(r.cycles == prog->estimated_cycles,
+      ck_assert_msg(r.cycles > 0 && prog->estimated_cycles > 0,
                     "%s: job %" PRIu32 " simulated %" PRIu64 " cycles, estimated %" PRIu64,
                     paths[f], prog->job_id, r.cycles, prog->estimated_cycles);
-      ck_assert_msg(check.mismatches == 0, "%zu work items differ; first: %s", check.mismatches,
-                    check.first);
+      ck_assert_msg(check.mismatches == 0, "%zu events do not match their work item; first: %s",
+                    check.mismatches, check.first);
       ck_assert_uint_eq(r.tasks, prog->n_tasks);
+      for (size_t k = 0; k < prog->n_tasks; k++) items += prog->tasks[k]->n_work;
+      if (programs == cap) {
+        cap *= 2;
+        errors = realloc(errors, cap * sizeof(double));
+        ck_assert_ptr_nonnull(errors);
+      }
+      double e = (double)prog->estimated_cycles, sim = (double)r.cycles;
+      errors[programs] = (e > sim ? e - sim : sim - e) / sim;
+      differ += r.cycles != prog->estimated_cycles;
       programs++;
       tasks += prog->n_tasks;
       events += check.events;
       cycles += r.cycles;
+      estimated += prog->estimated_cycles;
     }
     models++;
     e2e_xram_deinit(&x, m);
@@ -159,10 +189,23 @@ START_TEST(npu_runs_every_corpus_program_in_the_estimated_cycles) {
   }
   tqs_npu_destroy(npu);
   tq_dir_list_free(paths, n);
+  ck_assert_uint_eq(events, items); /* one event per work item */
+  qsort(errors, programs, sizeof(double), e2e_cmp_double);
+  double median = programs ? errors[programs / 2] : 0,
+         p90 = programs ? errors[programs * 9 / 10] : 0;
+  free(errors);
   fprintf(stderr,
-          "npu_e2e: %zu models, %zu NSS programs, %zu tasks, %zu work items, %" PRIu64
-          " cycles: all equal to the estimates\n",
-          models, programs, tasks, events, cycles);
+          "npu_e2e: %zu models, %zu NSS programs, %zu tasks, %zu work items; %" PRIu64
+          " cycles simulated, %" PRIu64
+          " estimated; %zu programs differ from their estimate; "
+          "|estimate - simulated| / simulated: median %.1f%%, p90 %.1f%%\n",
+          models, programs, tasks, events, cycles, estimated, differ, 100 * median, 100 * p90);
+  if (programs == 0) return;
+  /* Not equal by construction: most programs differ. Bounded: the aims. */
+  ck_assert_msg(differ * 2 > programs, "only %zu of %zu programs differ from their estimate",
+                differ, programs);
+  ck_assert_msg(median <= 0.10, "median error %.1f%% above 10%%", 100 * median);
+  ck_assert_msg(p90 <= 0.25, "90th percentile error %.1f%% above 25%%", 100 * p90);
 }
 END_TEST
 
@@ -238,7 +281,11 @@ static void e2e_execute(const Torq__Module *m, tqs_npu_t *npu, e2e_xram_t *x) {
       ck_assert_uint_lt(a->job_id, m->n_nss_programs);
       tqs_npu_result_t r;
       TT_ASSERT_OK(tqs_npu_run(npu, m->nss_programs[a->job_id], x->bufs, x->n, NULL, &r));
-      ck_assert_uint_eq(r.cycles, m->nss_programs[a->job_id]->estimated_cycles);
+      /* The simulation reconciles with the estimate within the p90 aim (npu.h, "Time"). */
+      uint64_t est = m->nss_programs[a->job_id]->estimated_cycles;
+      uint64_t diff = r.cycles > est ? r.cycles - est : est - r.cycles;
+      ck_assert_msg(diff * 4 <= r.cycles, "simulated %" PRIu64 " cycles, estimated %" PRIu64,
+                    r.cycles, est);
     } else if (a->kind == TORQ__ACTION_KIND__HOST_COPY) {
       ck_assert_uint_lt(a->buffer_id, x->n);
       ck_assert_uint_lt(a->src_buffer_id, x->n);
@@ -695,7 +742,7 @@ Suite *npu_e2e_suite(void) {
   Suite *s = suite_create("npu_e2e");
   TCase *tc = tcase_create("corpus");
   tcase_set_timeout(tc, 600);
-  tcase_add_test(tc, npu_runs_every_corpus_program_in_the_estimated_cycles);
+  tcase_add_test(tc, npu_runs_every_corpus_program_and_reconciles_with_the_estimate);
   suite_add_tcase(s, tc);
   tc = tcase_create("contract");
   tcase_add_checked_fixture(tc, NULL, e2e_teardown);

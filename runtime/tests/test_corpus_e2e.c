@@ -3,9 +3,11 @@
  * session, on seeded random inputs (the "SHAPExTYPE=@random" inputs of torq-run-module, seeded
  * per model by its file name). Its outputs are compared with the reference evaluator's
  * (tqc_reference_run: the source function op by op on the reference interpreter, no lowering):
- * integers byte for byte, floats within the tolerance below. Every NSS program must take, on
- * the simulator, exactly the cycles the compiler estimated (NssProgram.estimated_cycles): both
- * sides apply the same cost model and NSS task rule, so the tolerance is zero.
+ * integers byte for byte, floats within the tolerance below. The cycles every NSS program takes
+ * on the simulator are reconciled with the compiler's estimate (NssProgram.estimated_cycles):
+ * the simulator times effects the estimate leaves out (sim/include/torq/sim/npu.h, "Time"), so
+ * most programs differ from their estimate, and |estimate - simulated| / simulated over the
+ * corpus stays within the aims (median at most 10%, 90th percentile at most 25%).
  *
  * Under valgrind (TORQ_VALGRIND set) every tenth model runs, to keep the time reasonable.
  *
@@ -152,6 +154,7 @@ static e2e_device_t *e2e_device_create(void) {
 typedef struct e2e_totals_s {
   size_t models, outputs, int_outputs, int_exact, float_outputs, float_within, float_exact;
   size_t programs, programs_exact;
+  double errors[4096]; /* |estimate - simulated| / simulated per NSS program */
   double max_float_err;
   char failures[16384]; /* the first failures, one per line */
   size_t n_failures;
@@ -314,28 +317,28 @@ static void e2e_run_model(e2e_totals_t *t, const char *path) {
   t->models++;
   for (size_t o = 0; o < n_out; o++) e2e_compare(t, model, o, out[o], ref[o]);
 
-  uint64_t total = 0;
+  uint64_t total = 0, simulated = 0;
   for (size_t j = 0; j < proto->n_nss_programs; j++) {
     uint64_t want = proto->nss_programs[j]->estimated_cycles, got = dev->cycles[j];
-    t->programs++;
     total += want;
-    if (got == want) {
-      t->programs_exact++;
-    } else if (got == UINT64_MAX) {
+    if (got == UINT64_MAX || got == 0) {
       e2e_fail(t, model, "NSS program %zu never finished", j);
-    } else {
-      e2e_fail(t, model, "NSS program %zu: %" PRIu64 " cycles simulated, %" PRIu64 " estimated", j,
-               got, want);
+      continue;
     }
+    simulated += got;
+    if (got == want) t->programs_exact++;
+    if (t->programs < sizeof(t->errors) / sizeof(t->errors[0]))
+      t->errors[t->programs] = (double)(got > want ? got - want : want - got) / (double)got;
+    t->programs++;
   }
   tqr_session_stats_t stats;
   tqr_session_stats(session, &stats);
-  if (stats.nss_programs != proto->n_nss_programs || stats.nss_cycles != total ||
+  if (stats.nss_programs != proto->n_nss_programs || stats.nss_cycles != simulated ||
       total != tqc_compiled_estimated_cycles(compiled))
     e2e_fail(t, model,
              "session: %" PRIu64 " programs, %" PRIu64 " cycles; module: %zu programs, %" PRIu64
-             " cycles estimated",
-             stats.nss_programs, stats.nss_cycles, proto->n_nss_programs, total);
+             " cycles simulated, %" PRIu64 " estimated",
+             stats.nss_programs, stats.nss_cycles, proto->n_nss_programs, simulated, total);
 
 done:
   for (size_t i = 0; i < E2E_MAX_IO; i++) {
@@ -351,7 +354,12 @@ done:
   tqc_module_destroy(src);
 }
 
-START_TEST(corpus_npu_outputs_equal_the_reference_and_cycles_the_estimate) {
+static int e2e_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+START_TEST(corpus_npu_outputs_equal_the_reference_and_cycles_reconcile_with_the_estimate) {
   char dir[4096], **names;
   size_t n = e2e_corpus(dir, &names);
   if (n == 0) return; /* the corpus is missing: tq_test_missing said so */
@@ -364,20 +372,34 @@ START_TEST(corpus_npu_outputs_equal_the_reference_and_cycles_the_estimate) {
     snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
     e2e_run_model(t, path);
   }
+  size_t counted = t->programs < sizeof(t->errors) / sizeof(t->errors[0])
+                       ? t->programs
+                       : sizeof(t->errors) / sizeof(t->errors[0]);
+  qsort(t->errors, counted, sizeof(double), e2e_cmp_double);
+  double median = counted ? t->errors[counted / 2] : 0,
+         p90 = counted ? t->errors[counted * 9 / 10] : 0;
   fprintf(stderr,
           "corpus e2e: %zu of %zu models run%s; %zu outputs compared: %zu of %zu integer outputs "
           "bit-exact, %zu of %zu float outputs within tolerance (%zu bit-exact; |a-b| <= %g eps "
-          "* (1 + |b|)), max float error %g; %zu of %zu NSS programs at their estimated cycles\n",
+          "* (1 + |b|)), max float error %g; %zu of %zu NSS programs at exactly their estimated "
+          "cycles; |estimate - simulated| / simulated: median %.1f%%, p90 %.1f%%\n",
           t->models, tried, every > 1 ? " (every 10th: TORQ_VALGRIND)" : "", t->outputs,
           t->int_exact, t->int_outputs, t->float_within, t->float_outputs, t->float_exact, E2E_ULPS,
-          t->max_float_err, t->programs_exact, t->programs);
+          t->max_float_err, t->programs_exact, t->programs, 100 * median, 100 * p90);
   tq_dir_list_free(names, n);
   size_t failures = t->n_failures, models = t->models;
+  size_t programs = t->programs, exact = t->programs_exact;
   char *msg = strdup(t->failures);
   free(t);
   ck_assert_msg(failures == 0, "%zu failures:%s", failures, msg ? msg : "");
   ck_assert_uint_eq(models, tried);
   free(msg);
+  /* Not equal by construction, and within the aims. */
+  ck_assert_msg(exact * 2 < programs, "%zu of %zu programs at exactly their estimate", exact,
+                programs);
+  ck_assert_msg(median <= 0.10, "median |estimate - simulated| / simulated %.1f%% > 10%%",
+                100 * median);
+  ck_assert_msg(p90 <= 0.25, "90th percentile %.1f%% > 25%%", 100 * p90);
 }
 END_TEST
 
@@ -532,7 +554,7 @@ Suite *corpus_e2e_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("corpus");
   tcase_set_timeout(tc, 600);
-  tcase_add_test(tc, corpus_npu_outputs_equal_the_reference_and_cycles_the_estimate);
+  tcase_add_test(tc, corpus_npu_outputs_equal_the_reference_and_cycles_reconcile_with_the_estimate);
   suite_add_tcase(s, tc);
   return s;
 }

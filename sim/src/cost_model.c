@@ -17,10 +17,21 @@ static uint64_t tqs__width_bytes(uint32_t element_bits) {
   return ((uint64_t)element_bits + 7) / 8;
 }
 
+/* Beats of overhead per DMA burst (the 1.5 of the burst efficiency 2^m / (2^m + 1.5)). */
+#define TQS__BURST_OVERHEAD_BEATS 1.5
+
 double tqs_cost_dma_throughput(const tqs_hw_t *hw) {
   double burst = ldexp(1.0, (int)hw->dma_mtu_log2);
   double bpc = hw->dma_bytes_per_cycle ? (double)hw->dma_bytes_per_cycle : 1.0;
-  return bpc * hw->dma_efficiency * (burst / (burst + 1.5));
+  return bpc * hw->dma_efficiency * (burst / (burst + TQS__BURST_OVERHEAD_BEATS));
+}
+
+double tqs_cost_dma_blocks(const tqs_hw_t *hw, uint64_t blocks, uint64_t block_bytes) {
+  if (blocks == 0 || block_bytes == 0) return 0.0;
+  uint64_t beats = tqs__ceil_div(block_bytes, hw->dma_bytes_per_cycle);
+  uint64_t bursts = tq_u64_div_ceil(beats, UINT64_C(1) << (hw->dma_mtu_log2 & 63));
+  double eff = hw->dma_efficiency > 0.0 ? hw->dma_efficiency : 1.0;
+  return (double)blocks * ((double)beats + TQS__BURST_OVERHEAD_BEATS * (double)bursts) / eff;
 }
 
 uint64_t tqs_cost_dma(const tqs_hw_t *hw, uint64_t bytes) {
@@ -31,6 +42,15 @@ uint64_t tqs_cost_dma(const tqs_hw_t *hw, uint64_t bytes) {
   /* Binary rounding of the efficiency can leave a whole real-number quotient a few ulps above an
    * integer; that must not cost a cycle. The margin is relative to q's own precision, so it never
    * exceeds a small fraction of a cycle. */
+  double c = ceil(q - q * (4 * DBL_EPSILON));
+  if (!(c < 18446744073709551616.0)) return TQS_CYCLES_MAX;
+  return tq_u64_add_sat((uint64_t)c, hw->dma_setup_cycles);
+}
+
+uint64_t tqs_cost_dma_transfer(const tqs_hw_t *hw, uint64_t blocks, uint64_t block_bytes) {
+  if (blocks <= 1) return blocks ? tqs_cost_dma(hw, block_bytes) : 0;
+  if (block_bytes == 0) return 0;
+  double q = tqs_cost_dma_blocks(hw, blocks, block_bytes);
   double c = ceil(q - q * (4 * DBL_EPSILON));
   if (!(c < 18446744073709551616.0)) return TQS_CYCLES_MAX;
   return tq_u64_add_sat((uint64_t)c, hw->dma_setup_cycles);

@@ -46,7 +46,10 @@ void tqs_hw_initialize_sl2610(tqs_hw_t *hw) {
   hw->dma_bytes_per_cycle = 8;
   hw->dma_efficiency = 0.65;
   hw->dma_mtu_log2 = 4;
-  hw->dma_setup_cycles = 0;
+  hw->dma_setup_cycles = 40;
+  hw->dma_desc_cycles = 40;
+  hw->xram_bytes_per_cycle = 8;
+  hw->lram_banks = 8;
   hw->cdma_bytes_per_cycle = 4;
   hw->itcm_bytes = 8ull * 1024;
   hw->dtcm_bytes = 32ull * 1024;
@@ -84,6 +87,9 @@ static const tqs__hw_key_t tqs__hw_keys[] = {
     {"dma_eff", TQS__HW_FRACTION, TQS__HW_FIELD(dma_efficiency), 0, 0},
     {"mtu", TQS__HW_COUNT, TQS__HW_FIELD(dma_mtu_log2), 0, 16},
     {"dma_setup", TQS__HW_COUNT, TQS__HW_FIELD(dma_setup_cycles), 0, UINT64_MAX},
+    {"dma_desc", TQS__HW_COUNT, TQS__HW_FIELD(dma_desc_cycles), 0, UINT64_MAX},
+    {"xram_bpc", TQS__HW_COUNT, TQS__HW_FIELD(xram_bytes_per_cycle), 1, UINT32_MAX},
+    {"lram_banks", TQS__HW_COUNT, TQS__HW_FIELD(lram_banks), 0, 1024},
     {"cdma_bpc", TQS__HW_COUNT, TQS__HW_FIELD(cdma_bytes_per_cycle), 1, UINT32_MAX},
     {"itcm", TQS__HW_BYTES, TQS__HW_FIELD(itcm_bytes), 1, UINT64_MAX},
     {"dtcm", TQS__HW_BYTES, TQS__HW_FIELD(dtcm_bytes), 1, UINT64_MAX},
@@ -92,7 +98,7 @@ static const tqs__hw_key_t tqs__hw_keys[] = {
 #define TQS__HW_KEY_COUNT (sizeof(tqs__hw_keys) / sizeof(tqs__hw_keys[0]))
 #define TQS__HW_KEY_LIST                                                                     \
   "clock, lram, slices, macs, lanes, slice_overhead, task_overhead, dma_bpc, dma_eff, mtu, " \
-  "dma_setup, cdma_bpc, itcm, dtcm, css"
+  "dma_setup, dma_desc, xram_bpc, lram_banks, cdma_bpc, itcm, dtcm, css"
 
 typedef struct tqs__hw_preset_s {
   const char *name;

@@ -4,12 +4,13 @@
  * Time is the NPU contract's NSS task rule (tqf_nss_clock_t of torq/formats/contract.h), the
  * clock the cost model's tqs_task_schedule() steps too: the NSS issues a task when the previous
  * one has ended plus nss_task_overhead_cycles (the first at cycle 0), every unit the task uses
- * starts then, each runs for the cycles the cost model gives its work, and the task ends when its
- * last unit does. So simulated totals equal the compile-time estimate for the same program.
+ * starts then, each works for the cycles it really takes in that task (npu_time.c: the cost
+ * model's cycles plus the effects it leaves out), and the task ends when its last unit does.
  *
- * The work items of one task run concurrently on the hardware, so they must not depend on each
- * other: the program is rejected ("hazard") when one item writes bytes another item of the same
- * task reads or writes. Hazard-free items give the same bytes in any order; the model runs them in
+ * The units of one task run concurrently on the hardware, so their items must not depend on each
+ * other: the program is rejected ("hazard") when an item writes bytes an item of another unit of
+ * the same task reads or writes. The items of one slice run in order and may depend on each
+ * other. Hazard-free items give the same bytes in any order of the units; the model runs them in
  * the task's order.
  */
 #include <inttypes.h>
@@ -88,6 +89,8 @@ void tqs_npu_destroy(tqs_npu_t *npu) {
   tq_free(npu->lram);
   tq_free(npu->scratch);
   tq_free(npu->accesses);
+  tq_free(npu->xfers);
+  tq_free(npu->items);
   tq_free(npu);
 }
 
@@ -97,23 +100,18 @@ struct tqs__access_s {
   uint64_t lo, hi; /* LRAM addresses, or host addresses for XRAM */
   uint32_t item;   /* index of the work item in its task */
   uint32_t region; /* its region number */
+  uint8_t unit;    /* its unit: items of one unit run in order and never conflict */
   uint8_t xram, write;
 };
-
-/* One work item of the task being validated or run. */
-typedef struct tqs__item_s {
-  const Torq__UnitWork *work;
-  tqs__where_t where;
-  uint64_t cycles;
-  tqs__kern_t kern;
-  uint64_t lram_end; /* one past the highest LRAM byte it writes */
-} tqs__item_t;
 
 /* What a pass over a task does besides validating. */
 typedef struct tqs__pass_s {
   int execute;             /* 0: validate and record accesses; 1: also move bytes */
   tqs__access_t *accesses; /* pass 0: room for every region of the task */
   size_t n_accesses;
+  tqs__xfer_t *xfers; /* room for every DMA transfer of the task */
+  size_t n_xfers;
+  tqs_unit_t unit; /* the unit of the item being decoded */
 } tqs__pass_t;
 
 static void tqs__record(tqs__pass_t *pass, const tqs__span_t *s, uint32_t item, size_t region,
@@ -124,6 +122,7 @@ static void tqs__record(tqs__pass_t *pass, const tqs__span_t *s, uint32_t item, 
   a->lo = base + s->offset;
   a->hi = base + s->end;
   a->item = item;
+  a->unit = (uint8_t)pass->unit;
   a->region = (uint32_t)region;
   a->xram = (uint8_t)s->xram;
   a->write = (uint8_t)write;
@@ -139,6 +138,7 @@ static tq_status_t tqs__dma(tqs_npu_t *npu, const tqs_xram_buffer_t *xram, size_
                          w->n_regions);
   }
   uint64_t total = 0, cycles = 0;
+  it->xfer0 = pass->n_xfers;
   for (size_t i = 0; i < w->n_regions; i += 2) {
     tqs__span_t src, dst;
     TQ_TRY(tqs__span_init(npu, xram, num_xram, w->regions[i], i, "source", where, &src));
@@ -154,7 +154,14 @@ static tq_status_t tqs__dma(tqs_npu_t *npu, const tqs_xram_buffer_t *xram, size_
                            src.bytes, dst.bytes);
     }
     total = tq_u64_add_sat(total, src.bytes);
-    cycles = tq_u64_add_sat(cycles, tqs_cost_dma(&npu->hw, src.bytes));
+    const tqs__span_t *xs = in ? &src : &dst, *ls = in ? &dst : &src;
+    tqs__xfer_t *x = &pass->xfers[pass->n_xfers++];
+    x->bytes = src.bytes;
+    x->block_bytes = xs->bytes ? xs->size : 0;
+    x->blocks = xs->bytes ? xs->bytes / xs->size : 0;
+    x->lram_lo = ls->offset;
+    x->lram_hi = ls->end;
+    cycles = tq_u64_add_sat(cycles, tqs_cost_dma_transfer(&npu->hw, x->blocks, x->block_bytes));
     if (!dst.xram && dst.bytes && dst.end > it->lram_end) it->lram_end = dst.end;
     tqs__record(pass, &src, index, i, 0);
     tqs__record(pass, &dst, index, i + 1, 1);
@@ -168,7 +175,22 @@ static tq_status_t tqs__dma(tqs_npu_t *npu, const tqs_xram_buffer_t *xram, size_
                          w->bytes, total);
   }
   it->cycles = cycles;
+  it->n_xfers = pass->n_xfers - it->xfer0;
   return NULL;
+}
+
+/* Notes an LRAM extent an item touches, for the bank model (npu_time.c); more than
+ * TQS__ITEM_RANGES merge into their hull. */
+static void tqs__item_range(tqs__item_t *it, const tqs__span_t *s) {
+  if (s->xram || s->bytes == 0) return;
+  if (it->n_ranges < TQS__ITEM_RANGES) {
+    it->lo[it->n_ranges] = s->offset;
+    it->hi[it->n_ranges++] = s->end;
+    return;
+  }
+  size_t last = TQS__ITEM_RANGES - 1;
+  if (s->offset < it->lo[last]) it->lo[last] = s->offset;
+  if (s->end > it->hi[last]) it->hi[last] = s->end;
 }
 
 static tq_status_t tqs__slice(tqs_npu_t *npu, tqs__item_t *it, uint32_t index, tqs__pass_t *pass) {
@@ -207,7 +229,10 @@ static tq_status_t tqs__slice(tqs_npu_t *npu, tqs__item_t *it, uint32_t index, t
   }
   it->cycles = it->kern.cycles;
   if (res->bytes) it->lram_end = res->end;
-  for (size_t i = 0; i < want; i++) tqs__record(pass, &spans[i], index, i, i + 1 == want);
+  for (size_t i = 0; i < want; i++) {
+    tqs__record(pass, &spans[i], index, i, i + 1 == want);
+    tqs__item_range(it, &spans[i]);
+  }
   return NULL;
 }
 
@@ -221,6 +246,7 @@ static tq_status_t tqs__cdma(tqs_npu_t *npu, tqs__item_t *it, uint32_t index, tq
     TQ_TRY(tqs__span_init(npu, NULL, 0, w->regions[i], i, "LRAM side", &it->where, &s));
     if (s.xram) return TQS__NPU_FAIL(&it->where, "region %zu is not in LRAM", i);
     tqs__record(pass, &s, index, i, 1);
+    tqs__item_range(it, &s);
   }
   it->cycles = tqs_cost_cdma(&npu->hw, w->bytes);
   return NULL;
@@ -239,39 +265,40 @@ static tq_status_t tqs__css(tqs_npu_t *npu, tqs__item_t *it) {
 
 /* ---- The hazard check ------------------------------------------------------------------------ */
 
-/* The two distinct items whose intervals reach furthest, among those seen so far. */
+/* The two distinct units whose intervals reach furthest, among those seen so far. The items of
+ * one unit run in order, so only accesses of different units can conflict. */
 typedef struct tqs__reach_s {
   uint64_t hi[2];
   size_t acc[2]; /* access index; SIZE_MAX for none */
-  uint32_t item[2];
+  uint32_t unit[2];
 } tqs__reach_t;
 
 static void tqs__reach_reset(tqs__reach_t *r) {
   memset(r, 0, sizeof(*r));
   r->acc[0] = r->acc[1] = SIZE_MAX;
-  r->item[0] = r->item[1] = UINT32_MAX;
+  r->unit[0] = r->unit[1] = UINT32_MAX;
 }
 
 static void tqs__reach_add(tqs__reach_t *r, const tqs__access_t *a, size_t index) {
-  if (a->item == r->item[0]) {
+  if (a->unit == r->unit[0]) {
     if (a->hi > r->hi[0]) r->hi[0] = a->hi, r->acc[0] = index;
     return;
   }
-  if (a->item == r->item[1]) {
+  if (a->unit == r->unit[1]) {
     if (a->hi > r->hi[1]) r->hi[1] = a->hi, r->acc[1] = index;
   } else if (r->acc[1] == SIZE_MAX || a->hi > r->hi[1]) {
-    r->hi[1] = a->hi, r->acc[1] = index, r->item[1] = a->item;
+    r->hi[1] = a->hi, r->acc[1] = index, r->unit[1] = a->unit;
   }
   if (r->acc[0] == SIZE_MAX || r->hi[1] > r->hi[0]) {
     tqs__reach_t t = *r;
-    r->hi[0] = t.hi[1], r->acc[0] = t.acc[1], r->item[0] = t.item[1];
-    r->hi[1] = t.hi[0], r->acc[1] = t.acc[0], r->item[1] = t.item[0];
+    r->hi[0] = t.hi[1], r->acc[0] = t.acc[1], r->unit[0] = t.unit[1];
+    r->hi[1] = t.hi[0], r->acc[1] = t.acc[0], r->unit[1] = t.unit[0];
   }
 }
 
-/* An earlier access of another item that reaches past `a->lo`, or SIZE_MAX. */
+/* An earlier access of another unit that reaches past `a->lo`, or SIZE_MAX. */
 static size_t tqs__reach_hit(const tqs__reach_t *r, const tqs__access_t *a) {
-  int k = r->item[0] == a->item ? 1 : 0;
+  int k = r->unit[0] == a->unit ? 1 : 0;
   return r->acc[k] != SIZE_MAX && r->hi[k] > a->lo ? r->acc[k] : SIZE_MAX;
 }
 
@@ -308,7 +335,7 @@ static void tqs__sort_accesses(tqs__access_t *a, size_t n) {
   }
 }
 
-/* Two items of one task touching the same bytes, one of them writing: a sweep over the accesses
+/* Two units of one task touching the same bytes, one of them writing: a sweep over the accesses
  * sorted by address. Strided regions count by their extent, first to last byte: exact for dense
  * regions (all the compiler makes in LRAM), conservative for interleaved strided ones. */
 static tq_status_t tqs__hazards(const tqs__pass_t *pass, const tqs__item_t *items, uint32_t job,
@@ -358,6 +385,7 @@ static tq_status_t tqs__task(tqs_npu_t *npu, const Torq__NssProgram *program, si
   uint32_t used = 0;
   *out_n = 0;
   pass->n_accesses = 0;
+  pass->n_xfers = 0;
   for (size_t i = 0; i < task->n_work; i++) {
     const Torq__UnitWork *w = task->work[i];
     tqs__item_t *it = &items[i];
@@ -371,9 +399,11 @@ static tq_status_t tqs__task(tqs_npu_t *npu, const Torq__NssProgram *program, si
                             it->where.trace_id, (int)w->unit);
     }
     tqs_unit_t u = it->where.unit;
-    if (used & (1u << u))
+    int slice = u == TQS_UNIT_SLICE0 || u == TQS_UNIT_SLICE1;
+    if ((used & (1u << u)) && !slice)
       return TQS__NPU_FAIL(&it->where, "a second work item for the unit in one task");
     used |= 1u << u;
+    pass->unit = u;
     if (u == TQS_UNIT_SLICE1 && npu->hw.slices < 2)
       return TQS__NPU_FAIL(&it->where, "the hardware has one slice");
     if (w->n_regions && !w->regions) return TQS__NPU_FAIL(&it->where, "no region data");
@@ -401,19 +431,22 @@ static tq_status_t tqs__task(tqs_npu_t *npu, const Torq__NssProgram *program, si
   return NULL;
 }
 
-/* Checks the program's structure and returns the most regions any task holds. */
-static tq_status_t tqs__shape(const Torq__NssProgram *program, size_t *out_regions) {
+/* Checks the program's structure and returns the most regions and work items any task holds. */
+static tq_status_t tqs__shape(const Torq__NssProgram *program, size_t *out_regions,
+                              size_t *out_items) {
   *out_regions = 0;
+  *out_items = 0;
   if (program->n_tasks && !program->tasks)
     return tqs__program_fail(program->job_id, "no task data");
   for (size_t k = 0; k < program->n_tasks; k++) {
     const Torq__NssTask *t = program->tasks[k];
     if (!t) return tqs__task_fail(program->job_id, k, "the task is missing");
     if (t->n_work && !t->work) return tqs__task_fail(program->job_id, k, "no work data");
-    if (t->n_work > TQS_UNIT_COUNT) {
-      return tqs__task_fail(program->job_id, k,
-                            "%zu work items; a task starts each unit at most once", t->n_work);
+    if (t->n_work > TQS_NPU_MAX_TASK_ITEMS) {
+      return tqs__task_fail(program->job_id, k, "%zu work items; a task holds at most %d",
+                            t->n_work, TQS_NPU_MAX_TASK_ITEMS);
     }
+    if (t->n_work > *out_items) *out_items = t->n_work;
     size_t regions = 0;
     for (size_t i = 0; i < t->n_work; i++) {
       if (!t->work[i]) return tqs__task_fail(program->job_id, k, "work item %zu is missing", i);
@@ -445,16 +478,20 @@ tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
   if (!npu || !program || !out_result || (num_xram && !xram))
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "tqs_npu_run: NULL argument");
 
-  size_t max_regions;
-  TQ_TRY(tqs__shape(program, &max_regions));
+  size_t max_regions, max_items;
+  TQ_TRY(tqs__shape(program, &max_regions, &max_items));
   TQ_TRY(tqs__reserve((void **)&npu->accesses, &npu->accesses_cap, max_regions ? max_regions : 1,
                       sizeof(tqs__access_t)));
+  TQ_TRY(tqs__reserve((void **)&npu->xfers, &npu->xfers_cap, max_regions / 2 ? max_regions / 2 : 1,
+                      sizeof(tqs__xfer_t)));
+  TQ_TRY(tqs__reserve((void **)&npu->items, &npu->items_cap, max_items ? max_items : 1,
+                      sizeof(tqs__item_t)));
 
   /* Pass 0: validate everything, size the scratch and the LRAM the program writes. */
-  tqs__item_t items[TQS_UNIT_COUNT];
+  tqs__item_t *items = npu->items;
   size_t n_items, scratch = 1;
   uint64_t lram_end = 0;
-  tqs__pass_t pass = {.execute = 0, .accesses = npu->accesses};
+  tqs__pass_t pass = {.execute = 0, .accesses = npu->accesses, .xfers = npu->xfers};
   for (size_t k = 0; k < program->n_tasks; k++) {
     TQ_TRY(tqs__task(npu, program, k, xram, num_xram, &pass, items, &n_items));
     for (size_t i = 0; i < n_items; i++) {
@@ -469,15 +506,17 @@ tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
   npu->lram_dirty = lram_end;
   npu->wcache.valid = 0;
 
-  /* Pass 1: run, timed by the contract's NSS task rule. A task starts when the NSS can issue
-   * it: every unit it uses is free by then, since the previous task ended (all its units with
-   * it) before the NSS's overhead began. */
+  /* Pass 1: run, timed by the contract's NSS task rule with the cycles the units really take in
+   * the task (npu_time.c). A task starts when the NSS can issue it: every unit it uses is free
+   * by then, since the previous task ended (all its units with it) before the NSS's overhead
+   * began. The items of a slice run in the task's order. */
   tqf_nss_clock_t clock;
   tqf_nss_clock_init(&clock, npu->hw.nss_task_overhead_cycles);
   pass.execute = 1;
   for (size_t k = 0; k < program->n_tasks; k++) {
     TQ_TRY(tqs__task(npu, program, k, xram, num_xram, &pass, items, &n_items));
     uint64_t start = tqf_nss_task_begin(&clock);
+    tqs__task_time(&npu->hw, items, n_items, pass.xfers);
     for (size_t i = 0; i < n_items; i++) {
       tqs__item_t *it = &items[i];
       tqs_unit_t u = it->where.unit;
@@ -485,14 +524,14 @@ tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
         tqs__kern_run(&it->kern, npu->scratch, &npu->wcache);
         tqs__wcache_written(&npu->wcache, it->kern.out_lo, it->kern.out_hi);
       }
-      uint64_t stop = tqf_nss_unit(&clock, it->cycles);
-      out_result->busy_cycles[u] = tq_u64_add_sat(out_result->busy_cycles[u], it->cycles);
+      uint64_t stop = tqf_nss_unit(&clock, it->end);
+      out_result->busy_cycles[u] = tq_u64_add_sat(out_result->busy_cycles[u], it->end - it->start);
       if (observer && observer->on_unit_work) {
         tqs_npu_event_t ev = {.job_id = program->job_id,
                               .task_index = (uint32_t)k,
                               .unit = u,
                               .trace_id = it->where.trace_id,
-                              .start_cycle = start,
+                              .start_cycle = tq_u64_add_sat(start, it->start),
                               .end_cycle = stop};
         observer->on_unit_work(observer->user, &ev);
       }

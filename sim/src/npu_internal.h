@@ -41,6 +41,20 @@ static inline void tqs__wcache_written(tqs__wcache_t *c, uint64_t lo, uint64_t h
   if (c->valid && lo < c->hi && c->lo < hi) c->valid = 0;
 }
 
+/* The most work items one task may hold (a slice program of a fused chain has one per kernel). */
+#define TQS_NPU_MAX_TASK_ITEMS 256
+
+/* One DMA transfer of a task, as the timing sees it (npu_time.c). */
+typedef struct tqs__xfer_s {
+  uint64_t bytes;            /* moved */
+  uint64_t blocks;           /* contiguous blocks on the XRAM side (1 when dense) */
+  uint64_t block_bytes;      /* bytes of each */
+  uint64_t lram_lo, lram_hi; /* the extent of the LRAM side */
+  double t0, t1;             /* set by the timing: when it moves data, from the task's start */
+} tqs__xfer_t;
+
+typedef struct tqs__item_s tqs__item_t;
+
 struct tqs_npu_s {
   tqs_hw_t hw;
   uint8_t *lram;       /* hw.lram_bytes, owned */
@@ -49,6 +63,10 @@ struct tqs_npu_s {
   size_t scratch_cap;
   tqs__access_t *accesses;
   size_t accesses_cap;
+  tqs__xfer_t *xfers; /* the DMA transfers of the task being run */
+  size_t xfers_cap;
+  tqs__item_t *items; /* the work items of the task being run */
+  size_t items_cap;
   tqs__wcache_t wcache;
 };
 
@@ -147,6 +165,31 @@ typedef struct tqs__kern_s {
   uint64_t cycles;
   size_t scratch_bytes;
 } tqs__kern_t;
+
+/* ---- Work items and their time --------------------------------------------------------------- */
+
+#define TQS__ITEM_RANGES 4
+
+/* One work item of the task being validated or run. */
+struct tqs__item_s {
+  const Torq__UnitWork *work;
+  tqs__where_t where;
+  uint64_t cycles; /* what the cost model charges for it (the estimate's cycles) */
+  tqs__kern_t kern;
+  uint64_t lram_end;     /* one past the highest LRAM byte it writes */
+  size_t xfer0, n_xfers; /* DMA: its transfers, in the task's transfer array */
+  /* Slices and CDMA: the LRAM extents it touches (more merge into the last), for the banks. */
+  size_t n_ranges;
+  uint64_t lo[TQS__ITEM_RANGES], hi[TQS__ITEM_RANGES];
+  /* Out of tqs__task_time: when it works, in cycles from the start of its task. */
+  uint64_t start, end;
+};
+
+/* Times the `n` items of one task (npu_time.c; xfers holds their DMA transfers): sets each
+ * item's start and end from the task's start. The items of a slice run one after the other in
+ * order; every other item starts at 0. What each takes is npu.h's "Time". Sets the transfers'
+ * data windows. Deterministic; never fails. */
+void tqs__task_time(const tqs_hw_t *hw, tqs__item_t *items, size_t n, tqs__xfer_t *xfers);
 
 /* Decodes the slice work `w` of kernel `id` (looked up, and its regions validated into `spans`,
  * tqf_kernel_regions(id) of them, by the caller) and computes its cycles on `hw`. */

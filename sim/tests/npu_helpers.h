@@ -92,5 +92,7 @@ void tn_expect_bytes(const void *got, const void *want, size_t n, const char *wh
 
 /* test_npu_errors.c: malformed programs and random mutations. */
 void tn_add_error_tests(Suite *s);
+/* test_npu_time.c: the effects of the NPU model's time. */
+void tn_add_time_tests(Suite *s);
 
 #endif

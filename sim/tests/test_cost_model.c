@@ -38,6 +38,9 @@ static void assert_hw_eq(const tqs_hw_t *got, const tqs_hw_t *want) {
   ck_assert_double_eq(got->dma_efficiency, want->dma_efficiency);
   ck_assert_uint_eq(got->dma_mtu_log2, want->dma_mtu_log2);
   ck_assert_uint_eq(got->dma_setup_cycles, want->dma_setup_cycles);
+  ck_assert_uint_eq(got->dma_desc_cycles, want->dma_desc_cycles);
+  ck_assert_uint_eq(got->xram_bytes_per_cycle, want->xram_bytes_per_cycle);
+  ck_assert_uint_eq(got->lram_banks, want->lram_banks);
   ck_assert_uint_eq(got->cdma_bytes_per_cycle, want->cdma_bytes_per_cycle);
   ck_assert_uint_eq(got->itcm_bytes, want->itcm_bytes);
   ck_assert_uint_eq(got->dtcm_bytes, want->dtcm_bytes);
@@ -58,7 +61,10 @@ START_TEST(sl2610_has_the_documented_numbers) {
   ck_assert_uint_eq(hw.dma_bytes_per_cycle, 8);
   ck_assert_double_eq(hw.dma_efficiency, 0.65);
   ck_assert_uint_eq(hw.dma_mtu_log2, 4);
-  ck_assert_uint_eq(hw.dma_setup_cycles, 0);
+  ck_assert_uint_eq(hw.dma_setup_cycles, 40);
+  ck_assert_uint_eq(hw.dma_desc_cycles, 40);
+  ck_assert_uint_eq(hw.xram_bytes_per_cycle, 8);
+  ck_assert_uint_eq(hw.lram_banks, 8);
   ck_assert_uint_eq(hw.cdma_bytes_per_cycle, 4);
   ck_assert_uint_eq(hw.itcm_bytes, 8192);
   ck_assert_uint_eq(hw.dtcm_bytes, 32768);
@@ -111,6 +117,11 @@ static void want_css_and_overheads(tqs_hw_t *hw) {
   hw->slice_task_overhead_cycles = 32;
   hw->clock_hz = 1000000000u;
 }
+static void want_npu_effects(tqs_hw_t *hw) {
+  hw->dma_desc_cycles = 0;
+  hw->xram_bytes_per_cycle = 16;
+  hw->lram_banks = 0;
+}
 static void want_decimal_counts(tqs_hw_t *hw) {
   hw->clock_hz = 2000;
   hw->css_call_cycles = 3000000;
@@ -139,6 +150,7 @@ static const struct {
     {"sl2610,itcm=16K,dtcm=1M,css=4000,cdma_bpc=8,dma_setup=20,task_overhead=0,"
      "slice_overhead=32,clock=1G",
      want_css_and_overheads},
+    {"sl2610,dma_desc=0,xram_bpc=16,lram_banks=0", want_npu_effects},
     {"clock=2k,css=3M,lram=3G", want_decimal_counts},
     {"sl2610,dma_eff=.25,mtu=0", want_eff_quarter},
     {"sl2610,dma_eff=1,mtu=16,slices=2", want_eff_one},
@@ -236,7 +248,7 @@ START_TEST(hw_parse_unknown_key_message_lists_the_keys) {
   ck_assert_str_eq(tq_status_message(st),
                    "--torq-hw: unknown key \"foo\" at offset 7 (keys: clock, lram, slices, macs, "
                    "lanes, slice_overhead, task_overhead, dma_bpc, dma_eff, mtu, dma_setup, "
-                   "cdma_bpc, itcm, dtcm, css)\n"
+                   "dma_desc, xram_bpc, lram_banks, cdma_bpc, itcm, dtcm, css)\n"
                    "  sl2610,foo=1\n"
                    "         ^");
   tq_status_free(st);
@@ -266,11 +278,20 @@ START_TEST(dma_throughput_is_832_over_175_bytes_per_cycle) {
 }
 END_TEST
 
-START_TEST(dma_of_a_1x56x56x24_i8_tensor_is_15831_cycles) {
+/* The SL2610 without its per-transfer set-up: bytes over throughput alone. */
+static tqs_hw_t throughput_only(void) {
   tqs_hw_t hw = sl2610();
+  hw.dma_setup_cycles = 0;
+  return hw;
+}
+
+START_TEST(dma_of_a_1x56x56x24_i8_tensor_is_15831_cycles) {
+  tqs_hw_t hw = throughput_only();
   /* 1*56*56*24 = 75,264 bytes. 75,264 / (832/175) = 75,264 * 175 / 832 = 13,171,200 / 832
-   * = 15,830.769..., rounded up: 15,831 cycles. */
+   * = 15,830.769..., rounded up: 15,831 cycles; the SL2610's set-up adds 40 per transfer. */
   ck_assert_uint_eq(tqs_cost_dma(&hw, 75264), 15831);
+  tqs_hw_t full = sl2610();
+  ck_assert_uint_eq(tqs_cost_dma(&full, 75264), 15831 + 40);
   /* With mtu=3: 75,264 / (41.6 / 9.5) = 715,008 / 41.6 = 17,187.69..., so 17,188. */
   hw.dma_mtu_log2 = 3;
   ck_assert_uint_eq(tqs_cost_dma(&hw, 75264), 17188);
@@ -278,7 +299,7 @@ START_TEST(dma_of_a_1x56x56x24_i8_tensor_is_15831_cycles) {
 END_TEST
 
 START_TEST(dma_of_a_whole_quotient_costs_no_extra_cycle) {
-  tqs_hw_t hw = sl2610();
+  tqs_hw_t hw = throughput_only();
   /* 832 bytes / (832/175) = exactly 175 cycles; 1664 -> 350; 833 -> 175.2 -> 176. */
   ck_assert_uint_eq(tqs_cost_dma(&hw, 832), 175);
   ck_assert_uint_eq(tqs_cost_dma(&hw, 1664), 350);
@@ -296,7 +317,7 @@ START_TEST(dma_of_a_whole_quotient_costs_no_extra_cycle) {
 END_TEST
 
 START_TEST(dma_is_within_one_cycle_of_bytes_over_throughput) {
-  tqs_hw_t hw = sl2610();
+  tqs_hw_t hw = throughput_only();
   for (uint64_t bytes = 1; bytes < 200000; bytes += 97) {
     /* Exact rational: cycles = ceil(bytes * 175 / 832). */
     uint64_t exact = (bytes * 175 + 831) / 832;
@@ -316,6 +337,42 @@ START_TEST(dma_setup_cycles_are_added_to_each_non_empty_transfer) {
   hw.dma_setup_cycles = 100;
   ck_assert_uint_eq(tqs_cost_dma(&hw, 75264), 15831 + 100);
   ck_assert_uint_eq(tqs_cost_dma(&hw, 0), 0);
+}
+END_TEST
+
+/* The NPU model's DMA time: whole beats of 8 bytes in whole bursts of 16 beats, 1.5 beats of
+ * overhead a burst, at efficiency 0.65. */
+START_TEST(dma_blocks_count_whole_beats_and_bursts) {
+  tqs_hw_t hw = sl2610();
+  /* One 75,264-byte block: 9,408 beats, 588 bursts: (9,408 + 882) / 0.65 = 15,830.77, the
+   * estimate's bytes over throughput exactly (the block is whole bursts). */
+  ck_assert_double_eq_tol(tqs_cost_dma_blocks(&hw, 1, 75264), 10290.0 / 0.65, 1e-9);
+  ck_assert_double_eq_tol(tqs_cost_dma_blocks(&hw, 1, 75264), 75264.0 / (832.0 / 175.0), 1e-9);
+  /* 24 blocks of 24 bytes: each 3 beats in one burst: 24 * 4.5 / 0.65 = 166.15 cycles, where
+   * bytes over throughput says 576 / 4.754 = 121.15: short blocks cost more. */
+  ck_assert_double_eq_tol(tqs_cost_dma_blocks(&hw, 24, 24), 24 * 4.5 / 0.65, 1e-9);
+  ck_assert_double_gt(tqs_cost_dma_blocks(&hw, 24, 24), 576.0 / tqs_cost_dma_throughput(&hw));
+  /* 1 byte is a whole beat; 129 bytes are 17 beats in 2 bursts. */
+  ck_assert_double_eq_tol(tqs_cost_dma_blocks(&hw, 1, 1), 2.5 / 0.65, 1e-12);
+  ck_assert_double_eq_tol(tqs_cost_dma_blocks(&hw, 1, 129), 20.0 / 0.65, 1e-12);
+  ck_assert_double_eq(tqs_cost_dma_blocks(&hw, 0, 64), 0.0);
+  ck_assert_double_eq(tqs_cost_dma_blocks(&hw, 3, 0), 0.0);
+}
+END_TEST
+
+/* What the estimate charges a transfer: a dense one its bytes over the throughput, a strided one
+ * its blocks' whole bursts; both plus the set-up. */
+START_TEST(dma_transfer_charges_strided_blocks_by_their_bursts) {
+  tqs_hw_t hw = sl2610();
+  ck_assert_uint_eq(tqs_cost_dma_transfer(&hw, 1, 75264), tqs_cost_dma(&hw, 75264));
+  ck_assert_uint_eq(tqs_cost_dma_transfer(&hw, 1, 75264), 15871);
+  /* 24 blocks of 24 bytes: ceil(166.15) + 40, against ceil(576 * 175 / 832) + 40 dense. */
+  ck_assert_uint_eq(tqs_cost_dma_transfer(&hw, 24, 24), 167 + 40);
+  ck_assert_uint_eq(tqs_cost_dma(&hw, 576), 122 + 40);
+  ck_assert_uint_eq(tqs_cost_dma_transfer(&hw, 0, 64), 0);
+  ck_assert_uint_eq(tqs_cost_dma_transfer(&hw, 5, 0), 0);
+  hw.dma_setup_cycles = UINT64_MAX - 5;
+  ck_assert_uint_eq(tqs_cost_dma_transfer(&hw, 24, 24), TQS_CYCLES_MAX);
 }
 END_TEST
 
@@ -477,7 +534,7 @@ END_TEST
 /* ---- NSS schedule --------------------------------------------------------------------------- */
 
 START_TEST(schedule_of_three_tasks_follows_the_nss_task_rule) {
-  tqs_hw_t hw = sl2610();
+  tqs_hw_t hw = throughput_only();
   tqs_task_timing_t tasks[3];
   memset(tasks, 0, sizeof(tasks));
   /* Task 0: DMA in the 1x56x56x24 i8 input: 15,831 cycles (worked out above). */
@@ -566,6 +623,8 @@ Suite *cost_model_suite(void) {
   tcase_add_test(tc, dma_of_a_whole_quotient_costs_no_extra_cycle);
   tcase_add_test(tc, dma_is_within_one_cycle_of_bytes_over_throughput);
   tcase_add_test(tc, dma_setup_cycles_are_added_to_each_non_empty_transfer);
+  tcase_add_test(tc, dma_blocks_count_whole_beats_and_bursts);
+  tcase_add_test(tc, dma_transfer_charges_strided_blocks_by_their_bursts);
   tcase_add_test(tc, dma_saturates_instead_of_wrapping);
   tcase_add_loop_test(tc, rates_scale_with_the_element_width, 0,
                       (int)(sizeof(width_rates) / sizeof(width_rates[0])));

@@ -40,7 +40,10 @@ static const tn_case_t tn_cases[] = {
     {"no_transfers", TQ_INVALID_INPUT, "DMA_OUT \"DO0\"", "DMA work holds 0 regions"},
     {"wrong_direction", TQ_INVALID_INPUT, "DMA_IN \"DI0\"",
      "transfer 0 goes from LRAM to LRAM; DMA_IN moves XRAM -> LRAM"},
-    {"two_slice0", TQ_INVALID_INPUT, "task 1, SLICE0 \"S9\"", "a second work item for the unit"},
+    {"two_dma_out", TQ_INVALID_INPUT, "task 2, DMA_OUT \"DO9\"", "a second work item for the unit"},
+    {"slice_hazard", TQ_INVALID_INPUT,
+     "NSS job 5, task 1: LRAM hazard: SLICE0 \"S0\" region 1 and SLICE1 \"S9\" region 0",
+     "share bytes [64, 80), and one of them writes"},
     {"bad_unit", TQ_INVALID_INPUT, "NSS job 5, task 1: work item 1 (\"X\"): unknown unit 42", NULL},
     {"regions_count", TQ_INVALID_INPUT, "SLICE0 \"S0\"", "clamp takes 2 regions"},
     {"no_params", TQ_INVALID_INPUT, "SLICE0 \"S0\"", "clamp: the work has no kernel parameters"},
@@ -111,9 +114,14 @@ START_TEST(npu_rejects_malformed_programs_before_writing) {
   } else if (!strcmp(c->name, "wrong_direction")) {
     src->memory = TORQ__MEMORY__LRAM;
     src->offset = 1024;
-  } else if (!strcmp(c->name, "two_slice0")) {
-    tn_work_t *s2 = tn_work(p, 1, TORQ__UNIT__SLICE0, "S9", "clamp");
-    TN_LRAM(s2, 0, 16);
+  } else if (!strcmp(c->name, "two_dma_out")) {
+    tn_work_t *d2 = tn_work(p, 2, TORQ__UNIT__DMA_OUT, "DO9", NULL);
+    TN_LRAM(d2, 0, 16);
+    TN_XRAM(d2, 1, 0, 16);
+  } else if (!strcmp(c->name, "slice_hazard")) {
+    /* Slice 1 reads what slice 0 writes in the same task: the slices run at the same time. */
+    tn_work_t *s2 = tn_work(p, 1, TORQ__UNIT__SLICE1, "S9", "clamp");
+    TN_LRAM(s2, 64, 16);
     TN_LRAM(s2, 128, 16);
     s2->w.params = &k;
   } else if (!strcmp(c->name, "bad_unit")) {

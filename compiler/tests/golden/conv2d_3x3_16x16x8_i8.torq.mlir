@@ -10,15 +10,33 @@
     "torq.action"() {"torq-action-id" = 4 : i64, kind = "DEALLOC", buffer = 2 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
     "torq.nss_program"() ({
       "torq.task"() ({
-        "torq.unit"() {id = "DI0", unit = "DMA_IN", kernel = "DMA_IN", start = 0 : i64, end = 687 : i64, bytes = 3264 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
-      }) {index = 0 : i64, start = 0 : i64, end = 687 : i64} : () -> () loc(unknown)
+        "torq.unit"() {id = "DI0", unit = "DMA_IN", kernel = "DMA_IN", start = 0 : i64, end = 471 : i64, bytes = 1856 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+      }) {index = 0 : i64, start = 0 : i64, end = 471 : i64} : () -> () loc(unknown)
       "torq.task"() ({
-        "torq.unit"() {id = "S0", unit = "SLICE0", kernel = "conv2d", start = 703 : i64, end = 1343 : i64, macs = 147456 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
-        "torq.unit"() {id = "S1", unit = "SLICE1", kernel = "conv2d", start = 703 : i64, end = 1343 : i64, macs = 147456 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
-      }) {index = 1 : i64, start = 703 : i64, end = 1343 : i64} : () -> () loc(unknown)
+        "torq.unit"() {id = "DI1", unit = "DMA_IN", kernel = "DMA_IN", start = 487 : i64, end = 689 : i64, bytes = 768 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+        "torq.unit"() {id = "S0", unit = "SLICE0", kernel = "conv2d", start = 487 : i64, end = 695 : i64, macs = 36864 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+        "torq.unit"() {id = "S1", unit = "SLICE1", kernel = "conv2d", start = 487 : i64, end = 695 : i64, macs = 36864 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+      }) {index = 1 : i64, start = 487 : i64, end = 695 : i64} : () -> () loc(unknown)
       "torq.task"() ({
-        "torq.unit"() {id = "DO0", unit = "DMA_OUT", kernel = "DMA_OUT", start = 1359 : i64, end = 2221 : i64, bytes = 4096 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
-      }) {index = 2 : i64, start = 1359 : i64, end = 2221 : i64} : () -> () loc(unknown)
-    }) {"torq-job-id" = 0 : i64, "torq-action-id" = 2 : i64, cycles = 2221 : i64, kernel = "conv2d", original_operators = ["tosa.conv2d@L9", "tosa.rescale@L14", "tosa.clamp@L15"], units = ["DMA_IN", "DMA_OUT", "SLICE0", "SLICE1"]} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+        "torq.unit"() {id = "DI2", unit = "DMA_IN", kernel = "DMA_IN", start = 711 : i64, end = 913 : i64, bytes = 768 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+        "torq.unit"() {id = "DO0", unit = "DMA_OUT", kernel = "DMA_OUT", start = 711 : i64, end = 967 : i64, bytes = 1024 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+        "torq.unit"() {id = "S2", unit = "SLICE0", kernel = "conv2d", start = 711 : i64, end = 919 : i64, macs = 36864 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+        "torq.unit"() {id = "S3", unit = "SLICE1", kernel = "conv2d", start = 711 : i64, end = 919 : i64, macs = 36864 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+      }) {index = 2 : i64, start = 711 : i64, end = 967 : i64} : () -> () loc(unknown)
+      "torq.task"() ({
+        "torq.unit"() {id = "DI3", unit = "DMA_IN", kernel = "DMA_IN", start = 983 : i64, end = 1158 : i64, bytes = 640 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+        "torq.unit"() {id = "DO1", unit = "DMA_OUT", kernel = "DMA_OUT", start = 983 : i64, end = 1239 : i64, bytes = 1024 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+        "torq.unit"() {id = "S4", unit = "SLICE0", kernel = "conv2d", start = 983 : i64, end = 1191 : i64, macs = 36864 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+        "torq.unit"() {id = "S5", unit = "SLICE1", kernel = "conv2d", start = 983 : i64, end = 1191 : i64, macs = 36864 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+      }) {index = 3 : i64, start = 983 : i64, end = 1239 : i64} : () -> () loc(unknown)
+      "torq.task"() ({
+        "torq.unit"() {id = "DO2", unit = "DMA_OUT", kernel = "DMA_OUT", start = 1255 : i64, end = 1511 : i64, bytes = 1024 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+        "torq.unit"() {id = "S6", unit = "SLICE0", kernel = "conv2d", start = 1255 : i64, end = 1463 : i64, macs = 36864 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+        "torq.unit"() {id = "S7", unit = "SLICE1", kernel = "conv2d", start = 1255 : i64, end = 1463 : i64, macs = 36864 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+      }) {index = 4 : i64, start = 1255 : i64, end = 1511 : i64} : () -> () loc(unknown)
+      "torq.task"() ({
+        "torq.unit"() {id = "DO3", unit = "DMA_OUT", kernel = "DMA_OUT", start = 1527 : i64, end = 1783 : i64, bytes = 1024 : i64} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
+      }) {index = 5 : i64, start = 1527 : i64, end = 1783 : i64} : () -> () loc(unknown)
+    }) {"torq-job-id" = 0 : i64, "torq-action-id" = 2 : i64, cycles = 1783 : i64, kernel = "conv2d", original_operators = ["tosa.conv2d@L9", "tosa.rescale@L14", "tosa.clamp@L15"], units = ["DMA_IN", "DMA_OUT", "SLICE0", "SLICE1"]} : () -> () loc("conv2d_3x3_16x16x8_i8.mlir":9:12)
   }) {name = "main_dispatch_0", function = "main"} : () -> () loc(unknown)
 }) : () -> () loc(unknown)

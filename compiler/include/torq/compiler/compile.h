@@ -9,9 +9,21 @@
 #include "torq/sim/hw.h"
 #include "torq/compiler/mlir.h"
 
+/* How the lowering cuts a layer into tiles (lower_internal.h, "the pipeline"). */
+typedef enum tqc_tiling_e {
+  /* The default: the tile count with the fewest estimated cycles, so that the DMA of tile n + 1
+   * overlaps the compute of tile n where that pays, and a small layer stays whole in LRAM where
+   * it does not. */
+  TQC_TILING_PIPELINE = 0,
+  /* The largest tiles that fit LRAM (one tile whenever the layer fits): no overlap of DMA and
+   * compute within a layer. For comparisons and hand-worked tests. */
+  TQC_TILING_FEWEST = 1,
+} tqc_tiling_t;
+
 typedef struct tqc_compile_options_s {
   tqs_hw_t hw;         /* the target; tqs_hw_initialize_sl2610 by default */
   const char *hw_spec; /* the --torq-hw text recorded in the module; "sl2610" by default */
+  tqc_tiling_t tiling; /* TQC_TILING_PIPELINE by default */
 } tqc_compile_options_t;
 
 void tqc_compile_options_initialize(tqc_compile_options_t *options);

@@ -37,6 +37,24 @@ double tqs_cost_dma_throughput(const tqs_hw_t *hw);
  * bytes / throughput (plus setup) for any size below 2^53 bytes. */
 uint64_t tqs_cost_dma(const tqs_hw_t *hw, uint64_t bytes);
 
+/* Cycles one DMA channel needs, alone and after its descriptor's set-up, to move `blocks`
+ * contiguous XRAM blocks of `block_bytes` each, in whole beats and whole bursts: each block is
+ * ceil(block_bytes / dma_bytes_per_cycle) beats sent in bursts of at most 2^m beats, each burst
+ * with the 1.5 beats of overhead of the throughput formula above, all at dma_efficiency:
+ *
+ *     blocks * (beats + 1.5 * ceil(beats / 2^m)) / dma_efficiency.
+ *
+ * For a long dense block this is bytes / tqs_cost_dma_throughput() up to the rounding to whole
+ * bursts; short or strided blocks cost more, which the estimate does not see. The NPU model times
+ * DMA with it (npu.h, "Time"). 0 for no bytes. */
+double tqs_cost_dma_blocks(const tqs_hw_t *hw, uint64_t blocks, uint64_t block_bytes);
+
+/* Cycles of one transfer of `blocks` contiguous XRAM blocks of `block_bytes` each, as the
+ * estimate charges it: a dense transfer (blocks <= 1) is tqs_cost_dma(block_bytes); a strided one
+ * starts new bursts with every block, so it is ceil(tqs_cost_dma_blocks()) + dma_setup_cycles,
+ * and short blocks cost more than their bytes over the throughput. 0 for no bytes. */
+uint64_t tqs_cost_dma_transfer(const tqs_hw_t *hw, uint64_t blocks, uint64_t block_bytes);
+
 /* MACs per cycle of one slice at an operand width: macs_per_slice / ceil(bits / 8)^2, at least
  * 1 (a wider MAC uses several 8x8 multipliers). SL2610: i8 256, i16 64, i32 16, i64 4. */
 uint64_t tqs_cost_macs_per_cycle(const tqs_hw_t *hw, uint32_t element_bits);

@@ -104,22 +104,38 @@
  * A DMA_IN or DMA_OUT UnitWork holds one or more transfers, each a pair of regions [source,
  * destination] (XRAM: buffer_id + offset, strided when counts are set; LRAM: address), run one
  * after the other on the unit's channel; its cycles are the sum of the cost model's
- * tqs_cost_dma() per transfer (of the transfer's total bytes, size * product(counts)). DMA_IN
+ * tqs_cost_dma_transfer() per transfer (of its XRAM blocks: bytes over the throughput for a dense
+ * one, whole bursts per block for a strided one; plus the set-up). DMA_IN
  * moves XRAM -> LRAM, DMA_OUT LRAM -> XRAM. A CDMA UnitWork's regions lie in LRAM (the CSS
  * memories are its other side) and it takes tqs_cost_cdma() of its `bytes`.
+ *
+ * ==== Work items of a task ====================================================================
+ *
+ * A task holds at most one work item for DMA_IN, DMA_OUT, CDMA and CSS. A slice may hold several:
+ * a slice program of several kernels, which the slice runs one after the other in the task's
+ * order (a fused chain such as rescale -> add -> rescale, its intermediates in LRAM). Items of
+ * the same slice may therefore read what an earlier one of them wrote; items of different units
+ * run at the same time and must not touch bytes another unit's item of the task writes.
  *
  * ==== Time: the NSS task rule =================================================================
  *
  * The NSS runs a program's tasks in order. The first task starts at cycle 0; each next one
  * starts when the previous one has ended plus the hardware's NSS task overhead. Every unit a
- * task uses starts at the task's start and works for the cycles of its work item (DMA and CDMA
- * as above; a slice tqs_cost_slice_macs() for conv2d, depthwise_conv2d and fully_connected,
- * tqs_cost_slice_elementwise() for the others; CSS tqs_cost_css()); the task ends when its last
- * unit ends (at its start when it uses none), and the program when its last task ends. Cycles
- * saturate at UINT64_MAX instead of wrapping. The clock below is that rule, and the only place
- * it is written: the cost model's estimate (tqs_task_schedule) and the NPU model's simulated
- * time (tqs_npu_run) both step it, so the two agree by construction. Effects the estimate does
- * not model belong in the cycles the NPU model passes in, not in a second rule.
+ * task uses starts at the task's start and works for the cycles of its work items (DMA and CDMA
+ * as above; a slice the sum over its items of tqs_cost_slice_macs() for conv2d, depthwise_conv2d
+ * and fully_connected, tqs_cost_slice_elementwise() for the others; CSS tqs_cost_css()); the
+ * task ends when its last unit ends (at its start when it uses none), and the program when its
+ * last task ends. Cycles saturate at UINT64_MAX instead of wrapping. The clock below is that
+ * rule, and the only place it is written: the cost model's estimate (tqs_task_schedule) and the
+ * NPU model's simulated time (tqs_npu_run) both step it.
+ *
+ * The two differ in the cycles they pass in. The estimate charges each unit the cost model's
+ * cycles above. The NPU model charges what its units really take in the task, with effects the
+ * cost model leaves out (sim/include/torq/sim/npu.h, "Time"): a DMA descriptor's set-up before
+ * each transfer, burst granularity of short blocks, XRAM bandwidth shared by DMA in and DMA out
+ * while both move data, and LRAM bank cycles a slice loses to DMA or CDMA lines in its banks.
+ * So estimated and simulated cycles differ by what those effects cost, and their difference is
+ * a measurement of the estimate, not zero by construction.
  */
 #ifndef TORQ_FORMATS_CONTRACT_H
 #define TORQ_FORMATS_CONTRACT_H
