@@ -326,6 +326,10 @@ static void e2e_run_model(e2e_totals_t *t, const char *path) {
       continue;
     }
     simulated += got;
+    if (tqr_session_job_cycles(session, (uint32_t)j) != got)
+      e2e_fail(t, model,
+               "NSS program %zu: the session says %" PRIu64 " cycles, the device %" PRIu64, j,
+               tqr_session_job_cycles(session, (uint32_t)j), got);
     if (got == want) t->programs_exact++;
     if (t->programs < sizeof(t->errors) / sizeof(t->errors[0]))
       t->errors[t->programs] = (double)(got > want ? got - want : want - got) / (double)got;

@@ -83,6 +83,8 @@ START_TEST(session_runs_repeatedly_with_fresh_buffers) {
   ck_assert_uint_eq(stats.nss_programs, 3);
   ck_assert_uint_eq(stats.host_programs, 3);
   ck_assert_uint_eq(stats.nss_cycles, 3 * 1600);
+  ck_assert_uint_eq(tqr_session_job_cycles(s, 0), 1600); /* the last run of job 0 */
+  ck_assert_uint_eq(tqr_session_job_cycles(s, 1), 0);    /* no such job */
   ck_assert_uint_eq(stats.time_ns, 10000 + 3 * 12026);
   size_t n;
   const tqr_event_t *ev = tqr_profile_events(p, &n);

@@ -103,6 +103,11 @@ tq_status_t tqr_session_invoke(tqr_session_t *session, const tqr_tensor_t *const
 
 void tqr_session_stats(const tqr_session_t *session, tqr_session_stats_t *out_stats);
 
+/* The NPU cycles NSS program `job_id` took the last time it ran in this session, as the device
+ * reported them (the simulated cycles on the simulator: what the reconciliation compares with
+ * the program's estimated_cycles); 0 when it has not run or the job does not exist. */
+uint64_t tqr_session_job_cycles(const tqr_session_t *session, uint32_t job_id);
+
 /* Frees the session and every buffer it holds; accepts NULL. */
 void tqr_session_destroy(tqr_session_t *session);
 
