@@ -159,3 +159,8 @@ void tn_expect_bytes(const void *got, const void *want, size_t n, const char *wh
   for (size_t i = 0; i < n; i++)
     ck_assert_msg(g[i] == w[i], "%s: byte %zu is %u, expected %u", what, i, g[i], w[i]);
 }
+
+void tn_on_work(void *user, const tqs_npu_event_t *ev) {
+  tn_events_t *e = user;
+  if (e->n < 16) e->ev[e->n++] = *ev;
+}

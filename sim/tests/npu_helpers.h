@@ -90,6 +90,14 @@ Torq__KernelParams tn_params(void);
 
 void tn_expect_bytes(const void *got, const void *want, size_t n, const char *what);
 
+/* The events an observer saw (the first 16). */
+typedef struct tn_events_s {
+  tqs_npu_event_t ev[16];
+  size_t n;
+} tn_events_t;
+/* An observer callback that records into a tn_events_t. */
+void tn_on_work(void *user, const tqs_npu_event_t *ev);
+
 /* test_npu_errors.c: malformed programs and random mutations. */
 void tn_add_error_tests(Suite *s);
 /* test_npu_time.c: the effects of the NPU model's time. */

@@ -695,16 +695,6 @@ END_TEST
 
 /* ---- Timing ---------------------------------------------------------------------------------- */
 
-typedef struct tn_events_s {
-  tqs_npu_event_t ev[16];
-  size_t n;
-} tn_events_t;
-
-static void tn_on_work(void *user, const tqs_npu_event_t *ev) {
-  tn_events_t *e = user;
-  if (e->n < 16) e->ev[e->n++] = *ev;
-}
-
 /* Three tasks, worked out by hand on the SL2610's NPU model (npu.h, "Time"):
  *   task 0 at 0: DMA_IN of 1000 bytes: 40 of set-up, then 125 beats in 8 bursts:
  *     40 + (125 + 12) / 0.65 = 250.77                                            -> ends 251

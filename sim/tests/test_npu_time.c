@@ -8,21 +8,11 @@
 #include "npu_helpers.h"
 #include "torq/sim/cost_model.h"
 
-typedef struct tt_events_s {
-  tqs_npu_event_t ev[8];
-  size_t n;
-} tt_events_t;
-
-static void tt_on_work(void *user, const tqs_npu_event_t *ev) {
-  tt_events_t *e = user;
-  if (e->n < 8) e->ev[e->n++] = *ev;
-}
-
 static tq_status_t tt_run(const tqs_hw_t *hw, tn_prog_t *p, tqs_xram_buffer_t *xram, size_t n,
-                          tt_events_t *ev, tqs_npu_result_t *r) {
+                          tn_events_t *ev, tqs_npu_result_t *r) {
   tqs_npu_t *npu = NULL;
   tq_status_t st = tqs_npu_create(hw, &npu);
-  tqs_npu_observer_t obs = {tt_on_work, ev};
+  tqs_npu_observer_t obs = {tn_on_work, ev};
   if (!st) st = tqs_npu_run(npu, &p->p, xram, n, ev ? &obs : NULL, r);
   tqs_npu_destroy(npu);
   return st;
@@ -45,7 +35,7 @@ START_TEST(npu_dma_in_and_out_share_xram_bandwidth) {
   TN_XRAM(out, 1, 0, 4000);
   tqs_xram_buffer_t xram[2] = {{a, sizeof(a)}, {b, sizeof(b)}};
   tqs_hw_t hw = tn_hw();
-  tt_events_t ev = {0};
+  tn_events_t ev = {0};
   tqs_npu_result_t r;
   TH_OK(tt_run(&hw, p, xram, 2, &ev, &r));
   ck_assert_uint_eq(r.cycles, 1040);
@@ -140,7 +130,7 @@ START_TEST(npu_slice_program_runs_its_kernels_in_order) {
   TN_XRAM(o, 2, 0, 16);
   tqs_xram_buffer_t xram[3] = {{(uint8_t *)a, 16}, {(uint8_t *)b, 16}, {(uint8_t *)out, 16}};
   tqs_hw_t hw = tn_hw();
-  tt_events_t ev = {0};
+  tn_events_t ev = {0};
   tqs_npu_result_t r;
   TH_OK(tt_run(&hw, p, xram, 3, &ev, &r));
   for (int i = 0; i < 16; i++) {
@@ -162,6 +152,18 @@ END_TEST
 /* With the effects switched off (no descriptor set-up, an XRAM that serves both channels in full,
  * no bank model) and the estimate's set-up at 0, a program of dense transfers of whole bursts
  * takes exactly the cycles of the estimate: what tells them apart is those effects alone. */
+/* The estimate of the program below on `hw`: the cost model's cycles on the NSS task rule. */
+static uint64_t tt_estimate(const tqs_hw_t *hw) {
+  tqs_task_timing_t t[3];
+  memset(t, 0, sizeof(t));
+  t[0].cycles[TQS_UNIT_DMA_IN] = tqs_cost_dma(hw, 2048);
+  t[1].cycles[TQS_UNIT_DMA_IN] = tqs_cost_dma(hw, 4096);
+  t[1].cycles[TQS_UNIT_SLICE0] = tqs_cost_slice_elementwise(hw, 2048, 8);
+  t[2].cycles[TQS_UNIT_DMA_OUT] = tqs_cost_dma(hw, 2048);
+  t[2].cycles[TQS_UNIT_DMA_IN] = tqs_cost_dma(hw, 4096);
+  return tqs_task_schedule(hw, t, 3);
+}
+
 START_TEST(npu_without_its_effects_takes_the_estimated_cycles) {
   static uint8_t a[2048], b[4096], o[2048];
   tn_prog_t *p = tn_prog(1, 3);
@@ -193,27 +195,14 @@ START_TEST(npu_without_its_effects_takes_the_estimated_cycles) {
   hw.lram_banks = 0;
   tqs_npu_result_t r;
   TH_OK(tt_run(&hw, p, xram, 3, NULL, &r));
-  tqs_task_timing_t t[3];
-  memset(t, 0, sizeof(t));
-  t[0].cycles[TQS_UNIT_DMA_IN] = tqs_cost_dma(&hw, 2048);
-  t[1].cycles[TQS_UNIT_DMA_IN] = tqs_cost_dma(&hw, 4096);
-  t[1].cycles[TQS_UNIT_SLICE0] = tqs_cost_slice_elementwise(&hw, 2048, 8);
-  t[2].cycles[TQS_UNIT_DMA_OUT] = tqs_cost_dma(&hw, 2048);
-  t[2].cycles[TQS_UNIT_DMA_IN] = tqs_cost_dma(&hw, 4096);
-  uint64_t estimate = tqs_task_schedule(&hw, t, 3);
+  uint64_t estimate = tt_estimate(&hw);
   /* 2048 bytes: 431 cycles, 4096: 862; the clamp 96: 431 + 16 + 862 + 16 + 862 = 2187. */
   ck_assert_uint_eq(estimate, 2187);
   ck_assert_uint_eq(r.cycles, estimate);
   /* With the SL2610's effects on, the same program takes longer than its estimate. */
   tqs_hw_t real = tn_hw();
   TH_OK(tt_run(&real, p, xram, 3, NULL, &r));
-  memset(t, 0, sizeof(t));
-  t[0].cycles[TQS_UNIT_DMA_IN] = tqs_cost_dma(&real, 2048);
-  t[1].cycles[TQS_UNIT_DMA_IN] = tqs_cost_dma(&real, 4096);
-  t[1].cycles[TQS_UNIT_SLICE0] = tqs_cost_slice_elementwise(&real, 2048, 8);
-  t[2].cycles[TQS_UNIT_DMA_OUT] = tqs_cost_dma(&real, 2048);
-  t[2].cycles[TQS_UNIT_DMA_IN] = tqs_cost_dma(&real, 4096);
-  ck_assert_uint_gt(r.cycles, tqs_task_schedule(&real, t, 3));
+  ck_assert_uint_gt(r.cycles, tt_estimate(&real));
 }
 END_TEST
 
