@@ -194,6 +194,7 @@ bench: $(TOOLS)
 	@scripts/bench-parse $(BIN)/torq-compile
 	@scripts/bench-compile $(BIN)
 	@scripts/bench-sim $(BIN)
+	@scripts/bench-reconcile $(BIN)
 	@scripts/bench-limits $(BIN)
 
 SOURCES := $(shell find runtime compiler sim harness -name '*.[ch]' 2>/dev/null)

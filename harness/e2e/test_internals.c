@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "e2e.h"
+#include "torq/base/str.h"
 #include "execute/execute_internal.h"
 #include "runner/runner_internal.h"
 #include "torq/base/alloc.h"
@@ -295,6 +296,19 @@ START_TEST(result_roundtrips_through_encoding) {
   ck_assert_ptr_null(tqh_test_result_add_metric(&r, "OVERALL", 12.5));
   ck_assert_ptr_null(tqh_test_result_add_metric(&r, "Dma Total", 3));
   ck_assert_ptr_null(tqh_test_result_add_file(&r, "profile.pb"));
+  r.clock_hz = 800000000u;
+  r.recon = tq_calloc(2, sizeof(*r.recon));
+  r.num_recon = 2;
+  r.recon[0] = (tqh_recon_t){3,
+                             tq_strdup_printf("loc(\"m.mlir\":4:5)"),
+                             tq_strdup_printf("tosa.rescale@L4 tosa.add@L5"),
+                             1000,
+                             1,
+                             1100,
+                             0,
+                             0};
+  r.recon[1] =
+      (tqh_recon_t){4, tq_strdup_printf("%s", ""), tq_strdup_printf("%s", ""), 50, 0, 0, 1, 0.125};
   tq_buf_t b;
   tq_buf_init(&b, 0);
   ck_assert_ptr_null(tqh__result_encode(&r, &b));
@@ -312,6 +326,16 @@ START_TEST(result_roundtrips_through_encoding) {
   ck_assert_double_eq(back.metric_us[0], 12.5);
   ck_assert_uint_eq(back.num_files, 1);
   ck_assert_str_eq(back.files[0], "profile.pb");
+  ck_assert_uint_eq(back.clock_hz, 800000000u);
+  ck_assert_uint_eq(back.num_recon, 2);
+  ck_assert_uint_eq(back.recon[0].job_id, 3);
+  ck_assert_str_eq(back.recon[0].location, "loc(\"m.mlir\":4:5)");
+  ck_assert_str_eq(back.recon[0].operators, "tosa.rescale@L4 tosa.add@L5");
+  ck_assert_uint_eq(back.recon[0].estimated_cycles, 1000);
+  ck_assert_int_eq(back.recon[0].has_simulated, 1);
+  ck_assert_uint_eq(back.recon[0].simulated_cycles, 1100);
+  ck_assert_int_eq(back.recon[1].has_device, 1);
+  ck_assert_double_eq(back.recon[1].device_us, 0.125);
   tqh_test_result_deinit(&back);
   /* Every truncation is refused, never read past. */
   for (size_t len = 0; len < b.len; len++) {

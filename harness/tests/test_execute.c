@@ -1,10 +1,12 @@
 /* One test's execution, phase by phase, in this process (execute.h): no worker, no redirected
  * stdio; what an execution reports is what its result and its callbacks received. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "suites.h"
+#include "tq_test.h"
 #include "torq/base/str.h"
 #include "torq/harness/execute.h"
 #include "torq/harness/suite.h"
@@ -188,6 +190,61 @@ START_TEST(phases_run_in_process_and_report_through_callbacks) {
 }
 END_TEST
 
+/* The overview metric named `name`, whatever its case ("DMA Total", "Dma Total"); -1 if none. */
+/* Runs the quantized add `model` (rescale -> add -> rescale: one fused NSS program) through
+ * every phase and checks what issue 16 asks of it: the program's estimate reconciled with its
+ * simulated cycles (a bounded error, not zero) and its operators all named. */
+static void check_fused_add(const char *model, size_t operators) {
+  fx_t fx;
+  char yaml[8192];
+  snprintf(yaml, sizeof(yaml),
+           "suite: x\ntests:\n  - name: add\n    model: '%s'\n    inputs: {random: 3}\n", model);
+  fx_init(&fx, yaml);
+  tqh_test_result_t r;
+  tqh_test_result_init(&r);
+  tqh_execution_t *e = NULL;
+  TH_OK(tqh_execution_create(&fx.exec, &fx.suite->tests[0], fx.test_dir, NULL, &r, &e));
+  ck_assert_int_eq(tqh_execute_compile(e), 1);
+  ck_assert_uint_eq(r.num_recon, 1);
+  const tqh_recon_t *p = &r.recon[0];
+  ck_assert_uint_eq(p->estimated_cycles, r.estimated_cycles);
+  ck_assert_int_eq(p->has_simulated, 0);
+  ck_assert_uint_eq(r.clock_hz, 800000000u);
+  size_t named = 0;
+  for (const char *o = p->operators; (o = strstr(o, "tosa.")) != NULL; o++) named++;
+  ck_assert_msg(named == operators, "operators: %s", p->operators);
+  ck_assert_ptr_nonnull(strstr(p->operators, "tosa.add@L"));
+  ck_assert_ptr_nonnull(strstr(p->location, ".mlir\":"));
+  ck_assert_int_eq(tqh_execute_run(e), 1);
+  ck_assert_int_eq(tqh_execute_check(e), 1);
+  ck_assert_int_eq(tqh_execute_profile(e), 1);
+  ck_assert_int_eq(p->has_simulated, 1);
+  double error;
+  ck_assert(tqh_recon_error(p, r.clock_hz, &error));
+  ck_assert_msg(error > 0 && error <= 0.25, "estimated %llu, simulated %llu",
+                (unsigned long long)p->estimated_cycles, (unsigned long long)p->simulated_cycles);
+  ck_assert_int_eq(r.outcome, TQH_OUTCOME_PASSED);
+  tqh_execution_destroy(e);
+  tqh_test_result_deinit(&r);
+  fx_deinit(&fx);
+}
+
+START_TEST(smoke_add_is_reconciled) {
+  char *model = th_path(tq_test_top(), "suites/models/add_rescaled_28x28x32_i8.mlir");
+  check_fused_add(model, 4);
+  free(model);
+}
+END_TEST
+
+START_TEST(corpus_add_is_reconciled) {
+  const char *corpus = tq_test_corpus();
+  if (!corpus) return;
+  char *model = th_path(corpus, "add.mlir");
+  check_fused_add(model, 5);
+  free(model);
+}
+END_TEST
+
 START_TEST(compile_phase_fails_a_model_the_compiler_refuses_with_its_location) {
   fx_t fx;
   fx_init(&fx, "suite: x\ntests:\n  - name: broken\n    model: broken.mlir\n");
@@ -269,6 +326,8 @@ Suite *execute_suite(void) {
   TCase *tc = tcase_create("phases");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, phases_run_in_process_and_report_through_callbacks);
+  tcase_add_test(tc, smoke_add_is_reconciled);
+  tcase_add_test(tc, corpus_add_is_reconciled);
   tcase_add_test(tc, compile_phase_fails_a_model_the_compiler_refuses_with_its_location);
   tcase_add_test(tc, run_phase_fails_inputs_that_do_not_fit_the_signature);
   tcase_add_test(tc, whole_test_calls_the_hook_between_compile_and_run);

@@ -221,6 +221,47 @@ START_TEST(a_crowded_track_is_merged_under_the_cap) {
 }
 END_TEST
 
+/* Two tests with reconciled programs: each gets its table, the run its line with the median and
+ * 90th percentile of the errors over all of them (20%, 10%, 50%: median 20%, p90 50%). */
+START_TEST(reconciliation_is_a_table_per_test_and_a_line_for_the_run) {
+  char *dir = th_tmpdir();
+  tq_buf_t j;
+  tq_buf_init(&j, 0);
+  line(&j, "s+a", "passed", "null",
+       "\"reconciliation\":{\"clock_hz\":800000000,\"programs\":[{\"job\":0,"
+       "\"location\":\"loc(\\\"m.mlir\\\":4:5)\",\"operators\":[\"tosa.rescale@L4\","
+       "\"tosa.add@L5\"],\"estimated_cycles\":1000,\"simulated_cycles\":1250},"
+       "{\"job\":1,\"estimated_cycles\":990,\"simulated_cycles\":900}]},");
+  line(&j, "s+b", "passed", "null",
+       "\"reconciliation\":{\"clock_hz\":800000000,\"programs\":[{\"job\":0,"
+       "\"operators\":[\"tosa.conv2d@L9\"],\"estimated_cycles\":800,\"device_us\":2}]},");
+  line(&j, "s+c", "passed", "null", "");
+  char *p = th_path(dir, "journal.jsonl");
+  th_write(p, j.data);
+  free(p);
+  tq_buf_deinit(&j);
+  TH_OK(tqh_html_report_write(dir, NULL, NULL));
+  p = th_path(dir, TQH_HTML_REPORT_FILE);
+  char *html = th_read(p, NULL);
+  ck_assert_ptr_nonnull(strstr(html,
+                               "Estimate against measurement: 3 NSS programs, |estimate "
+                               "&minus; measured| / measured: median 20.0%, 90th "
+                               "percentile 50.0%."));
+  ck_assert_uint_eq(count(html, "<h3>Estimate against measurement</h3>"), 2);
+  ck_assert_ptr_nonnull(strstr(html,
+                               "<tr><td class=\"n\">0</td><td>tosa.rescale@L4 tosa.add@L5"
+                               "</td><td>loc(&quot;m.mlir&quot;:4:5)</td><td class=\"n\">"
+                               "1000</td><td class=\"n\">1250</td><td class=\"n\"></td>"
+                               "<td class=\"n\">20.0%</td></tr>"));
+  ck_assert_ptr_nonnull(strstr(html,
+                               "<td class=\"n\">800</td><td class=\"n\"></td>"
+                               "<td class=\"n\">2.000\xC2\xB5s</td><td class=\"n\">50.0%"));
+  free(html);
+  free(p);
+  th_rmtree(dir);
+}
+END_TEST
+
 START_TEST(a_run_without_journal_is_not_found) {
   char *dir = th_tmpdir();
   tq_status_t st = tqh_html_report_write(dir, NULL, NULL);
@@ -241,6 +282,7 @@ Suite *html_report_suite(void) {
   tcase_add_test(tc, every_test_has_a_row_and_a_section_and_a_corrupt_profile_is_a_note);
   tcase_add_test(tc, baseline_changes_are_shown_with_their_verdict);
   tcase_add_test(tc, a_crowded_track_is_merged_under_the_cap);
+  tcase_add_test(tc, reconciliation_is_a_table_per_test_and_a_line_for_the_run);
   tcase_add_test(tc, a_run_without_journal_is_not_found);
   suite_add_tcase(s, tc);
   return s;

@@ -218,7 +218,7 @@ START_TEST(record_without_optional_fields_reads_back_with_defaults) {
       "\"min\":0,\"max\":0,\"median\":0,\"mean\":0,\"stddev\":0,\"mad\":0,"
       "\"ci95_low\":0,\"ci95_high\":0},\"wall_time_samples\":[],\"cache\":\"none\","
       "\"compile_time\":0,\"run_time\":0,\"estimated_cycles\":null,\"metrics\":{},"
-      "\"metric_keys\":{},\"properties\":{},\"files\":[]}");
+      "\"metric_keys\":{},\"reconciliation\":null,\"properties\":{},\"files\":[]}");
   tqh_records_t list;
   tqh_records_init(&list);
   RT_OK(tqh__record_parse(&list, "{\"id\":\"x\",\"name\":\"y\",\"outcome\":\"passed\"}", 40));
@@ -255,10 +255,102 @@ START_TEST(record_without_optional_fields_reads_back_with_defaults) {
 }
 END_TEST
 
+/* The reconciliation of a record: written with each program's error, read back the same. */
+START_TEST(record_reconciliation_reads_back) {
+  static const tqh_recon_t programs[3] = {
+      {0, "loc(\"m.mlir\":4:5)", "tosa.rescale@L4 tosa.add@L5", 1000, 1, 1250, 0, 0},
+      {1, "", "", 800, 0, 0, 1, 2.0}, /* a board: 2 µs measured, 800 cycles = 1 µs estimated */
+      {2, "loc(\"m.mlir\":9:5)", "tosa.conv2d@L9", 77, 0, 0, 0, 0}, /* nothing measured */
+  };
+  tqh_test_record_t r;
+  memset(&r, 0, sizeof(r));
+  r.id = "a";
+  r.name = "a";
+  r.outcome = TQH_OUTCOME_PASSED;
+  r.recon = programs;
+  r.recon_count = 3;
+  r.clock_hz = 800000000u;
+  tq_buf_t buf;
+  tq_buf_init(&buf, 0);
+  RT_OK(tqh__record_to_json(&r, 0, &buf));
+  ck_assert_msg(
+      strstr(buf.data,
+             "\"reconciliation\":{\"clock_hz\":800000000,\"programs\":[{\"job\":0,"
+             "\"location\":\"loc(\\\"m.mlir\\\":4:5)\",\"operators\":[\"tosa.rescale@L4\","
+             "\"tosa.add@L5\"],\"estimated_cycles\":1000,\"simulated_cycles\":1250,"
+             "\"device_us\":null,\"error\":0.2}") != NULL,
+      "%s", buf.data);
+  ck_assert_ptr_nonnull(strstr(buf.data, "\"device_us\":2,\"error\":0.5}"));
+  ck_assert_ptr_nonnull(
+      strstr(buf.data, "\"simulated_cycles\":null,\"device_us\":null,\"error\":null}"));
+  tqh_records_t list;
+  tqh_records_init(&list);
+  RT_OK(tqh__record_parse(&list, buf.data, buf.len));
+  const tqh_test_record_t *b = &list.items[0];
+  ck_assert_uint_eq(b->recon_count, 3);
+  ck_assert_uint_eq(b->clock_hz, 800000000u);
+  for (size_t i = 0; i < 3; i++) {
+    ck_assert_uint_eq(b->recon[i].job_id, programs[i].job_id);
+    ck_assert_str_eq(b->recon[i].location, programs[i].location);
+    ck_assert_str_eq(b->recon[i].operators, programs[i].operators);
+    ck_assert_uint_eq(b->recon[i].estimated_cycles, programs[i].estimated_cycles);
+    ck_assert_int_eq(b->recon[i].has_simulated, programs[i].has_simulated);
+    ck_assert_uint_eq(b->recon[i].simulated_cycles, programs[i].simulated_cycles);
+    ck_assert_int_eq(b->recon[i].has_device, programs[i].has_device);
+    ck_assert_double_eq(b->recon[i].device_us, programs[i].device_us);
+  }
+  double e;
+  ck_assert(tqh_recon_error(&b->recon[0], b->clock_hz, &e));
+  ck_assert_double_eq_tol(e, 0.2, 1e-12);
+  ck_assert(tqh_recon_error(&b->recon[1], b->clock_hz, &e));
+  ck_assert_double_eq_tol(e, 0.5, 1e-12);
+  ck_assert(!tqh_recon_error(&b->recon[2], b->clock_hz, &e));
+  ck_assert(!tqh_recon_error(&b->recon[1], 0, &e)); /* a device time needs the clock */
+  /* A record without programs writes null and reads back none. */
+  r.recon_count = 0;
+  tq_buf_clear(&buf);
+  RT_OK(tqh__record_to_json(&r, 0, &buf));
+  ck_assert_ptr_nonnull(strstr(buf.data, "\"reconciliation\":null"));
+  RT_OK(tqh__record_parse(&list, buf.data, buf.len));
+  ck_assert_uint_eq(list.items[1].recon_count, 0);
+  tqh_records_deinit(&list);
+  tq_buf_deinit(&buf);
+}
+END_TEST
+
+/* Median (the lower of an even count) and 90th percentile by nearest rank. */
+START_TEST(recon_percentiles_are_the_median_and_nearest_rank_p90) {
+  double e[10] = {0.9, 0.1, 0.5, 0.3, 0.7, 0.2, 0.4, 0.8, 0.6, 1.0};
+  double median, p90;
+  tqh_recon_percentiles(e, 10, &median, &p90);
+  ck_assert_double_eq(median, 0.5);
+  ck_assert_double_eq(p90, 0.9);
+  ck_assert_double_eq(e[0], 0.1); /* sorted in place */
+  double one[1] = {0.25};
+  tqh_recon_percentiles(one, 1, &median, &p90);
+  ck_assert_double_eq(median, 0.25);
+  ck_assert_double_eq(p90, 0.25);
+  double eleven[11] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  tqh_recon_percentiles(eleven, 11, &median, &p90);
+  ck_assert_double_eq(median, 5);
+  ck_assert_double_eq(p90, 9); /* ceil(9.9) = 10th smallest */
+  tqh_recon_percentiles(NULL, 0, &median, &p90);
+  ck_assert_double_eq(median + p90, 0);
+}
+END_TEST
+
 static const struct {
   const char *line;
   const char *message; /* start of the expected message */
 } bad_records[] = {
+    {"{\"id\":\"i\",\"name\":\"n\",\"outcome\":\"passed\",\"reconciliation\":[]}",
+     "\"reconciliation\": expected an object"},
+    {"{\"id\":\"i\",\"name\":\"n\",\"outcome\":\"passed\",\"reconciliation\":"
+     "{\"programs\":[{\"job\":-1}]}}",
+     "\"job\": expected a whole number"},
+    {"{\"id\":\"i\",\"name\":\"n\",\"outcome\":\"passed\",\"reconciliation\":"
+     "{\"programs\":[{\"operators\":[1]}]}}",
+     "\"operators\": expected strings"},
     {"[1,2]", "expected a JSON object"},
     {"{\"name\":\"n\",\"outcome\":\"passed\"}", "missing \"id\""},
     {"{\"id\":\"\",\"name\":\"n\",\"outcome\":\"passed\"}", "empty \"id\""},
@@ -534,6 +626,8 @@ Suite *journal_suite(void) {
   tcase_add_test(tc, json_writer_reports_unbalanced_nesting);
   tcase_add_test(tc, record_reads_back_equal_to_what_was_written);
   tcase_add_test(tc, record_without_optional_fields_reads_back_with_defaults);
+  tcase_add_test(tc, record_reconciliation_reads_back);
+  tcase_add_test(tc, recon_percentiles_are_the_median_and_nearest_rank_p90);
   tcase_add_loop_test(tc, record_parse_rejects_invalid_lines, 0,
                       (int)(sizeof(bad_records) / sizeof(bad_records[0])));
   suite_add_tcase(s, tc);

@@ -176,6 +176,7 @@ int tqh_execute_compile(tqh_execution_t *e) {
     return 0;
   }
   record_estimate(e);
+  st = tqh__exec_recon_init(e);
   /* The compile outputs, linked into the test's folder. */
   tq_buf_t from, to;
   tq_buf_init(&from, 0);

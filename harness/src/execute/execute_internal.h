@@ -60,6 +60,18 @@ tq_status_t tqh__exec_invoke(tqh_execution_t *e, tqr_session_t *session) TQ_MUST
 /* Destroys the outputs (the array stays). */
 void tqh__exec_free_outputs(tqh_execution_t *e);
 
+/* ---- The reconciliation (reconcile.c) ------------------------------------------------------- */
+
+struct tqh_annotation_s;
+
+/* Fills the result's reconciliation from the loaded module (estimates, locations, clock) and the
+ * cache entry's debug info (the source operators, when it can be read). TQ_OUT_OF_MEMORY. */
+tq_status_t tqh__exec_recon_init(tqh_execution_t *e) TQ_MUST_USE;
+/* The cycles each program took in `session`'s last invocation (the simulator's). */
+void tqh__exec_recon_simulated(tqh_execution_t *e, const tqr_session_t *session);
+/* Each program's measured slot in a board's annotated profile, the mean over its runs. */
+void tqh__exec_recon_device(tqh_execution_t *e, const struct tqh_annotation_s *ann);
+
 /* ---- Outputs against the reference (compare.c) ---------------------------------------------- */
 
 struct tqs_tensor_s;

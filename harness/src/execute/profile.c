@@ -46,6 +46,7 @@ static int annotate_profile(tqh_execution_t *e) {
                   ann->diags.warnings == 1 ? "" : "s");
     tq_buf_deinit(&text);
   }
+  if (!st && e->exec->board) tqh__exec_recon_device(e, ann);
   static const char *const outputs[] = {"annotated.csv", "profile.xlsx", "profile.pb"};
   for (size_t i = 0; !st && i < 3; i++) {
     st = tqh__exec_path_in(e, outputs[i], &path);

@@ -27,6 +27,11 @@ void tqh_test_result_deinit(tqh_test_result_t *r) {
   free_strings(r->metric_names, r->num_metrics);
   tq_free(r->metric_us);
   free_strings(r->files, r->num_files);
+  for (size_t i = 0; r->recon && i < r->num_recon; i++) {
+    tq_free((char *)r->recon[i].location);
+    tq_free((char *)r->recon[i].operators);
+  }
+  tq_free(r->recon);
   tq_free(r->board);
   memset(r, 0, sizeof(*r));
 }

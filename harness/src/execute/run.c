@@ -97,6 +97,7 @@ static int run_timed(tqh_execution_t *e) {
     else
       tqh__exec_log(e, "Wall time: %.6fs", wall);
   }
+  if (!st) tqh__exec_recon_simulated(e, session);
   tqr_session_destroy(session);
   tqr_device_destroy(device);
   if (st) {

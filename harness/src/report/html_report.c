@@ -253,7 +253,13 @@ static tq_status_t summary_table(const page_t *p, tq_buf_t *out) {
                        "<th>Message</th></tr></thead><tbody>\n",
                        p->baseline ? "<th>Baseline</th>" : ""));
   for (size_t k = 0; k < p->count; k++) TQ_TRY(summary_row(p, k, out));
-  return tq_buf_append_cstr(out, "</tbody></table>\n");
+  TQ_TRY(tq_buf_append_cstr(out, "</tbody></table>\n"));
+  const tqh_test_record_t **shown = tq_calloc(p->count + 1, sizeof(*shown));
+  if (!shown) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  for (size_t k = 0; k < p->count; k++) shown[k] = &p->records.items[p->order[k]];
+  tq_status_t st = tqh__html_recon_summary(shown, p->count, out);
+  tq_free((void *)shown);
+  return st;
 }
 
 static tq_status_t fact(tq_buf_t *out, const char *name, const char *value) {
@@ -440,6 +446,7 @@ static tq_status_t section(page_t *p, size_t k, tq_buf_t *out) {
   TQ_TRY(test_time(r, out));
   TQ_TRY(timeline(p, r, out));
   TQ_TRY(overview_bars(r, out));
+  TQ_TRY(tqh__html_recon_table(r, out));
   TQ_TRY(baseline_table(p, k, out));
   return tq_buf_append_cstr(out, "</section>\n");
 }

@@ -21,4 +21,16 @@ uint64_t tqh__html_tick_step(uint64_t span_ns, unsigned max_ticks);
 tq_status_t tqh__html_timeline(const tqh_trace_t *trace, size_t max_rects,
                                tq_buf_t *out) TQ_MUST_USE;
 
+/* ---- The reconciliation (html_reconcile.c) ------------------------------------------------- */
+
+struct tqh_test_record_s;
+
+/* The run's line: how many NSS programs of the `n` records were measured, and the median and
+ * 90th percentile of |estimate - measured| / measured over them (nothing without programs). */
+tq_status_t tqh__html_recon_summary(const struct tqh_test_record_s *const *records, size_t n,
+                                    tq_buf_t *out) TQ_MUST_USE;
+/* A test's table: one row per NSS program (job, operators, location, estimated and simulated
+ * cycles, device time, error); nothing without programs. */
+tq_status_t tqh__html_recon_table(const struct tqh_test_record_s *r, tq_buf_t *out) TQ_MUST_USE;
+
 #endif

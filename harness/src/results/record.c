@@ -12,6 +12,58 @@
 
 static const char *const cache_names[] = {"none", "hit", "miss"};
 
+/* "reconciliation": {"clock_hz", "programs": [{"job", "location", "operators": [...],
+ * "estimated_cycles", "simulated_cycles", "device_us", "error"}]}, or null without programs. */
+static void write_recon(tqh_jw_t *w, const tqh_test_record_t *r) {
+  tqh_jw_key(w, "reconciliation");
+  if (!r->recon || !r->recon_count) {
+    tqh_jw_null(w);
+    return;
+  }
+  tqh_jw_object_begin(w);
+  tqh_jw_key(w, "clock_hz");
+  tqh_jw_uint(w, r->clock_hz);
+  tqh_jw_key(w, "programs");
+  tqh_jw_array_begin(w);
+  for (size_t i = 0; i < r->recon_count; i++) {
+    const tqh_recon_t *p = &r->recon[i];
+    tqh_jw_object_begin(w);
+    tqh_jw_key(w, "job");
+    tqh_jw_uint(w, p->job_id);
+    tqh_jw_key(w, "location");
+    tqh_jw_string(w, p->location ? p->location : "");
+    tqh_jw_key(w, "operators");
+    tqh_jw_array_begin(w);
+    for (const char *o = p->operators ? p->operators : ""; *o;) {
+      size_t n = strcspn(o, " ");
+      if (n) tqh_jw_stringn(w, o, n);
+      o += n + (o[n] == ' ');
+    }
+    tqh_jw_array_end(w);
+    tqh_jw_key(w, "estimated_cycles");
+    tqh_jw_uint(w, p->estimated_cycles);
+    tqh_jw_key(w, "simulated_cycles");
+    if (p->has_simulated)
+      tqh_jw_uint(w, p->simulated_cycles);
+    else
+      tqh_jw_null(w);
+    tqh_jw_key(w, "device_us");
+    if (p->has_device)
+      tqh_jw_number(w, p->device_us);
+    else
+      tqh_jw_null(w);
+    double error;
+    tqh_jw_key(w, "error");
+    if (tqh_recon_error(p, r->clock_hz, &error))
+      tqh_jw_number(w, error);
+    else
+      tqh_jw_null(w);
+    tqh_jw_object_end(w);
+  }
+  tqh_jw_array_end(w);
+  tqh_jw_object_end(w);
+}
+
 tq_status_t tqh__record_to_json(const tqh_test_record_t *r, int pretty, tq_buf_t *out) {
   tqh_jw_t w;
   tqh_jw_init(&w, out, pretty);
@@ -96,6 +148,7 @@ tq_status_t tqh__record_to_json(const tqh_test_record_t *r, int pretty, tq_buf_t
   }
   tq_buf_deinit(&key);
   tqh_jw_object_end(&w);
+  write_recon(&w, r);
   tqh_jw_key(&w, "properties");
   tqh_jw_object_begin(&w);
   for (size_t i = 0; r->properties && i < r->property_count; i++) {
@@ -282,6 +335,74 @@ static tq_status_t read_metric_keys(rd_t *rd, tqh_record_metric_t *m, size_t n) 
   return st;
 }
 
+/* A whole number in [0, 2^64) (null or absent: 0 and *out_has 0). */
+static tq_status_t whole_of(const tqh_json_t *v, const char *key, int *out_has, uint64_t *out) {
+  *out = 0;
+  if (out_has) *out_has = 0;
+  if (!v || v->kind == TQH_JSON_NULL) return NULL;
+  double d;
+  TQ_TRY(number_of(v, key, &d));
+  if (!(d >= 0 && d < 0x1p64 && d == floor(d))) return bad(key, "a whole number");
+  *out = (uint64_t)d;
+  if (out_has) *out_has = 1;
+  return NULL;
+}
+
+/* One program of "reconciliation" (write_recon). */
+static tq_status_t read_recon_program(rd_t *rd, const tqh_json_t *v, tqh_recon_t *p) {
+  if (v->kind != TQH_JSON_OBJECT) return bad("programs", "objects");
+  uint64_t job;
+  TQ_TRY(whole_of(tqh_json_get(v, "job"), "job", NULL, &job));
+  if (job > UINT32_MAX) return bad("job", "a job id");
+  p->job_id = (uint32_t)job;
+  const tqh_json_t *loc = tqh_json_get(v, "location");
+  if (loc && loc->kind != TQH_JSON_STRING && loc->kind != TQH_JSON_NULL)
+    return bad("location", "a string");
+  p->location = loc && loc->kind == TQH_JSON_STRING
+                    ? tq_arena_strndup(rd->arena, loc->string, loc->len)
+                    : tq_arena_strndup(rd->arena, "", 0);
+  const tqh_json_t *ops = tqh_json_get(v, "operators");
+  tq_buf_t joined;
+  tq_buf_init(&joined, 0);
+  tq_status_t st = NULL;
+  if (ops && ops->kind != TQH_JSON_ARRAY && ops->kind != TQH_JSON_NULL)
+    st = bad("operators", "an array");
+  for (size_t i = 0; !st && ops && ops->kind == TQH_JSON_ARRAY && i < ops->len; i++) {
+    const tqh_json_t *o = ops->items[i];
+    if (o->kind != TQH_JSON_STRING) st = bad("operators", "strings");
+    if (!st && i) st = tq_buf_putc(&joined, ' ');
+    if (!st) st = tq_buf_append(&joined, o->string, o->len);
+  }
+  if (!st) p->operators = tq_arena_strndup(rd->arena, joined.data ? joined.data : "", joined.len);
+  tq_buf_deinit(&joined);
+  TQ_TRY(st);
+  if (!p->location || !p->operators) return oom();
+  TQ_TRY(whole_of(tqh_json_get(v, "estimated_cycles"), "estimated_cycles", NULL,
+                  &p->estimated_cycles));
+  TQ_TRY(whole_of(tqh_json_get(v, "simulated_cycles"), "simulated_cycles", &p->has_simulated,
+                  &p->simulated_cycles));
+  const tqh_json_t *dev = tqh_json_get(v, "device_us");
+  p->has_device = dev && dev->kind != TQH_JSON_NULL;
+  return number_of(dev, "device_us", &p->device_us);
+}
+
+static tq_status_t read_recon(rd_t *rd, tqh_test_record_t *r) {
+  const tqh_json_t *v;
+  TQ_TRY(get_container(rd, "reconciliation", 1, &v));
+  if (!v) return NULL;
+  TQ_TRY(whole_of(tqh_json_get(v, "clock_hz"), "clock_hz", NULL, &r->clock_hz));
+  const tqh_json_t *progs = tqh_json_get(v, "programs");
+  if (!progs || progs->kind == TQH_JSON_NULL) return NULL;
+  if (progs->kind != TQH_JSON_ARRAY) return bad("programs", "an array");
+  if (!progs->len) return NULL;
+  tqh_recon_t *p = tq_arena_calloc(rd->arena, progs->len, sizeof(*p));
+  if (!p) return oom();
+  for (size_t i = 0; i < progs->len; i++) TQ_TRY(read_recon_program(rd, progs->items[i], &p[i]));
+  r->recon = p;
+  r->recon_count = progs->len;
+  return NULL;
+}
+
 static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
   memset(r, 0, sizeof(*r));
   if (rd->obj->kind != TQH_JSON_OBJECT)
@@ -351,6 +472,7 @@ static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
     r->metric_count = v->len;
     TQ_TRY(read_metric_keys(rd, m, v->len));
   }
+  TQ_TRY(read_recon(rd, r));
 
   TQ_TRY(get_container(rd, "properties", 1, &v));
   if (v && v->len) {

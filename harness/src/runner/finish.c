@@ -188,6 +188,9 @@ static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
   rec.estimated_cycles = r->estimated_cycles;
   rec.metrics = metrics;
   rec.metric_count = r->num_metrics;
+  rec.recon = r->recon;
+  rec.recon_count = r->num_recon;
+  rec.clock_hz = r->clock_hz;
   rec.properties = props;
   rec.property_count = np;
   rec.files = (const char *const *)r->files;

@@ -69,6 +69,19 @@ tq_status_t tqh__result_encode(const tqh_test_result_t *r, tq_buf_t *out) {
   }
   TQ_TRY(put_u64(out, r->num_files));
   for (size_t i = 0; i < r->num_files; i++) TQ_TRY(put_str(out, r->files[i]));
+  TQ_TRY(put_u64(out, r->clock_hz));
+  TQ_TRY(put_u64(out, r->num_recon));
+  for (size_t i = 0; i < r->num_recon; i++) {
+    const tqh_recon_t *p = &r->recon[i];
+    TQ_TRY(put_u64(out, p->job_id));
+    TQ_TRY(put_str(out, p->location));
+    TQ_TRY(put_str(out, p->operators));
+    TQ_TRY(put_u64(out, p->estimated_cycles));
+    TQ_TRY(put_u64(out, (uint64_t)p->has_simulated));
+    TQ_TRY(put_u64(out, p->simulated_cycles));
+    TQ_TRY(put_u64(out, (uint64_t)p->has_device));
+    TQ_TRY(put_f64(out, p->device_us));
+  }
   TQ_TRY(put_str(out, r->board));
   TQ_TRY(put_u64(out, (uint64_t)r->has_device_wall));
   TQ_TRY(put_f64(out, r->device_wall_s));
@@ -169,6 +182,25 @@ tq_status_t tqh__result_decode(const void *data, size_t len, tqh_test_result_t *
       r->files[i] = get_str(&rd);
       r->num_files = i + 1;
       if (!r->files[i]) rd.bad = 1;
+    }
+  }
+  r->clock_hz = get_u64(&rd);
+  n = get_count(&rd);
+  if (!rd.bad && n) {
+    r->recon = tq_calloc(n, sizeof(*r->recon));
+    if (!r->recon) rd.bad = 1;
+    for (size_t i = 0; i < n && !rd.bad; i++) {
+      tqh_recon_t *p = &r->recon[i];
+      p->job_id = (uint32_t)get_u64(&rd);
+      p->location = get_str(&rd);
+      p->operators = get_str(&rd);
+      p->estimated_cycles = get_u64(&rd);
+      p->has_simulated = (int)get_u64(&rd);
+      p->simulated_cycles = get_u64(&rd);
+      p->has_device = (int)get_u64(&rd);
+      p->device_us = get_f64(&rd);
+      r->num_recon = i + 1;
+      if (!p->location || !p->operators) rd.bad = 1;
     }
   }
   if (!rd.bad) {

@@ -58,6 +58,13 @@ typedef struct tqh_test_result_s {
   size_t num_metrics;
   char **files; /* relative to the test's folder */
   size_t num_files;
+  /* The reconciliation (results.h): one entry per NSS program of the module, with its estimate,
+   * location and source operators once it compiled; the simulated cycles after the timed runs
+   * on the simulator, the device time after a board's profile is annotated. Owns the entries'
+   * strings. clock_hz: the module's. */
+  tqh_recon_t *recon;
+  size_t num_recon;
+  uint64_t clock_hz;
   /* On a board: */
   char *board;          /* the board's name, or NULL (the simulator) */
   int has_device_wall;  /* the runtime reported device_wall_time_us */

@@ -102,6 +102,30 @@ typedef struct tqh_property_s {
   const char *value; /* borrowed */
 } tqh_property_t;
 
+/* One NSS program of a test: the compiler's estimate against what the program took (the
+ * reconciliation, README "Reconciliation"). A fused program stands for every source operator
+ * lowered into it: `operators` lists them, `location` is the one it was lowered at. */
+typedef struct tqh_recon_s {
+  uint32_t job_id;
+  const char *location;      /* its NSS_START's: loc("model.mlir":12:5); "" when unknown */
+  const char *operators;     /* space-separated: "tosa.rescale@L6 tosa.add@L9"; "" unknown */
+  uint64_t estimated_cycles; /* NssProgram.estimated_cycles */
+  int has_simulated;
+  uint64_t simulated_cycles; /* on the simulator: the cycles it took (its last timed run) */
+  int has_device;
+  double device_us; /* on a board: its measured slot in the profile, mean over invocations */
+} tqh_recon_t;
+
+/* |estimate - measured| / measured of one program: against its simulated cycles when it has
+ * them, else against its device time (the estimate converted at `clock_hz`). Returns 1 with
+ * *out_error set, 0 when there is nothing to compare with (or the measurement is 0). */
+int tqh_recon_error(const tqh_recon_t *program, uint64_t clock_hz, double *out_error);
+
+/* The median (the lower one of an even count) and the 90th percentile (nearest rank: the
+ * ceil(0.9 n)-th smallest) of `n` errors, which are sorted in place; both 0 when n is 0. The
+ * statistics the reports and `make bench` show of a test's or a corpus's reconciliation. */
+void tqh_recon_percentiles(double *errors, size_t n, double *out_median, double *out_p90);
+
 /* Everything the reports know about one finished test. All pointers are borrowed for the
  * duration of the call that receives the record; NULL strings count as empty. Strings are UTF-8
  * (malformed bytes become U+FFFD); control characters are kept in the journal (JSON-escaped) and
@@ -137,6 +161,11 @@ typedef struct tqh_test_record_s {
 
   const tqh_record_metric_t *metrics; /* the overview metrics, in the trace's order; may be NULL */
   size_t metric_count;
+  /* The reconciliation: one entry per NSS program, in job order; may be NULL. clock_hz (the
+   * module's) converts cycles to time; 0 when there is none. */
+  const tqh_recon_t *recon;
+  size_t recon_count;
+  uint64_t clock_hz;
   const tqh_property_t *properties; /* may be NULL */
   size_t property_count;
   const char *const *files; /* the test's files, relative to its folder ("profile.pb") */

@@ -1,0 +1,77 @@
+/* The reconciliation of a test (results.h, tqh_recon_t): per NSS program of the module, its
+ * estimate, the source operators lowered into it and where; then what it took, simulated
+ * (run.c) or on a board's profile (profile.c). */
+#include <string.h>
+
+#include "execute_internal.h"
+#include "torq/base/alloc.h"
+#include "torq/harness/annotate.h"
+
+static char *dup_cstr(const char *s) {
+  return tq_strndup(s ? s : "", s ? strlen(s) : 0);
+}
+
+tq_status_t tqh__exec_recon_init(tqh_execution_t *e) {
+  tqh_test_result_t *r = e->r;
+  const Torq__Module *m = tqr_module_proto(e->module);
+  size_t n = m->n_nss_programs;
+  r->clock_hz = m->hardware ? m->hardware->clock_hz : 0;
+  if (n == 0) return NULL;
+  r->recon = tq_calloc(n, sizeof(*r->recon));
+  if (!r->recon) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  /* The source operators are the debug info's (the module does not carry them); a model
+   * compiled without one, or one that cannot be read, leaves them empty. */
+  tqh_debug_info_t *info = NULL;
+  tq_buf_t dir;
+  tq_buf_init(&dir, 0);
+  tq_status_t st = tq_buf_printf(&dir, "%s/debug", e->entry_dir);
+  if (!st) tq_status_free(tqh_debug_info_load(dir.data, NULL, &info));
+  tq_buf_deinit(&dir);
+  const tqh_dispatch_t *d = info && info->num_dispatches ? &info->dispatches[0] : NULL;
+  for (size_t j = 0; !st && j < n; j++) {
+    tqh_recon_t *p = &r->recon[j];
+    const Torq__NssProgram *prog = m->nss_programs[j];
+    p->job_id = prog->job_id;
+    p->estimated_cycles = prog->estimated_cycles;
+    const char *loc = "";
+    for (size_t a = 0; a < m->n_actions; a++)
+      if (m->actions[a]->kind == TORQ__ACTION_KIND__NSS_START && m->actions[a]->job_id == j) {
+        loc = m->actions[a]->location;
+        break;
+      }
+    const tqh_nss_program_t *dp =
+        d && j < d->num_programs && d->programs[j].present ? &d->programs[j] : NULL;
+    p->location = dup_cstr(loc);
+    p->operators = dup_cstr(dp ? dp->original_operators : "");
+    r->num_recon = j + 1;
+    if (!p->location || !p->operators) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  }
+  tqh_debug_info_destroy(info);
+  return st;
+}
+
+void tqh__exec_recon_simulated(tqh_execution_t *e, const tqr_session_t *session) {
+  tqh_test_result_t *r = e->r;
+  for (size_t i = 0; i < r->num_recon; i++) {
+    uint64_t cycles = tqr_session_job_cycles(session, r->recon[i].job_id);
+    r->recon[i].has_simulated = cycles > 0;
+    r->recon[i].simulated_cycles = cycles;
+  }
+}
+
+void tqh__exec_recon_device(tqh_execution_t *e, const tqh_annotation_t *ann) {
+  tqh_test_result_t *r = e->r;
+  for (size_t i = 0; i < r->num_recon; i++) {
+    tqh_recon_t *p = &r->recon[i];
+    double sum = 0;
+    size_t runs = 0;
+    for (size_t k = 0; k < ann->num_nss_runs; k++) {
+      const tqh_span_t *s = &ann->nss_runs[k];
+      if (s->id != (int64_t)p->job_id || s->end_us < s->start_us) continue;
+      sum += (double)(s->end_us - s->start_us);
+      runs++;
+    }
+    p->has_device = runs > 0;
+    p->device_us = runs ? sum / (double)runs : 0;
+  }
+}
