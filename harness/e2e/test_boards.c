@@ -421,6 +421,13 @@ START_TEST(seed_flow_runs_on_the_board_and_a_second_run_uploads_nothing) {
   ck_assert_msg(wall_text && atof(wall_text) > 0, "no wall time in %s", wall);
   char *prof = FX_PATH(&fx, "%s/profile/boards+add1/profile.csv", fx.s.dir);
   ck_assert_msg(e2e_exists(prof), "no %s", prof);
+  /* The reconciliation: the program's estimate against its device time on the board. */
+  char *report = fx_own(&fx, e2e_read(FX_PATH(&fx, "%s/boards+add1/report.json", run)));
+  const char *recon = report ? strstr(report, "\"reconciliation\": {") : NULL;
+  ck_assert_msg(recon && strstr(recon, "\"simulated_cycles\": null") &&
+                    strstr(recon, "\"device_us\": ") && !strstr(recon, "\"device_us\": null") &&
+                    !strstr(recon, "\"error\": null"),
+                "%s", report ? report : "(no report.json)");
   size_t t, f, er;
   char *xml = fx_junit(&fx, run, &t, &f, &er);
   ck_assert_uint_eq(t, 1);
