@@ -306,9 +306,12 @@ START_TEST(result_roundtrips_through_encoding) {
                              1,
                              1100,
                              0,
-                             0};
-  r.recon[1] =
-      (tqh_recon_t){4, tq_strdup_printf("%s", ""), tq_strdup_printf("%s", ""), 50, 0, 0, 1, 0.125};
+                             0,
+                             900,
+                             700,
+                             600};
+  r.recon[1] = (tqh_recon_t){
+      4, tq_strdup_printf("%s", ""), tq_strdup_printf("%s", ""), 50, 0, 0, 1, 0.125, 0, 0, 0};
   tq_buf_t b;
   tq_buf_init(&b, 0);
   ck_assert_ptr_null(tqh__result_encode(&r, &b));
@@ -334,6 +337,9 @@ START_TEST(result_roundtrips_through_encoding) {
   ck_assert_uint_eq(back.recon[0].estimated_cycles, 1000);
   ck_assert_int_eq(back.recon[0].has_simulated, 1);
   ck_assert_uint_eq(back.recon[0].simulated_cycles, 1100);
+  ck_assert_uint_eq(back.recon[0].sim_dma_cycles, 900);
+  ck_assert_uint_eq(back.recon[0].sim_compute_cycles, 700);
+  ck_assert_uint_eq(back.recon[0].sim_overlap_cycles, 600);
   ck_assert_int_eq(back.recon[1].has_device, 1);
   ck_assert_double_eq(back.recon[1].device_us, 0.125);
   tqh_test_result_deinit(&back);

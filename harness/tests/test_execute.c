@@ -193,7 +193,9 @@ END_TEST
 /* The overview metric named `name`, whatever its case ("DMA Total", "Dma Total"); -1 if none. */
 /* Runs the quantized add `model` (rescale -> add -> rescale: one fused NSS program) through
  * every phase and checks what issue 16 asks of it: the program's estimate reconciled with its
- * simulated cycles (a bounded error, not zero) and its operators all named. */
+ * simulated cycles (a bounded error, not zero), its operators all named, and a simulated run
+ * whose DMA overlaps its compute but not all of it (the pipeline overlaps the DMA of tile n + 1
+ * with the compute of tile n; its first load and last store cannot). */
 static void check_fused_add(const char *model, size_t operators) {
   fx_t fx;
   char yaml[8192];
@@ -223,6 +225,12 @@ static void check_fused_add(const char *model, size_t operators) {
   ck_assert(tqh_recon_error(p, r.clock_hz, &error));
   ck_assert_msg(error > 0 && error <= 0.25, "estimated %llu, simulated %llu",
                 (unsigned long long)p->estimated_cycles, (unsigned long long)p->simulated_cycles);
+  ck_assert_msg(
+      p->sim_overlap_cycles > 0 && p->sim_overlap_cycles < p->sim_dma_cycles &&
+          p->sim_compute_cycles <= p->simulated_cycles && p->sim_dma_cycles <= p->simulated_cycles,
+      "simulated %llu cycles: DMA %llu, compute %llu, overlap %llu",
+      (unsigned long long)p->simulated_cycles, (unsigned long long)p->sim_dma_cycles,
+      (unsigned long long)p->sim_compute_cycles, (unsigned long long)p->sim_overlap_cycles);
   ck_assert_int_eq(r.outcome, TQH_OUTCOME_PASSED);
   tqh_execution_destroy(e);
   tqh_test_result_deinit(&r);

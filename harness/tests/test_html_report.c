@@ -230,7 +230,8 @@ START_TEST(reconciliation_is_a_table_per_test_and_a_line_for_the_run) {
   line(&j, "s+a", "passed", "null",
        "\"reconciliation\":{\"clock_hz\":800000000,\"programs\":[{\"job\":0,"
        "\"location\":\"loc(\\\"m.mlir\\\":4:5)\",\"operators\":[\"tosa.rescale@L4\","
-       "\"tosa.add@L5\"],\"estimated_cycles\":1000,\"simulated_cycles\":1250},"
+       "\"tosa.add@L5\"],\"estimated_cycles\":1000,\"simulated_cycles\":1250,"
+       "\"simulated_units\":{\"dma\":900,\"compute\":500,\"overlap\":300}},"
        "{\"job\":1,\"estimated_cycles\":990,\"simulated_cycles\":900}]},");
   line(&j, "s+b", "passed", "null",
        "\"reconciliation\":{\"clock_hz\":800000000,\"programs\":[{\"job\":0,"
@@ -248,13 +249,16 @@ START_TEST(reconciliation_is_a_table_per_test_and_a_line_for_the_run) {
                                "&minus; measured| / measured: median 20.0%, 90th "
                                "percentile 50.0%."));
   ck_assert_uint_eq(count(html, "<h3>Estimate against measurement</h3>"), 2);
+  ck_assert_ptr_nonnull(
+      strstr(html,
+             "<tr><td class=\"n\">0</td><td>tosa.rescale@L4 tosa.add@L5"
+             "</td><td>loc(&quot;m.mlir&quot;:4:5)</td><td class=\"n\">"
+             "1000</td><td class=\"n\">1250</td><td class=\"n\">600</td>"
+             "<td class=\"n\">300</td><td class=\"n\">200</td><td class=\"n\"></td>"
+             "<td class=\"n\">20.0%</td></tr>"));
   ck_assert_ptr_nonnull(strstr(html,
-                               "<tr><td class=\"n\">0</td><td>tosa.rescale@L4 tosa.add@L5"
-                               "</td><td>loc(&quot;m.mlir&quot;:4:5)</td><td class=\"n\">"
-                               "1000</td><td class=\"n\">1250</td><td class=\"n\"></td>"
-                               "<td class=\"n\">20.0%</td></tr>"));
-  ck_assert_ptr_nonnull(strstr(html,
-                               "<td class=\"n\">800</td><td class=\"n\"></td>"
+                               "<td class=\"n\">800</td><td class=\"n\"></td><td class=\"n\"></td>"
+                               "<td class=\"n\"></td><td class=\"n\"></td>"
                                "<td class=\"n\">2.000\xC2\xB5s</td><td class=\"n\">50.0%"));
   free(html);
   free(p);

@@ -258,9 +258,11 @@ END_TEST
 /* The reconciliation of a record: written with each program's error, read back the same. */
 START_TEST(record_reconciliation_reads_back) {
   static const tqh_recon_t programs[3] = {
-      {0, "loc(\"m.mlir\":4:5)", "tosa.rescale@L4 tosa.add@L5", 1000, 1, 1250, 0, 0},
-      {1, "", "", 800, 0, 0, 1, 2.0}, /* a board: 2 µs measured, 800 cycles = 1 µs estimated */
-      {2, "loc(\"m.mlir\":9:5)", "tosa.conv2d@L9", 77, 0, 0, 0, 0}, /* nothing measured */
+      /* simulated: DMA 1,000 cycles, compute 400, both at once 300 */
+      {0, "loc(\"m.mlir\":4:5)", "tosa.rescale@L4 tosa.add@L5", 1000, 1, 1250, 0, 0, 1000, 400,
+       300},
+      {1, "", "", 800, 0, 0, 1, 2.0, 0, 0, 0}, /* a board: 2 µs measured, 800 cycles = 1 µs */
+      {2, "loc(\"m.mlir\":9:5)", "tosa.conv2d@L9", 77, 0, 0, 0, 0, 0, 0, 0}, /* none measured */
   };
   tqh_test_record_t r;
   memset(&r, 0, sizeof(r));
@@ -278,11 +280,14 @@ START_TEST(record_reconciliation_reads_back) {
              "\"reconciliation\":{\"clock_hz\":800000000,\"programs\":[{\"job\":0,"
              "\"location\":\"loc(\\\"m.mlir\\\":4:5)\",\"operators\":[\"tosa.rescale@L4\","
              "\"tosa.add@L5\"],\"estimated_cycles\":1000,\"simulated_cycles\":1250,"
-             "\"device_us\":null,\"error\":0.2}") != NULL,
+             "\"simulated_units\":{\"dma\":1000,\"compute\":400,\"overlap\":300,"
+             "\"dma_only\":700,\"compute_only\":100},\"device_us\":null,\"error\":0.2}") != NULL,
       "%s", buf.data);
   ck_assert_ptr_nonnull(strstr(buf.data, "\"device_us\":2,\"error\":0.5}"));
   ck_assert_ptr_nonnull(
-      strstr(buf.data, "\"simulated_cycles\":null,\"device_us\":null,\"error\":null}"));
+      strstr(buf.data,
+             "\"simulated_cycles\":null,\"simulated_units\":null,\"device_us\":null,"
+             "\"error\":null}"));
   tqh_records_t list;
   tqh_records_init(&list);
   RT_OK(tqh__record_parse(&list, buf.data, buf.len));
@@ -296,6 +301,9 @@ START_TEST(record_reconciliation_reads_back) {
     ck_assert_uint_eq(b->recon[i].estimated_cycles, programs[i].estimated_cycles);
     ck_assert_int_eq(b->recon[i].has_simulated, programs[i].has_simulated);
     ck_assert_uint_eq(b->recon[i].simulated_cycles, programs[i].simulated_cycles);
+    ck_assert_uint_eq(b->recon[i].sim_dma_cycles, programs[i].sim_dma_cycles);
+    ck_assert_uint_eq(b->recon[i].sim_compute_cycles, programs[i].sim_compute_cycles);
+    ck_assert_uint_eq(b->recon[i].sim_overlap_cycles, programs[i].sim_overlap_cycles);
     ck_assert_int_eq(b->recon[i].has_device, programs[i].has_device);
     ck_assert_double_eq(b->recon[i].device_us, programs[i].device_us);
   }

@@ -1,4 +1,6 @@
 /* The device interface's dispatch helpers. */
+#include <string.h>
+
 #include "torq/runtime/device.h"
 
 #include "runtime_internal.h"
@@ -19,8 +21,7 @@ tq_status_t tqr_device_nss_start(tqr_device_t *device, const Torq__NssProgram *p
 
 tq_status_t tqr_device_nss_wait(tqr_device_t *device, uint32_t job_id,
                                 tqr_nss_result_t *out_result) {
-  out_result->cycles = 0;
-  out_result->tasks = 0;
+  memset(out_result, 0, sizeof(*out_result));
   return device->vtable->nss_wait(device, job_id, out_result);
 }
 

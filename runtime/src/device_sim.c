@@ -65,6 +65,9 @@ static tq_status_t sim_nss_wait(tqr_device_t *device, uint32_t job_id,
   sim_job_t *job = &d->jobs[job_id];
   out_result->cycles = job->result.cycles;
   out_result->tasks = job->result.tasks;
+  out_result->dma_cycles = job->result.dma_cycles;
+  out_result->compute_cycles = job->result.compute_cycles;
+  out_result->overlap_cycles = job->result.overlap_cycles;
   job->done = 0;
   return NULL;
 }

@@ -20,7 +20,7 @@ struct tqr_session_s {
   uint64_t now_ns;         /* the simulated clock */
   uint64_t nss_free_ns, host_free_ns;
   uint64_t *job_ready_ns;  /* per NSS program: when its START action ended */
-  uint64_t *job_cycles;    /* per NSS program: the cycles of its last run */
+  tqr_nss_result_t *jobs;  /* per NSS program: what its last run reported */
   uint64_t *host_ready_ns; /* per host program */
   uint32_t invocation;     /* of INIT, then of the dispatch run going on or last run */
   uint32_t next_invocation; /* without a profile, the session counts them itself */
@@ -135,9 +135,9 @@ tq_status_t tqr_session_create(const tqr_module_t *module, tqr_device_t *device,
   phase(s, TQR_EVENT_INIT_COMPUTE_XRAM_FOOTPRINT, TQR_EDGE_BEGIN);
   s->xram = tq_calloc(p->n_buffers ? p->n_buffers : 1, sizeof(*s->xram));
   s->job_ready_ns = tq_calloc(p->n_nss_programs ? p->n_nss_programs : 1, sizeof(uint64_t));
-  s->job_cycles = tq_calloc(p->n_nss_programs ? p->n_nss_programs : 1, sizeof(uint64_t));
+  s->jobs = tq_calloc(p->n_nss_programs ? p->n_nss_programs : 1, sizeof(*s->jobs));
   s->host_ready_ns = tq_calloc(p->n_host_programs ? p->n_host_programs : 1, sizeof(uint64_t));
-  if (!s->xram || !s->job_ready_ns || !s->job_cycles || !s->host_ready_ns)
+  if (!s->xram || !s->job_ready_ns || !s->jobs || !s->host_ready_ns)
     st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory for a session");
   if (!st) phase(s, TQR_EVENT_INIT_COMPUTE_XRAM_FOOTPRINT, TQR_EDGE_END);
   /* The input buffers, zero-filled. */
@@ -190,7 +190,7 @@ void tqr_session_destroy(tqr_session_t *session) {
   }
   tq_free(session->xram);
   tq_free(session->job_ready_ns);
-  tq_free(session->job_cycles);
+  tq_free(session->jobs);
   tq_free(session->host_ready_ns);
   tqr__host_scratch_deinit(&session->scratch);
   tq_free(session);
@@ -203,7 +203,16 @@ void tqr_session_stats(const tqr_session_t *session, tqr_session_stats_t *out_st
 
 uint64_t tqr_session_job_cycles(const tqr_session_t *session, uint32_t job_id) {
   if (!session || job_id >= session->proto->n_nss_programs) return 0;
-  return session->job_cycles[job_id];
+  return session->jobs[job_id].cycles;
+}
+
+int tqr_session_job_result(const tqr_session_t *session, uint32_t job_id,
+                           tqr_nss_result_t *out_result) {
+  memset(out_result, 0, sizeof(*out_result));
+  if (!session || job_id >= session->proto->n_nss_programs || !session->jobs[job_id].cycles)
+    return 0;
+  *out_result = session->jobs[job_id];
+  return 1;
 }
 
 /* ---- Binding -------------------------------------------------------------------------------- */
@@ -297,7 +306,7 @@ static tq_status_t run_action(tqr_session_t *s, const Torq__Action *a) {
       tqr_nss_result_t result;
       TQ_TRY(tqr_device_nss_wait(s->device, a->job_id, &result));
       s->stats.nss_cycles = tq_u64_add_sat(s->stats.nss_cycles, result.cycles);
-      s->job_cycles[a->job_id] = result.cycles;
+      s->jobs[a->job_id] = result;
       s->stats.nss_programs++;
       uint64_t begin = max_u64(s->job_ready_ns[a->job_id], s->nss_free_ns);
       s->nss_free_ns = tq_u64_add_sat(begin, cycles_to_ns(result.cycles, m->hw.clock_hz));

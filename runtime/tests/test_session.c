@@ -85,6 +85,13 @@ START_TEST(session_runs_repeatedly_with_fresh_buffers) {
   ck_assert_uint_eq(stats.nss_cycles, 3 * 1600);
   ck_assert_uint_eq(tqr_session_job_cycles(s, 0), 1600); /* the last run of job 0 */
   ck_assert_uint_eq(tqr_session_job_cycles(s, 1), 0);    /* no such job */
+  tqr_nss_result_t job;
+  ck_assert_int_eq(tqr_session_job_result(s, 0, &job), 1);
+  ck_assert_uint_eq(job.cycles, 1600);
+  ck_assert_uint_eq(job.tasks, 2);
+  ck_assert_uint_eq(job.dma_cycles, 0); /* a device that does not tell where its units work */
+  ck_assert_int_eq(tqr_session_job_result(s, 1, &job), 0);
+  ck_assert_uint_eq(job.cycles, 0);
   ck_assert_uint_eq(stats.time_ns, 10000 + 3 * 12026);
   size_t n;
   const tqr_event_t *ev = tqr_profile_events(p, &n);
@@ -263,6 +270,14 @@ START_TEST(session_runs_nss_programs_on_the_simulator) {
   tqr_session_stats(s, &stats);
   ck_assert_uint_eq(stats.nss_programs, 1);
   ck_assert_uint_gt(stats.nss_cycles, 0);
+  /* The simulator tells where the program's DMA and compute worked: a copy is DMA alone. */
+  tqr_nss_result_t job;
+  ck_assert_int_eq(tqr_session_job_result(s, 0, &job), 1);
+  ck_assert_uint_eq(job.cycles, stats.nss_cycles);
+  ck_assert_uint_gt(job.dma_cycles, 0);
+  ck_assert_uint_le(job.dma_cycles, job.cycles);
+  ck_assert_uint_eq(job.compute_cycles, 0);
+  ck_assert_uint_eq(job.overlap_cycles, 0);
   tqr_tensor_destroy(in);
   tqr_tensor_destroy(out);
   tqr_session_destroy(s);

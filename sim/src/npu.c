@@ -536,6 +536,11 @@ tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
         observer->on_unit_work(observer->user, &ev);
       }
     }
+    uint64_t dma, compute, both;
+    tqs__task_busy(items, n_items, &dma, &compute, &both);
+    out_result->dma_cycles = tq_u64_add_sat(out_result->dma_cycles, dma);
+    out_result->compute_cycles = tq_u64_add_sat(out_result->compute_cycles, compute);
+    out_result->overlap_cycles = tq_u64_add_sat(out_result->overlap_cycles, both);
   }
   out_result->cycles = clock.end;
   out_result->tasks = program->n_tasks;

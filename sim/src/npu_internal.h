@@ -191,6 +191,12 @@ struct tqs__item_s {
  * data windows. Deterministic; never fails. */
 void tqs__task_time(const tqs_hw_t *hw, tqs__item_t *items, size_t n, tqs__xfer_t *xfers);
 
+/* Of the `n` timed items of one task (tqs__task_time): the cycles in which a DMA unit (DMA in,
+ * DMA out, CDMA) works, a compute unit (a slice, the CSS) works, and both at once, each the
+ * length of a union of the items' [start, end). */
+void tqs__task_busy(const tqs__item_t *items, size_t n, uint64_t *dma, uint64_t *compute,
+                    uint64_t *both);
+
 /* Decodes the slice work `w` of kernel `id` (looked up, and its regions validated into `spans`,
  * tqf_kernel_regions(id) of them, by the caller) and computes its cycles on `hw`. */
 tq_status_t tqs__kern_decode(const tqs_hw_t *hw, tqf_kernel_t id, const Torq__UnitWork *w,

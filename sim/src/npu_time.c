@@ -18,6 +18,7 @@
  * every run; item ends are rounded up to whole cycles.
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "npu_internal.h"
 #include "torq/base/checked.h"
@@ -192,5 +193,44 @@ void tqs__task_time(const tqs_hw_t *hw, tqs__item_t *items, size_t n, tqs__xfer_
     } else if (u == TQS_UNIT_CDMA || u == TQS_UNIT_CSS) {
       it->end = it->cycles;
     }
+  }
+}
+
+/* ---- Where the DMA and the compute units work ------------------------------------------------ */
+
+typedef struct tqs__edge_s {
+  uint64_t t;
+  int8_t dma, compute; /* +1 an item starts, -1 it ends */
+} tqs__edge_t;
+
+static int tqs__edge_cmp(const void *a, const void *b) {
+  const tqs__edge_t *x = a, *y = b;
+  return x->t < y->t ? -1 : x->t > y->t;
+}
+
+void tqs__task_busy(const tqs__item_t *items, size_t n, uint64_t *dma, uint64_t *compute,
+                    uint64_t *both) {
+  tqs__edge_t edges[2 * TQS_NPU_MAX_TASK_ITEMS];
+  size_t m = 0;
+  for (size_t i = 0; i < n && i < TQS_NPU_MAX_TASK_ITEMS; i++) {
+    const tqs__item_t *it = &items[i];
+    if (it->end <= it->start) continue;
+    tqs_unit_t u = it->where.unit;
+    int is_dma = u == TQS_UNIT_DMA_IN || u == TQS_UNIT_DMA_OUT || u == TQS_UNIT_CDMA;
+    edges[m++] = (tqs__edge_t){it->start, (int8_t)is_dma, (int8_t)!is_dma};
+    edges[m++] = (tqs__edge_t){it->end, (int8_t)-is_dma, (int8_t) - !is_dma};
+  }
+  qsort(edges, m, sizeof(edges[0]), tqs__edge_cmp);
+  *dma = *compute = *both = 0;
+  int in_dma = 0, in_compute = 0;
+  for (size_t k = 0; k < m; k++) {
+    if (k) {
+      uint64_t len = edges[k].t - edges[k - 1].t;
+      if (in_dma) *dma += len;
+      if (in_compute) *compute += len;
+      if (in_dma && in_compute) *both += len;
+    }
+    in_dma += edges[k].dma;
+    in_compute += edges[k].compute;
   }
 }

@@ -206,11 +206,48 @@ START_TEST(npu_without_its_effects_takes_the_estimated_cycles) {
 }
 END_TEST
 
+/* Where DMA and compute overlap (tqs_npu_result_t's dma, compute and overlap cycles), on a
+ * three-task pipeline of two 6400-byte tiles: task 0 loads tile 0 alone (40 + 1346.15 -> 1387
+ * cycles, DMA only); task 1 loads tile 1 into bank 1 while SLICE0 adds tile 0 in bank 0 (164
+ * cycles, no bank cycles lost: under the DMA); task 2 adds tile 1 alone (164, compute only).
+ * DMA 2 x 1387 = 2774, compute 2 x 164 = 328, overlap 164; the program, with 16 cycles of
+ * overhead before each task after the first: 1387 + 16 + 1387 + 16 + 164 = 2970. */
+START_TEST(npu_result_tells_where_dma_and_compute_overlap) {
+  static uint8_t a[12800];
+  for (int i = 0; i < 12800; i++) a[i] = (uint8_t)(i * 7);
+  Torq__KernelParams k = tn_params();
+  k.input_type = k.output_type = TORQ__ELEMENT_TYPE__I8;
+  TN_SET(k, output_shape, 6400);
+  tn_prog_t *p = tn_prog(1, 3);
+  for (int t = 0; t < 2; t++) {
+    tn_work_t *in = tn_work(p, (size_t)t, TORQ__UNIT__DMA_IN, t ? "DI1" : "DI0", NULL);
+    TN_XRAM(in, 0, (uint64_t)t * 6400, 6400);
+    TN_LRAM(in, (uint64_t)t * 65536, 6400);
+    uint64_t tile = (uint64_t)t * 65536;
+    tn_work_t *s = tn_work(p, (size_t)t + 1, TORQ__UNIT__SLICE0, t ? "S1" : "S0", "add");
+    TN_LRAM(s, tile, 6400);
+    TN_LRAM(s, tile, 6400);
+    TN_LRAM(s, tile + 8192, 6400);
+    s->w.params = &k;
+  }
+  tqs_xram_buffer_t xram[1] = {{a, sizeof(a)}};
+  tqs_hw_t hw = tn_hw();
+  tqs_npu_result_t r;
+  TH_OK(tt_run(&hw, p, xram, 1, NULL, &r));
+  ck_assert_uint_eq(r.cycles, 2970);
+  ck_assert_uint_eq(r.busy_cycles[TQS_UNIT_SLICE0], 328);
+  ck_assert_uint_eq(r.dma_cycles, 2774);
+  ck_assert_uint_eq(r.compute_cycles, 328);
+  ck_assert_uint_eq(r.overlap_cycles, 164);
+}
+END_TEST
+
 void tn_add_time_tests(Suite *s) {
   TCase *tc = tn_tcase("effects");
   tcase_add_test(tc, npu_dma_in_and_out_share_xram_bandwidth);
   tcase_add_test(tc, npu_slice_loses_bank_cycles_to_dma_in_its_bank);
   tcase_add_test(tc, npu_slice_program_runs_its_kernels_in_order);
   tcase_add_test(tc, npu_without_its_effects_takes_the_estimated_cycles);
+  tcase_add_test(tc, npu_result_tells_where_dma_and_compute_overlap);
   suite_add_tcase(s, tc);
 }

@@ -53,9 +53,13 @@ tq_status_t tqh__exec_recon_init(tqh_execution_t *e) {
 void tqh__exec_recon_simulated(tqh_execution_t *e, const tqr_session_t *session) {
   tqh_test_result_t *r = e->r;
   for (size_t i = 0; i < r->num_recon; i++) {
-    uint64_t cycles = tqr_session_job_cycles(session, r->recon[i].job_id);
-    r->recon[i].has_simulated = cycles > 0;
-    r->recon[i].simulated_cycles = cycles;
+    tqh_recon_t *p = &r->recon[i];
+    tqr_nss_result_t got;
+    p->has_simulated = tqr_session_job_result(session, p->job_id, &got);
+    p->simulated_cycles = got.cycles;
+    p->sim_dma_cycles = got.dma_cycles;
+    p->sim_compute_cycles = got.compute_cycles;
+    p->sim_overlap_cycles = got.overlap_cycles;
   }
 }
 

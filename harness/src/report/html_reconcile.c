@@ -1,6 +1,7 @@
 /* The reconciliation in the HTML report (report_internal.h): per test, a table of its NSS
- * programs with the compiler's estimate, the simulated cycles, the board's device time and the
- * error; for the run, the median and 90th percentile of the errors. */
+ * programs with the compiler's estimate, the simulated cycles and where in them the DMA and the
+ * compute worked (DMA alone, both, compute alone), the board's device time and the error; for
+ * the run, the median and 90th percentile of the errors. */
 #include <stdio.h>
 #include <string.h>
 
@@ -53,7 +54,9 @@ tq_status_t tqh__html_recon_table(const tqh_test_record_t *r, tq_buf_t *out) {
                             "<h3>Estimate against measurement</h3>\n<table class=\"recon\"><thead>"
                             "<tr><th class=\"n\">Job</th><th>Operators</th><th>Location</th>"
                             "<th class=\"n\">Estimated (cycles)</th>"
-                            "<th class=\"n\">Simulated (cycles)</th><th class=\"n\">Device</th>"
+                            "<th class=\"n\">Simulated (cycles)</th>"
+                            "<th class=\"n\">DMA only</th><th class=\"n\">Overlap</th>"
+                            "<th class=\"n\">Compute only</th><th class=\"n\">Device</th>"
                             "<th class=\"n\">Error</th></tr></thead><tbody>\n"));
   for (size_t k = 0; k < r->recon_count; k++) {
     const tqh_recon_t *p = &r->recon[k];
@@ -64,6 +67,12 @@ tq_status_t tqh__html_recon_table(const tqh_test_record_t *r, tq_buf_t *out) {
     TQ_TRY(tq_buf_append_cstr(out, "</td>"));
     TQ_TRY(cycles_cell(out, 1, p->estimated_cycles));
     TQ_TRY(cycles_cell(out, p->has_simulated, p->simulated_cycles));
+    uint64_t both = p->sim_overlap_cycles;
+    TQ_TRY(cycles_cell(out, p->has_simulated,
+                       p->sim_dma_cycles > both ? p->sim_dma_cycles - both : 0));
+    TQ_TRY(cycles_cell(out, p->has_simulated, both));
+    TQ_TRY(cycles_cell(out, p->has_simulated,
+                       p->sim_compute_cycles > both ? p->sim_compute_cycles - both : 0));
     if (p->has_device) {
       char d[32];
       tqh_format_duration((uint64_t)(p->device_us * 1e3 + 0.5), d);

@@ -13,7 +13,9 @@
 static const char *const cache_names[] = {"none", "hit", "miss"};
 
 /* "reconciliation": {"clock_hz", "programs": [{"job", "location", "operators": [...],
- * "estimated_cycles", "simulated_cycles", "device_us", "error"}]}, or null without programs. */
+ * "estimated_cycles", "simulated_cycles", "simulated_units", "device_us", "error"}]}, or null
+ * without programs. "simulated_units" (null without simulated cycles): {"dma", "compute",
+ * "overlap", "dma_only", "compute_only"}, cycles of the simulated run. */
 static void write_recon(tqh_jw_t *w, const tqh_test_record_t *r) {
   tqh_jw_key(w, "reconciliation");
   if (!r->recon || !r->recon_count) {
@@ -47,6 +49,25 @@ static void write_recon(tqh_jw_t *w, const tqh_test_record_t *r) {
       tqh_jw_uint(w, p->simulated_cycles);
     else
       tqh_jw_null(w);
+    tqh_jw_key(w, "simulated_units");
+    if (p->has_simulated) {
+      const uint64_t dma = p->sim_dma_cycles, compute = p->sim_compute_cycles;
+      const uint64_t both = p->sim_overlap_cycles;
+      tqh_jw_object_begin(w);
+      tqh_jw_key(w, "dma");
+      tqh_jw_uint(w, dma);
+      tqh_jw_key(w, "compute");
+      tqh_jw_uint(w, compute);
+      tqh_jw_key(w, "overlap");
+      tqh_jw_uint(w, both);
+      tqh_jw_key(w, "dma_only");
+      tqh_jw_uint(w, dma > both ? dma - both : 0);
+      tqh_jw_key(w, "compute_only");
+      tqh_jw_uint(w, compute > both ? compute - both : 0);
+      tqh_jw_object_end(w);
+    } else {
+      tqh_jw_null(w);
+    }
     tqh_jw_key(w, "device_us");
     if (p->has_device)
       tqh_jw_number(w, p->device_us);
@@ -381,6 +402,14 @@ static tq_status_t read_recon_program(rd_t *rd, const tqh_json_t *v, tqh_recon_t
                   &p->estimated_cycles));
   TQ_TRY(whole_of(tqh_json_get(v, "simulated_cycles"), "simulated_cycles", &p->has_simulated,
                   &p->simulated_cycles));
+  const tqh_json_t *units = tqh_json_get(v, "simulated_units");
+  if (units && units->kind != TQH_JSON_OBJECT && units->kind != TQH_JSON_NULL)
+    return bad("simulated_units", "an object");
+  if (units && units->kind == TQH_JSON_OBJECT) {
+    TQ_TRY(whole_of(tqh_json_get(units, "dma"), "dma", NULL, &p->sim_dma_cycles));
+    TQ_TRY(whole_of(tqh_json_get(units, "compute"), "compute", NULL, &p->sim_compute_cycles));
+    TQ_TRY(whole_of(tqh_json_get(units, "overlap"), "overlap", NULL, &p->sim_overlap_cycles));
+  }
   const tqh_json_t *dev = tqh_json_get(v, "device_us");
   p->has_device = dev && dev->kind != TQH_JSON_NULL;
   return number_of(dev, "device_us", &p->device_us);

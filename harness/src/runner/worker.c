@@ -79,6 +79,9 @@ tq_status_t tqh__result_encode(const tqh_test_result_t *r, tq_buf_t *out) {
     TQ_TRY(put_u64(out, p->estimated_cycles));
     TQ_TRY(put_u64(out, (uint64_t)p->has_simulated));
     TQ_TRY(put_u64(out, p->simulated_cycles));
+    TQ_TRY(put_u64(out, p->sim_dma_cycles));
+    TQ_TRY(put_u64(out, p->sim_compute_cycles));
+    TQ_TRY(put_u64(out, p->sim_overlap_cycles));
     TQ_TRY(put_u64(out, (uint64_t)p->has_device));
     TQ_TRY(put_f64(out, p->device_us));
   }
@@ -197,6 +200,9 @@ tq_status_t tqh__result_decode(const void *data, size_t len, tqh_test_result_t *
       p->estimated_cycles = get_u64(&rd);
       p->has_simulated = (int)get_u64(&rd);
       p->simulated_cycles = get_u64(&rd);
+      p->sim_dma_cycles = get_u64(&rd);
+      p->sim_compute_cycles = get_u64(&rd);
+      p->sim_overlap_cycles = get_u64(&rd);
       p->has_device = (int)get_u64(&rd);
       p->device_us = get_f64(&rd);
       r->num_recon = i + 1;

@@ -114,6 +114,11 @@ typedef struct tqh_recon_s {
   uint64_t simulated_cycles; /* on the simulator: the cycles it took (its last timed run) */
   int has_device;
   double device_us; /* on a board: its measured slot in the profile, mean over invocations */
+  /* With the simulated cycles: the cycles of that run in which its DMA (in, out, CDMA) worked,
+   * its compute (slices, CSS) worked, and both at once (tqr_nss_result_t). Dma Only is
+   * dma - overlap, Compute Only compute - overlap: the program's own split, which the overview
+   * (whole slots per unit used, as the Torq tools count) does not show. */
+  uint64_t sim_dma_cycles, sim_compute_cycles, sim_overlap_cycles;
 } tqh_recon_t;
 
 /* |estimate - measured| / measured of one program: against its simulated cycles when it has

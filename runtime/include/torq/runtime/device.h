@@ -34,6 +34,9 @@ typedef struct tqr_device_s tqr_device_t;
 typedef struct tqr_nss_result_s {
   uint64_t cycles; /* NPU clock cycles from the start of the program to the end of its last task */
   uint64_t tasks;
+  /* Cycles in which its DMA (in, out, CDMA) works, its compute (slices, CSS) works, and both at
+   * once (tqs_npu_result_t's); 0 from a device that cannot tell. */
+  uint64_t dma_cycles, compute_cycles, overlap_cycles;
 } tqr_nss_result_t;
 
 /* Device flags. */

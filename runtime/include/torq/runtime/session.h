@@ -108,6 +108,12 @@ void tqr_session_stats(const tqr_session_t *session, tqr_session_stats_t *out_st
  * the program's estimated_cycles); 0 when it has not run or the job does not exist. */
 uint64_t tqr_session_job_cycles(const tqr_session_t *session, uint32_t job_id);
 
+/* What NSS program `job_id` reported the last time it ran in this session (its cycles and, on
+ * the simulator, where its DMA and compute worked: tqr_nss_result_t) into *out_result; 1 then,
+ * 0 (and *out_result cleared) when it has not run or the job does not exist. */
+int tqr_session_job_result(const tqr_session_t *session, uint32_t job_id,
+                           tqr_nss_result_t *out_result);
+
 /* Frees the session and every buffer it holds; accepts NULL. */
 void tqr_session_destroy(tqr_session_t *session);
 

@@ -74,9 +74,16 @@ typedef struct tqs_npu_observer_s {
 } tqs_npu_observer_t;
 
 typedef struct tqs_npu_result_s {
-  uint64_t cycles;                     /* end of the last task */
+  uint64_t cycles;                      /* end of the last task */
   uint64_t busy_cycles[TQS_UNIT_COUNT]; /* per unit, summed over its work items */
   uint64_t tasks;
+  /* Where the program's DMA works against its compute, in cycles: when DMA in, DMA out or the
+   * CDMA works (dma), when a slice or the CSS works (compute), and both at once (overlap), each
+   * the length of a union over the program's work items. A double-buffered program overlaps
+   * the DMA of tile n + 1 with the compute of tile n: overlap below dma, its first loads and
+   * last stores DMA alone. The overview of the Torq tools (harness overview.h) counts a
+   * program's whole slot for every unit it uses, so it cannot tell this. */
+  uint64_t dma_cycles, compute_cycles, overlap_cycles;
 } tqs_npu_result_t;
 
 /* Creates an NPU for `hw` (copied): an LRAM of hw->lram_bytes, zero-filled. Caller owns it. */
