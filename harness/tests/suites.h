@@ -20,6 +20,7 @@
   X(perfetto)        \
   X(annotate_corpus) \
   X(stats)           \
+  X(utest)           \
   X(journal)         \
   X(junit)           \
   X(results)         \

@@ -49,6 +49,32 @@ double tqh_stats_t975(size_t df);
 /* The median of `n` values, sorting `values` in place; 0 when n is 0. */
 double tqh_stats_median_inplace(double *values, size_t n);
 
+/* ---- The Mann-Whitney U test ----------------------------------------------------------------
+ * Whether two sets of samples come from the same distribution (the Wilcoxon rank-sum test, the
+ * one Google Benchmark's compare.py uses), two-sided, with no assumption about the shape of the
+ * distributions: the m + n samples are ranked together (tied values get the mean of their
+ * ranks), U of `a` = R_a - m(m + 1)/2 where R_a is the sum of a's ranks (the number of pairs
+ * with a_i > b_j, plus half the pairs with a_i = b_j), and
+ *   p = P(|U - mn/2| >= |u - mn/2|)
+ * under the null hypothesis that every assignment of the ranks to the two sets is equally
+ * likely. The distribution is exact (conditional on the ties: enumerated by dynamic
+ * programming over the ranks) while that takes at most TQH_UTEST_EXACT_WORK steps (m = n = 50
+ * and more, ties or not); beyond, the normal approximation with the tie correction of the
+ * variance and a continuity correction of 0.5. */
+
+#define TQH_UTEST_EXACT_WORK 50000000.0
+
+typedef struct tqh_utest_s {
+  double u;  /* U of the first set */
+  double p;  /* two-sided p-value, in (0, 1]; 1 when a set is empty or every value is equal */
+  int exact; /* 1: the exact distribution; 0: the normal approximation */
+} tqh_utest_t;
+
+/* Tests `a` (m samples) against `b` (n samples); both borrowed, not modified. Errors:
+ * TQ_INVALID_ARGUMENT when a sample is not finite, TQ_OUT_OF_MEMORY. */
+tq_status_t tqh_stats_utest(const double *a, size_t m, const double *b, size_t n,
+                            tqh_utest_t *out) TQ_MUST_USE;
+
 #ifdef __cplusplus
 }
 #endif
