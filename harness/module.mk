@@ -1,7 +1,7 @@
 # The harness: libtorq-harness (annotation of runtime profiles with the compiler's debug info:
 # annotated CSV, XLSX, Perfetto trace, Host Profile Overview; and the test runner's parts, whose
 # tool and end-to-end tests are in harness/runner.mk), torq-annotate and harness-tests. Only the
-# harness links libcurl, libssh2 and libyaml.
+# harness links libcurl, libssh2, libyaml and libsqlite3.
 # The harness's components, one folder each under harness/src (see harness/src/*/README.md); a
 # component's files include its private header by its bare name, from their own folder.
 HARNESS_SRCS := $(wildcard harness/src/*/*.c)
@@ -11,10 +11,10 @@ HARNESS_GEN_C := $(patsubst harness/formats/%.proto,$(HARNESS_GEN)/%.pb-c.c,$(HA
 HARNESS_GEN_H := $(HARNESS_GEN_C:.c=.h)
 HARNESS_GEN_OBJS := $(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(HARNESS_GEN_C))
 HARNESS_CPPFLAGS := -Iharness/include $(COMPILER_CPPFLAGS) $(RUNTIME_CPPFLAGS) -I$(HARNESS_GEN) \
-                    $(call pkg_cflags,xlsxwriter libssh2)
+                    $(call pkg_cflags,xlsxwriter libssh2 sqlite3)
 LIB_HARNESS := $(BUILD)/lib/libtorq-harness.a
 HARNESS_LIBS := $(LIB_HARNESS) $(LIB_COMPILER) $(RUNTIME_LIBS)
-HARNESS_LDLIBS := $(RUNTIME_LDLIBS) $(COMPILER_LDLIBS) $(call pkg_libs,xlsxwriter yaml-0.1 libssh2 libcurl)
+HARNESS_LDLIBS := $(RUNTIME_LDLIBS) $(COMPILER_LDLIBS) $(call pkg_libs,xlsxwriter yaml-0.1 libssh2 libcurl sqlite3)
 
 # Our own minimal Perfetto schema, compiled with protoc-c into the build folder; the generic rule
 # of runtime/formats/module.mk compiles the generated C.

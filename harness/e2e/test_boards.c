@@ -432,7 +432,8 @@ START_TEST(seed_flow_runs_on_the_board_and_a_second_run_uploads_nothing) {
   char *xml = fx_junit(&fx, run, &t, &f, &er);
   ck_assert_uint_eq(t, 1);
   ck_assert_uint_eq(f + er, 0);
-  ck_assert_msg(strstr(xml, "name=\"wall_time\"") && strstr(xml, "name=\"device_wall_time\"") &&
+  ck_assert_msg(strstr(xml, "name=\"wall_time\"") && strstr(xml, "name=\"device_time\"") &&
+                    strstr(xml, "name=\"device_time_mad\"") &&
                     strstr(xml, "name=\"board\" value=\"astra1\""),
                 "%s", xml);
   /* The board's lease was released at the end; its work folders are gone. */

@@ -31,6 +31,7 @@
   X(ssh)             \
   X(board)           \
   X(baseline)        \
+  X(history)         \
   X(upload)          \
   X(html_report)     \
   X(execute)

@@ -440,10 +440,11 @@ static int invoke_all(job_t *j) {
   }
   tqh_exec_result_deinit(&res);
   if (num_device) {
-    r->has_device_wall = 1;
-    r->device_wall_s = tqh_stats_median_inplace(device, num_device);
+    r->device_samples = device;
+    r->num_device_samples = num_device;
+  } else {
+    tq_free(device);
   }
-  tq_free(device);
   return ok;
 }
 

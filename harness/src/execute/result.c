@@ -24,6 +24,7 @@ void tqh_test_result_deinit(tqh_test_result_t *r) {
   tq_free(r->failure_type);
   tq_free(r->text);
   tq_free(r->samples);
+  tq_free(r->device_samples);
   free_strings(r->metric_names, r->num_metrics);
   tq_free(r->metric_us);
   free_strings(r->files, r->num_files);

@@ -158,6 +158,31 @@ static tq_status_t property_seconds(tq_buf_t *out, const char *name, double v) {
   return property(out, name, text);
 }
 
+/* KEY (the median), KEY_n, KEY_min, ... KEY_ci95_high of a measured time. */
+static tq_status_t time_properties(tq_buf_t *out, const char *key, double median,
+                                   const tqh_stats_t *st) {
+  TQ_TRY(property_seconds(out, key, median));
+  char name[64], n[32];
+  snprintf(n, sizeof(n), "%zu", st->n);
+  snprintf(name, sizeof(name), "%s_n", key);
+  TQ_TRY(property(out, name, n));
+  const struct {
+    const char *suffix;
+    double v;
+  } f[] = {{"min", st->min},
+           {"median", st->median},
+           {"mean", st->mean},
+           {"stddev", st->stddev},
+           {"mad", st->mad},
+           {"ci95_low", st->ci95_low},
+           {"ci95_high", st->ci95_high}};
+  for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+    snprintf(name, sizeof(name), "%s_%s", key, f[i].suffix);
+    TQ_TRY(property_seconds(out, name, f[i].v));
+  }
+  return NULL;
+}
+
 static const char *cache_text(tqh_cache_t c) {
   return c == TQH_CACHE_HIT ? "hit" : c == TQH_CACHE_MISS ? "miss" : "none";
 }
@@ -165,20 +190,9 @@ static const char *cache_text(tqh_cache_t c) {
 static tq_status_t properties(tq_buf_t *out, const tqh_test_record_t *r) {
   TQ_TRY(tq_buf_append_cstr(out, "      <properties>\n"));
   TQ_TRY(property(out, "outcome", tqh_outcome_name(r->outcome)));
-  if (r->has_wall_time) {
-    const tqh_stats_t *st = &r->wall_stats;
-    TQ_TRY(property_seconds(out, "wall_time", r->wall_time_s));
-    char n[32];
-    snprintf(n, sizeof(n), "%zu", st->n);
-    TQ_TRY(property(out, "wall_time_n", n));
-    TQ_TRY(property_seconds(out, "wall_time_min", st->min));
-    TQ_TRY(property_seconds(out, "wall_time_median", st->median));
-    TQ_TRY(property_seconds(out, "wall_time_mean", st->mean));
-    TQ_TRY(property_seconds(out, "wall_time_stddev", st->stddev));
-    TQ_TRY(property_seconds(out, "wall_time_mad", st->mad));
-    TQ_TRY(property_seconds(out, "wall_time_ci95_low", st->ci95_low));
-    TQ_TRY(property_seconds(out, "wall_time_ci95_high", st->ci95_high));
-  }
+  if (r->has_wall_time) TQ_TRY(time_properties(out, "wall_time", r->wall_time_s, &r->wall_stats));
+  if (r->has_device_time)
+    TQ_TRY(time_properties(out, "device_time", r->device_stats.median, &r->device_stats));
   TQ_TRY(property(out, "cache", cache_text(r->cache)));
   TQ_TRY(property_seconds(out, "compile_time", r->compile_s));
   TQ_TRY(property_seconds(out, "run_time", r->run_s));

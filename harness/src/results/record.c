@@ -2,6 +2,7 @@
  * (with the JSON reader of json.h). Rendering the reports from records read back is
  * what makes an incremental run and a rebuild give the same bytes. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,31 @@ static void write_recon(tqh_jw_t *w, const tqh_test_record_t *r) {
   tqh_jw_object_end(w);
 }
 
+/* "KEY_stats": {n, min, ...} and "KEY_samples": [...] of a measured time. */
+static void write_stats(tqh_jw_t *w, const char *key, const tqh_stats_t *st, const double *samples,
+                        size_t count) {
+  char name[64];
+  snprintf(name, sizeof(name), "%s_stats", key);
+  tqh_jw_key(w, name);
+  tqh_jw_object_begin(w);
+  tqh_jw_key(w, "n");
+  tqh_jw_uint(w, st->n);
+  static const char *const stat_keys[] = {"min",    "max", "median",   "mean",
+                                          "stddev", "mad", "ci95_low", "ci95_high"};
+  const double stat_vals[] = {st->min,    st->max, st->median,   st->mean,
+                              st->stddev, st->mad, st->ci95_low, st->ci95_high};
+  for (size_t i = 0; i < sizeof(stat_keys) / sizeof(stat_keys[0]); i++) {
+    tqh_jw_key(w, stat_keys[i]);
+    tqh_jw_number(w, stat_vals[i]);
+  }
+  tqh_jw_object_end(w);
+  snprintf(name, sizeof(name), "%s_samples", key);
+  tqh_jw_key(w, name);
+  tqh_jw_array_begin(w);
+  for (size_t i = 0; samples && i < count; i++) tqh_jw_number(w, samples[i]);
+  tqh_jw_array_end(w);
+}
+
 tq_status_t tqh__record_to_json(const tqh_test_record_t *r, int pretty, tq_buf_t *out) {
   tqh_jw_t w;
   tqh_jw_init(&w, out, pretty);
@@ -116,25 +142,12 @@ tq_status_t tqh__record_to_json(const tqh_test_record_t *r, int pretty, tq_buf_t
     tqh_jw_number(&w, r->wall_time_s);
   else
     tqh_jw_null(&w);
-  const tqh_stats_t *st = &r->wall_stats;
-  tqh_jw_key(&w, "wall_time_stats");
-  tqh_jw_object_begin(&w);
-  tqh_jw_key(&w, "n");
-  tqh_jw_uint(&w, st->n);
-  static const char *const stat_keys[] = {"min",    "max", "median",   "mean",
-                                          "stddev", "mad", "ci95_low", "ci95_high"};
-  const double stat_vals[] = {st->min,    st->max, st->median,   st->mean,
-                              st->stddev, st->mad, st->ci95_low, st->ci95_high};
-  for (size_t i = 0; i < sizeof(stat_keys) / sizeof(stat_keys[0]); i++) {
-    tqh_jw_key(&w, stat_keys[i]);
-    tqh_jw_number(&w, stat_vals[i]);
+  write_stats(&w, "wall_time", &r->wall_stats, r->wall_samples, r->wall_sample_count);
+  if (r->has_device_time) { /* boards only: simulator records stay as they were */
+    tqh_jw_key(&w, "device_time");
+    tqh_jw_number(&w, r->device_stats.median);
+    write_stats(&w, "device_time", &r->device_stats, r->device_samples, r->device_sample_count);
   }
-  tqh_jw_object_end(&w);
-  tqh_jw_key(&w, "wall_time_samples");
-  tqh_jw_array_begin(&w);
-  for (size_t i = 0; r->wall_samples && i < r->wall_sample_count; i++)
-    tqh_jw_number(&w, r->wall_samples[i]);
-  tqh_jw_array_end(&w);
   tqh_jw_key(&w, "cache");
   tqh_jw_string(&w, (unsigned)r->cache < 3 ? cache_names[r->cache] : "none");
   tqh_jw_key(&w, "compile_time");
@@ -303,10 +316,10 @@ static tq_status_t get_number(rd_t *rd, const char *key, double *out) {
   return number_of(tqh_json_get(rd->obj, key), key, out);
 }
 
-static tq_status_t read_stats(rd_t *rd, tqh_stats_t *st) {
-  const tqh_json_t *v = tqh_json_get(rd->obj, "wall_time_stats");
+static tq_status_t read_stats(rd_t *rd, const char *key, tqh_stats_t *st) {
+  const tqh_json_t *v = tqh_json_get(rd->obj, key);
   if (!v || v->kind == TQH_JSON_NULL) return NULL;
-  if (v->kind != TQH_JSON_OBJECT) return bad("wall_time_stats", "an object");
+  if (v->kind != TQH_JSON_OBJECT) return bad(key, "an object");
   double n;
   TQ_TRY(number_of(tqh_json_get(v, "n"), "n", &n));
   if (n < 0 || n > 1e15 || n != floor(n)) return bad("n", "a count");
@@ -432,6 +445,22 @@ static tq_status_t read_recon(rd_t *rd, tqh_test_record_t *r) {
   return NULL;
 }
 
+/* A member that is an array of numbers (absent or null: none). */
+static tq_status_t read_samples(rd_t *rd, const char *key, const double **out, size_t *out_n) {
+  *out = NULL;
+  *out_n = 0;
+  const tqh_json_t *v = tqh_json_get(rd->obj, key);
+  if (!v || v->kind == TQH_JSON_NULL) return NULL;
+  if (v->kind != TQH_JSON_ARRAY) return bad(key, "an array");
+  if (!v->len) return NULL;
+  double *samples = tq_arena_calloc(rd->arena, v->len, sizeof(*samples));
+  if (!samples) return oom();
+  for (size_t i = 0; i < v->len; i++) TQ_TRY(number_of(v->items[i], key, &samples[i]));
+  *out = samples;
+  *out_n = v->len;
+  return NULL;
+}
+
 static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
   memset(r, 0, sizeof(*r));
   if (rd->obj->kind != TQH_JSON_OBJECT)
@@ -453,18 +482,16 @@ static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
   const tqh_json_t *wt = tqh_json_get(rd->obj, "wall_time");
   r->has_wall_time = wt && wt->kind != TQH_JSON_NULL;
   TQ_TRY(number_of(wt, "wall_time", &r->wall_time_s));
-  TQ_TRY(read_stats(rd, &r->wall_stats));
+  TQ_TRY(read_stats(rd, "wall_time_stats", &r->wall_stats));
+  TQ_TRY(read_samples(rd, "wall_time_samples", &r->wall_samples, &r->wall_sample_count));
+  const tqh_json_t *dt = tqh_json_get(rd->obj, "device_time");
+  r->has_device_time = dt && dt->kind != TQH_JSON_NULL;
+  if (r->has_device_time) {
+    TQ_TRY(read_stats(rd, "device_time_stats", &r->device_stats));
+    TQ_TRY(read_samples(rd, "device_time_samples", &r->device_samples, &r->device_sample_count));
+  }
 
   const tqh_json_t *v;
-  TQ_TRY(get_container(rd, "wall_time_samples", 0, &v));
-  if (v && v->len) {
-    double *samples = tq_arena_calloc(rd->arena, v->len, sizeof(*samples));
-    if (!samples) return oom();
-    for (size_t i = 0; i < v->len; i++)
-      TQ_TRY(number_of(v->items[i], "wall_time_samples", &samples[i]));
-    r->wall_samples = samples;
-    r->wall_sample_count = v->len;
-  }
 
   const char *cache;
   TQ_TRY(get_string(rd, "cache", 0, &cache));

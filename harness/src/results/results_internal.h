@@ -19,7 +19,8 @@
  * The journal line and report.json hold one object with these keys, in this order:
  *   id name classname model host outcome message failure_type text started_at duration
  *   wall_time (null when not measured) wall_time_stats {n min max median mean stddev mad
- *   ci95_low ci95_high} wall_time_samples [..] cache ("hit"|"miss"|"none") compile_time run_time
+ *   ci95_low ci95_high} wall_time_samples [..], on boards device_time (the median)
+ *   device_time_stats {...} device_time_samples [..] (absent when not measured), cache ("hit"|"miss"|"none") compile_time run_time
  *   estimated_cycles (cycles; null when not compiled, absent in older records) metrics {NAME: µs}
  *   properties {KEY: string} files [relative paths]
  * Times are in seconds. */

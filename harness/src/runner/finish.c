@@ -133,18 +133,17 @@ static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
   tq_status_t st = NULL;
   for (size_t k = 0; k < t->tag_count && !st; k++)
     st = tq_buf_printf(&tags, "%s%s", k ? "," : "", t->tags[k]);
+  tqh_stats_t device;
+  memset(&device, 0, sizeof(device));
+  if (r->num_device_samples)
+    tq_status_free(tqh_stats_compute(r->device_samples, r->num_device_samples, &device));
   tqh_property_t props[5];
   size_t np = 0;
-  char device[64];
   tq_buf_t target;
   tq_buf_init(&target, 0);
   if (!r->board) planned_target(run, i, &target);
   props[np++] = (tqh_property_t){"target", r->board ? r->board : target.data ? target.data : "sim"};
   if (r->board) props[np++] = (tqh_property_t){"board", r->board};
-  if (r->has_device_wall) {
-    snprintf(device, sizeof(device), "%.9f", r->device_wall_s);
-    props[np++] = (tqh_property_t){"device_wall_time", device};
-  }
   if (run->retry_note && run->retry_note[i]) {
     /* The first attempt's fault, before whatever the last attempt said. */
     tq_buf_t text;
@@ -181,6 +180,10 @@ static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
   rec.wall_stats = stats;
   rec.wall_samples = r->samples;
   rec.wall_sample_count = r->num_samples;
+  rec.has_device_time = r->num_device_samples > 0;
+  rec.device_stats = device;
+  rec.device_samples = r->device_samples;
+  rec.device_sample_count = r->num_device_samples;
   rec.cache = r->cache;
   rec.compile_s = r->compile_s;
   rec.run_s = r->run_s;

@@ -86,8 +86,8 @@ tq_status_t tqh__result_encode(const tqh_test_result_t *r, tq_buf_t *out) {
     TQ_TRY(put_f64(out, p->device_us));
   }
   TQ_TRY(put_str(out, r->board));
-  TQ_TRY(put_u64(out, (uint64_t)r->has_device_wall));
-  TQ_TRY(put_f64(out, r->device_wall_s));
+  TQ_TRY(put_u64(out, r->num_device_samples));
+  for (size_t i = 0; i < r->num_device_samples; i++) TQ_TRY(put_f64(out, r->device_samples[i]));
   TQ_TRY(put_u64(out, (uint64_t)r->board_down));
   return NULL;
 }
@@ -211,8 +211,13 @@ tq_status_t tqh__result_decode(const void *data, size_t len, tqh_test_result_t *
   }
   if (!rd.bad) {
     r->board = get_str(&rd);
-    r->has_device_wall = (int)get_u64(&rd);
-    r->device_wall_s = get_f64(&rd);
+    n = get_count(&rd);
+    if (!rd.bad && n) {
+      r->device_samples = tq_calloc(n, sizeof(double));
+      if (!r->device_samples) rd.bad = 1;
+      for (size_t i = 0; i < n && !rd.bad; i++) r->device_samples[i] = get_f64(&rd);
+      if (!rd.bad) r->num_device_samples = n;
+    }
     r->board_down = (int)get_u64(&rd);
   }
   if (rd.bad || rd.p != rd.end) {

@@ -67,8 +67,9 @@ typedef struct tqh_test_result_s {
   uint64_t clock_hz;
   /* On a board: */
   char *board;          /* the board's name, or NULL (the simulator) */
-  int has_device_wall;  /* the runtime reported device_wall_time_us */
-  double device_wall_s; /* its median over the timed runs */
+  double *device_samples; /* seconds, the runtime's device time of each timed run that reported
+                           * one (device_wall_time_us); NULL when none did */
+  size_t num_device_samples;
   int board_down;       /* the board cannot be reached again: give it no more tests */
 } tqh_test_result_t;
 

@@ -154,6 +154,14 @@ typedef struct tqh_test_record_s {
   const double *wall_samples; /* each repetition's wall time, seconds; may be NULL */
   size_t wall_sample_count;
 
+  /* On a board: the runtime's own device time of each repetition (what torq-run-module reports
+   * as device_wall_time_us), a statistic like the wall time; the median is device_stats.median.
+   * 0: not measured (the simulator, or a runtime that did not report it). */
+  int has_device_time;
+  tqh_stats_t device_stats;     /* seconds */
+  const double *device_samples; /* seconds; may be NULL */
+  size_t device_sample_count;
+
   tqh_cache_t cache;
   double compile_s; /* time inside the compiler (0 on a cache hit or when not compiled) */
   double run_s;     /* time inside execution, all repetitions and warm-up */

@@ -1,0 +1,400 @@
+/* The run history (history.h): runs recorded and read back, migrations of older schemas, the
+ * refusal of what is not a history, two writers at once, and a writer killed mid-transaction. */
+#include <check.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "history/history_internal.h"
+#include "suites.h"
+#include "torq/base/alloc.h"
+#include "torq/harness/history.h"
+
+Suite *history_suite(void);
+
+/* Records of `count` tests named t0, t1, ... of suite "s": wall time samples {base, base*1.01,
+ * ...} (5 of them), OVERALL = 10 + i µs, estimated_cycles 100 + i. */
+typedef struct fake_s {
+  tqh_test_record_t *recs;
+  tqh_record_metric_t *metrics;
+  double *samples;
+  char **names;
+  tqh_property_t prop;
+  size_t count;
+} fake_t;
+
+static void fake_init(fake_t *f, size_t count, double base) {
+  f->count = count;
+  f->recs = calloc(count, sizeof(*f->recs));
+  f->metrics = calloc(count * 2, sizeof(*f->metrics));
+  f->samples = calloc(count * 5, sizeof(double));
+  f->names = calloc(count, sizeof(char *));
+  f->prop = (tqh_property_t){"target", "sim"};
+  for (size_t i = 0; i < count; i++) {
+    tqh_test_record_t *r = &f->recs[i];
+    f->names[i] = malloc(16);
+    snprintf(f->names[i], 16, "t%zu", i);
+    r->id = r->name = f->names[i];
+    r->classname = "s";
+    r->outcome = TQH_OUTCOME_PASSED;
+    r->started_at = 1e9;
+    double *s = &f->samples[5 * i];
+    for (int k = 0; k < 5; k++) s[k] = base * (1.0 + 0.01 * k);
+    r->has_wall_time = 1;
+    ck_assert_ptr_null(tqh_stats_compute(s, 5, &r->wall_stats));
+    r->wall_time_s = r->wall_stats.median;
+    r->wall_samples = s;
+    r->wall_sample_count = 5;
+    r->has_estimated_cycles = 1;
+    r->estimated_cycles = 100 + i;
+    f->metrics[2 * i] = (tqh_record_metric_t){"OVERALL", 10.0 + (double)i};
+    f->metrics[2 * i + 1] = (tqh_record_metric_t){"Dma", 4};
+    r->metrics = &f->metrics[2 * i];
+    r->metric_count = 2;
+    r->properties = &f->prop;
+    r->property_count = 1;
+  }
+}
+
+static void fake_free(fake_t *f) {
+  for (size_t i = 0; i < f->count; i++) free(f->names[i]);
+  free(f->names);
+  free(f->recs);
+  free(f->metrics);
+  free(f->samples);
+}
+
+static void add(tqh_history_t *h, const char *run_id, double started, fake_t *f, int want_added) {
+  tqh_history_run_t run;
+  memset(&run, 0, sizeof(run));
+  run.run_id = run_id;
+  run.started_at = started;
+  run.git_revision = "abc123";
+  run.target = "sim";
+  int added = -1;
+  TH_OK(tqh_history_add_run(h, &run, f->recs, f->count, &added));
+  ck_assert_int_eq(added, want_added);
+}
+
+START_TEST(runs_are_recorded_and_read_back) {
+  char *dir = th_tmpdir();
+  char *path = th_path(dir, "sub/history.sqlite"); /* its folder is made */
+  tqh_history_t *h = NULL;
+  TH_OK(tqh_history_open(path, NULL, &h));
+  ck_assert_int_eq(tqh_history_schema_version(h), TQH_HISTORY_SCHEMA_VERSION);
+  fake_t a, b;
+  fake_init(&a, 3, 0.001);
+  fake_init(&b, 2, 0.002);
+  add(h, "run-b", 2000, &b, 1); /* imported out of order: listed by start time */
+  add(h, "run-a", 1000, &a, 1);
+  add(h, "run-a", 1000, &a, 0); /* the same run again: left as it is */
+
+  tq_arena_t arena;
+  tq_arena_init(&arena, 0, 0);
+  tqh_history_run_t *runs = NULL;
+  size_t n = 0;
+  TH_OK(tqh_history_list_runs(h, 0, &arena, &runs, &n));
+  ck_assert_uint_eq(n, 2);
+  ck_assert_str_eq(runs[0].run_id, "run-a");
+  ck_assert_str_eq(runs[1].run_id, "run-b");
+  ck_assert_uint_eq(runs[0].tests, 3);
+  ck_assert_uint_eq(runs[0].counts[TQH_OUTCOME_PASSED], 3);
+  ck_assert_str_eq(runs[0].git_revision, "abc123");
+  TH_OK(tqh_history_list_runs(h, 1, &arena, &runs, &n));
+  ck_assert_uint_eq(n, 1);
+  ck_assert_str_eq(runs[0].run_id, "run-b");
+
+  tqh_history_key_t *keys = NULL;
+  TH_OK(tqh_history_list_tests(h, 0, &arena, &keys, &n));
+  ck_assert_uint_eq(n, 3);
+  ck_assert_str_eq(keys[2].name, "t2");
+  ck_assert_str_eq(keys[2].target, "sim");
+  TH_OK(tqh_history_list_tests(h, 1, &arena, &keys, &n)); /* run-b has t0, t1 */
+  ck_assert_uint_eq(n, 2);
+  TH_OK(tqh_history_find_tests(h, "s/t1", &arena, &keys, &n));
+  ck_assert_uint_eq(n, 1);
+  TH_OK(tqh_history_find_tests(h, "t1", &arena, &keys, &n));
+  ck_assert_uint_eq(n, 1);
+  TH_OK(tqh_history_find_tests(h, "x/t1", &arena, &keys, &n));
+  ck_assert_uint_eq(n, 0);
+
+  tqh_history_key_t k = {"s", "t1", "sim"};
+  tqh_history_entry_t *e = NULL;
+  TH_OK(tqh_history_entries(h, &k, 0, 0, NULL, NULL, &arena, &e, &n));
+  ck_assert_uint_eq(n, 2);
+  ck_assert_str_eq(e[0].run.run_id, "run-a");
+  ck_assert_str_eq(e[1].run.run_id, "run-b");
+  ck_assert_str_eq(e[0].outcome, "passed");
+  ck_assert_uint_eq(e[0].metric_count, 4); /* Dma OVERALL estimated_cycles wall_time */
+  const tqh_history_metric_t *w = tqh_history_entry_metric(&e[1], "wall_time");
+  ck_assert_ptr_nonnull(w);
+  ck_assert_str_eq(w->unit, "s");
+  ck_assert_uint_eq(w->sample_count, 5);
+  for (int i = 0; i < 5; i++) ck_assert(w->samples[i] == 0.002 * (1.0 + 0.01 * i));
+  ck_assert_double_eq_tol(w->value, 0.002 * 1.02, 1e-15);
+  const tqh_history_metric_t *o = tqh_history_entry_metric(&e[0], "OVERALL");
+  ck_assert(o && o->value == 11.0 && !o->samples && !strcmp(o->unit, "us"));
+  o = tqh_history_entry_metric(&e[0], "estimated_cycles");
+  ck_assert(o && o->value == 101.0 && !strcmp(o->unit, "cycles"));
+  /* Bounds: before run-b started, without run-a, one metric, the last one. */
+  TH_OK(tqh_history_entries(h, &k, 0, 1500, NULL, NULL, &arena, &e, &n));
+  ck_assert(n == 1 && !strcmp(e[0].run.run_id, "run-a"));
+  TH_OK(tqh_history_entries(h, &k, 0, 0, "run-a", "OVERALL", &arena, &e, &n));
+  ck_assert(n == 1 && !strcmp(e[0].run.run_id, "run-b") && e[0].metric_count == 1);
+  TH_OK(tqh_history_entries(h, &k, 1, 0, NULL, "nothing", &arena, &e, &n));
+  ck_assert(n == 1 && !strcmp(e[0].run.run_id, "run-b") && e[0].metric_count == 0);
+
+  tq_arena_deinit(&arena);
+  tqh_history_close(h);
+  /* Read only: the same, and no writing. */
+  tqh_history_options_t ro;
+  tqh_history_options_initialize(&ro);
+  ro.read_only = 1;
+  TH_OK(tqh_history_open(path, &ro, &h));
+  tq_status_t st = tqh_history_add_run(h, &(tqh_history_run_t){.run_id = "x"}, NULL, 0, &(int){0});
+  ck_assert_ptr_nonnull(st);
+  tq_status_free(st);
+  tqh_history_close(h);
+  char *missing = th_path(dir, "none.sqlite");
+  st = tqh_history_open(missing, &ro, &h);
+  ck_assert_int_eq(tq_status_code(st), TQ_NOT_FOUND);
+  tq_status_free(st);
+  free(missing);
+  fake_free(&a);
+  fake_free(&b);
+  free(path);
+  th_rmtree(dir);
+}
+END_TEST
+
+START_TEST(an_older_schema_is_migrated_with_its_data) {
+  char *dir = th_tmpdir();
+  char *path = th_path(dir, "h.sqlite");
+  tqh_history_t *h = NULL;
+  TH_OK(tqh_history_open_at_version(path, 1, &h));
+  ck_assert_int_eq(tqh_history_schema_version(h), 1);
+  /* A version-1 writer's rows (tests had no host then). */
+  TH_OK(tqh__history_exec(h, "INSERT INTO runs(id, run_id, started_at) VALUES(1, 'old', 5);"
+                             "INSERT INTO tests(id, run, suite, name, target, outcome) "
+                             "VALUES(1, 1, 's', 't', 'sim', 'passed');"
+                             "INSERT INTO metric_names(id, name, unit) VALUES(1, 'OVERALL', 'us');"
+                             "INSERT INTO metrics(test, metric, value) VALUES(1, 1, 42);"));
+  tqh_history_close(h);
+  TH_OK(tqh_history_open(path, NULL, &h));
+  ck_assert_int_eq(tqh_history_schema_version(h), 2);
+  tq_arena_t arena;
+  tq_arena_init(&arena, 0, 0);
+  tqh_history_entry_t *e = NULL;
+  size_t n = 0;
+  tqh_history_key_t k = {"s", "t", "sim"};
+  TH_OK(tqh_history_entries(h, &k, 0, 0, NULL, NULL, &arena, &e, &n));
+  ck_assert_uint_eq(n, 1);
+  ck_assert(e[0].metric_count == 1 && e[0].metrics[0].value == 42);
+  /* The new column is there. */
+  TH_OK(tqh__history_exec(h, "UPDATE tests SET host = 'board1'"));
+  fake_t f;
+  fake_init(&f, 1, 0.001);
+  add(h, "new", 6, &f, 1);
+  fake_free(&f);
+  tq_arena_deinit(&arena);
+  tqh_history_close(h);
+  free(path);
+  th_rmtree(dir);
+}
+END_TEST
+
+START_TEST(what_is_not_a_history_is_refused) {
+  char *dir = th_tmpdir();
+  tqh_history_t *h = NULL;
+  /* A newer schema than this build knows. */
+  char *newer = th_path(dir, "newer.sqlite");
+  TH_OK(tqh_history_open(newer, NULL, &h));
+  TH_OK(tqh__history_exec(h, "PRAGMA user_version = 99"));
+  tqh_history_close(h);
+  tq_status_t st = tqh_history_open(newer, NULL, &h);
+  ck_assert_int_eq(tq_status_code(st), TQ_INVALID_INPUT);
+  ck_assert_msg(strstr(tq_status_message(st), "schema version 99") &&
+                    strstr(tq_status_message(st), "up to 2"),
+                "%s", tq_status_message(st));
+  tq_status_free(st);
+  /* Someone else's SQLite database. */
+  char *other = th_path(dir, "other.sqlite");
+  TH_OK(tqh_history_open_at_version(other, 1, &h));
+  TH_OK(tqh__history_exec(h, "DROP TABLE metrics; DROP TABLE metric_names; DROP TABLE tests;"
+                             "DROP TABLE runs; PRAGMA user_version = 0; CREATE TABLE x(y)"));
+  tqh_history_close(h);
+  st = tqh_history_open(other, NULL, &h);
+  ck_assert_int_eq(tq_status_code(st), TQ_INVALID_INPUT);
+  ck_assert_msg(strstr(tq_status_message(st), "not a torq-test history"), "%s",
+                tq_status_message(st));
+  tq_status_free(st);
+  /* Not SQLite at all. */
+  char *text = th_path(dir, "text.sqlite");
+  th_write(text, "this is not a database, but it is long enough to have a header of sorts\n");
+  st = tqh_history_open(text, NULL, &h);
+  ck_assert_int_eq(tq_status_code(st), TQ_INVALID_INPUT);
+  ck_assert_msg(strstr(tq_status_message(st), text), "%s", tq_status_message(st));
+  tq_status_free(st);
+  free(newer);
+  free(other);
+  free(text);
+  th_rmtree(dir);
+}
+END_TEST
+
+/* Counts rows with one query; -1 on error. */
+static long count_rows(const char *path, const char *sql) {
+  sqlite3 *db = NULL;
+  long n = -1;
+  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 10000);
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+      n = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+  }
+  sqlite3_close(db);
+  return n;
+}
+
+/* A child that records one run of `tests` tests once it reads a byte from `go`; exits 0 when
+ * it landed. */
+static pid_t writer(const char *path, const char *run_id, size_t tests, int go) {
+  pid_t pid = fork();
+  if (pid) return pid;
+  char c;
+  tqh_history_t *h = NULL;
+  tq_status_t st = tqh_history_open(path, NULL, &h);
+  if (!st && read(go, &c, 1) != 1) _exit(3);
+  fake_t f;
+  fake_init(&f, tests, 0.001);
+  tqh_history_run_t run = {.run_id = run_id, .started_at = 1};
+  int added = 0;
+  if (!st) st = tqh_history_add_run(h, &run, f.recs, f.count, &added);
+  tqh_history_close(h);
+  _exit(st ? 1 : added ? 0 : 2);
+}
+
+START_TEST(two_runs_finishing_at_once_both_land) {
+  char *dir = th_tmpdir();
+  char *path = th_path(dir, "h.sqlite");
+  for (int round = 0; round < 3; round++) {
+    int go[2];
+    ck_assert_int_eq(pipe(go), 0);
+    char a[16], b[16];
+    snprintf(a, sizeof(a), "a%d", round);
+    snprintf(b, sizeof(b), "b%d", round);
+    /* Both open the database (the first round: both create and migrate it), then both write
+     * at the same moment. */
+    pid_t pa = writer(path, a, 300, go[0]), pb = writer(path, b, 300, go[0]);
+    ck_assert_int_eq(write(go[1], "xx", 2), 2);
+    close(go[0]);
+    close(go[1]);
+    int sa = 0, sb = 0;
+    waitpid(pa, &sa, 0);
+    waitpid(pb, &sb, 0);
+    ck_assert_msg(WIFEXITED(sa) && WEXITSTATUS(sa) == 0, "writer a: %d", sa);
+    ck_assert_msg(WIFEXITED(sb) && WEXITSTATUS(sb) == 0, "writer b: %d", sb);
+  }
+  ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM runs"), 6);
+  ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM tests"), 6 * 300);
+  ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM metrics"), 6 * 300 * 4);
+  free(path);
+  th_rmtree(dir);
+}
+END_TEST
+
+/* PRAGMA integrity_check's first answer ("ok" when sound). */
+static char *integrity(const char *path) {
+  sqlite3 *db = NULL;
+  char *answer = NULL;
+  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+      answer = strdup((const char *)sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+  }
+  sqlite3_close(db);
+  return answer ? answer : strdup("(could not open)");
+}
+
+START_TEST(a_writer_killed_mid_transaction_leaves_a_valid_database) {
+  char *dir = th_tmpdir();
+  char *path = th_path(dir, "h.sqlite");
+  enum { TESTS = 1500 };
+  for (int round = 0; round < 3; round++) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      /* Runs back to back, each one transaction of TESTS tests (tens of ms each). */
+      tqh_history_t *h = NULL;
+      if (tqh_history_open(path, NULL, &h)) _exit(1);
+      fake_t f;
+      fake_init(&f, TESTS, 0.001);
+      for (int i = 0;; i++) {
+        char id[32];
+        snprintf(id, sizeof(id), "r%d-%d", round, i);
+        tqh_history_run_t run = {.run_id = id, .started_at = 1 + i};
+        int added;
+        tq_status_t st = tqh_history_add_run(h, &run, f.recs, f.count, &added);
+        if (st) _exit(2);
+      }
+    }
+    /* Wait for a few committed runs, then kill it a little after the last commit: in the
+     * middle of the next transaction. */
+    long before = count_rows(path, "SELECT count(*) FROM runs");
+    if (before < 0) before = 0;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long now = before;
+    while (now < before + 2) {
+      usleep(2000);
+      long c = count_rows(path, "SELECT count(*) FROM runs");
+      if (c > 0) now = c;
+      struct timespec t1;
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      ck_assert_msg(t1.tv_sec - t0.tv_sec < 60, "the writer made no progress");
+    }
+    usleep(5000 + 7000 * (useconds_t)round);
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    char *ok = integrity(path);
+    ck_assert_msg(!strcmp(ok, "ok"), "integrity_check: %s", ok);
+    free(ok);
+    /* Every run there is whole: no run lost tests to the kill. */
+    ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM (SELECT run, count(*) AS n FROM "
+                                      "tests GROUP BY run HAVING n <> 1500)"),
+                     0);
+    ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM runs WHERE id NOT IN "
+                                      "(SELECT run FROM tests)"),
+                     0);
+    /* And it opens for writing again. */
+    tqh_history_t *h = NULL;
+    TH_OK(tqh_history_open(path, NULL, &h));
+    tqh_history_close(h);
+  }
+  free(path);
+  th_rmtree(dir);
+}
+END_TEST
+
+Suite *history_suite(void) {
+  Suite *s = suite_create("history");
+  TCase *tc = tcase_create("history");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, runs_are_recorded_and_read_back);
+  tcase_add_test(tc, an_older_schema_is_migrated_with_its_data);
+  tcase_add_test(tc, what_is_not_a_history_is_refused);
+  tcase_add_test(tc, two_runs_finishing_at_once_both_land);
+  tcase_add_test(tc, a_writer_killed_mid_transaction_leaves_a_valid_database);
+  suite_add_tcase(s, tc);
+  return s;
+}
