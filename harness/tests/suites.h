@@ -21,6 +21,7 @@
   X(annotate_corpus) \
   X(stats)           \
   X(utest)           \
+  X(changepoint)     \
   X(journal)         \
   X(junit)           \
   X(results)         \

@@ -130,7 +130,7 @@ START_TEST(every_test_has_a_row_and_a_section_and_a_corrupt_profile_is_a_note) {
   char *dir = make_run();
   tqh_diags_t diags;
   tqh_diags_init(&diags);
-  TH_OK(tqh_html_report_write(dir, NULL, &diags));
+  TH_OK(tqh_html_report_write(dir, NULL, NULL, &diags));
   char *page = page_of(dir);
   static const char *const ids[] = {"s+ok", "s+broken", "s+fail", "s+skip"};
   for (size_t i = 0; i < 4; i++) {
@@ -177,9 +177,9 @@ START_TEST(baseline_changes_are_shown_with_their_verdict) {
   th_write(p, j.data);
   tq_buf_deinit(&j);
   tqh_baseline_t *base = NULL;
-  TH_OK(tqh_baseline_load(p, NULL, &base));
+  TH_OK(tqh_baseline_load(p, NULL, NULL, &base));
   free(p);
-  TH_OK(tqh_html_report_write(dir, base, NULL));
+  TH_OK(tqh_html_report_write(dir, base, "../trends.html", NULL));
   char *page = page_of(dir);
   ck_assert_ptr_nonnull(strstr(page, "<th>Baseline</th>"));
   ck_assert_ptr_nonnull(strstr(page, "<td class=\"n v-regression\">+100.0%</td>"));
@@ -191,6 +191,10 @@ START_TEST(baseline_changes_are_shown_with_their_verdict) {
   ck_assert_ptr_nonnull(strstr(page, "<td class=\"v-regression\">regression</td>"));
   ck_assert_ptr_nonnull(strstr(page, "<td class=\"v-improvement\">improvement</td>"));
   ck_assert_ptr_nonnull(strstr(page, "Not in the baseline.")); /* s+fail */
+  /* Each row says why: the floor of a deterministic metric. */
+  ck_assert_ptr_nonnull(strstr(page, "<td class=\"why\">+100.0% beyond the floor 5.0% (deterministic)</td>"));
+  /* The trends page is linked from the header. */
+  ck_assert_ptr_nonnull(strstr(page, "<a id=\"trends\" href=\"../trends.html\">"));
   free(page);
   tqh_baseline_destroy(base);
   th_rmtree(dir);
@@ -268,7 +272,7 @@ END_TEST
 
 START_TEST(a_run_without_journal_is_not_found) {
   char *dir = th_tmpdir();
-  tq_status_t st = tqh_html_report_write(dir, NULL, NULL);
+  tq_status_t st = tqh_html_report_write(dir, NULL, NULL, NULL);
   ck_assert_int_eq(tq_status_code(st), TQ_NOT_FOUND);
   tq_status_free(st);
   char *p = th_path(dir, TQH_HTML_REPORT_FILE);

@@ -406,7 +406,7 @@ tq_status_t tqh_history_record_dir(tqh_history_t *h, const char *run_dir, int *o
   struct stat sb;
   if (!st && stat(path.data, &sb) != 0)
     st = TQ_STATUS(TQ_NOT_FOUND, "%s is not a run folder (no journal.jsonl)", run_dir);
-  if (!st) st = tqh_journal_read(path.data, &records, NULL, NULL);
+  if (!st) st = tqh_journal_read(path.data, &records, NULL, &(tqh_journal_read_t){0});
   if (!st) st = tqh_records_latest(&records, &latest, &count);
   if (!st) {
     tq_buf_clear(&path);

@@ -32,7 +32,8 @@ static tq_status_t esc(tq_buf_t *out, const char *s) {
 
 typedef struct page_s {
   const char *run_dir;
-  const tqh_baseline_t *baseline;
+  tqh_baseline_t *baseline;
+  const char *trends; /* the trends page's link, or NULL */
   tqh_diags_t *diags; /* may be NULL */
   tqh_records_t records;
   size_t *order; /* the records shown: the last of each id, in journal order */
@@ -158,10 +159,10 @@ static tq_status_t compare_all(page_t *p) {
   if (!p->cmp || !p->compared) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   for (size_t k = 0; k < p->count; k++) {
     const tqh_test_record_t *r = &p->records.items[p->order[k]];
-    const tqh_test_record_t *base = tqh_baseline_find(p->baseline, r->id);
-    if (!base || r->outcome == TQH_OUTCOME_SKIPPED || r->outcome == TQH_OUTCOME_NOT_RUN) continue;
-    TQ_TRY(tqh_baseline_compare(tqh_baseline_options(p->baseline), base, r, &p->cmp[k]));
-    p->compared[k] = 1;
+    if (r->outcome == TQH_OUTCOME_SKIPPED || r->outcome == TQH_OUTCOME_NOT_RUN) continue;
+    int found = 0;
+    TQ_TRY(tqh_baseline_compare_record(p->baseline, r, -1, NULL, 0, &p->cmp[k], &found));
+    p->compared[k] = (unsigned char)found;
   }
   return NULL;
 }
@@ -190,9 +191,16 @@ static tq_status_t header(page_t *p, tq_buf_t *out) {
     TQ_TRY(esc(out, v));
     TQ_TRY(tq_buf_append_cstr(out, "</dd>"));
   }
-  if (p->baseline)
-    TQ_TRY(tq_buf_printf(out, "<dt>Baseline</dt><dd>compared (floor %.1f%%)</dd>",
-                         tqh_baseline_options(p->baseline)->floor_pct));
+  if (p->baseline) {
+    TQ_TRY(tq_buf_append_cstr(out, "<dt>Baseline</dt><dd>"));
+    TQ_TRY(esc(out, tqh_baseline_describe(p->baseline)));
+    TQ_TRY(tq_buf_printf(out, " (floor %.1f%%)</dd>", tqh_baseline_options(p->baseline)->floor_pct));
+  }
+  if (p->trends) {
+    TQ_TRY(tq_buf_append_cstr(out, "<dt>Trends</dt><dd><a id=\"trends\" href=\""));
+    TQ_TRY(esc(out, p->trends));
+    TQ_TRY(tq_buf_append_cstr(out, "\">across the run history</a></dd>"));
+  }
   size_t counts[TQH_OUTCOME_COUNT] = {0};
   for (size_t i = 0; i < p->count; i++) {
     tqh_outcome_t o = p->records.items[p->order[i]].outcome;
@@ -341,8 +349,9 @@ static tq_status_t overview_bars(const tqh_test_record_t *r, tq_buf_t *out) {
 }
 
 static tq_status_t value(tq_buf_t *out, double v, const char *unit) {
-  if (!strcmp(unit, "us")) return duration(out, v, 1e3);
-  return tq_buf_printf(out, "%.0f %s", v, unit);
+  char text[48];
+  tqh_baseline_format_value(v, unit, text);
+  return esc(out, text);
 }
 
 static tq_status_t baseline_table(const page_t *p, size_t k, tq_buf_t *out) {
@@ -354,8 +363,8 @@ static tq_status_t baseline_table(const page_t *p, size_t k, tq_buf_t *out) {
   tq_status_t st = tq_buf_append_cstr(out,
                           "<table class=\"baseline\"><thead><tr><th>Metric</th>"
                           "<th class=\"n\">Baseline</th><th class=\"n\">Now</th>"
-                          "<th class=\"n\">Change</th><th class=\"n\">Threshold</th>"
-                          "<th>Verdict</th></tr></thead><tbody>\n");
+                          "<th class=\"n\">Change</th><th>Verdict</th><th>Why</th></tr>"
+                          "</thead><tbody>\n");
   for (size_t i = 0; !st && i < c->count; i++) {
     const tqh_baseline_row_t *row = &c->rows[i];
     const char *v = verdict(row->change);
@@ -371,9 +380,16 @@ static tq_status_t baseline_table(const page_t *p, size_t k, tq_buf_t *out) {
     else if (!st)
       st = tq_buf_printf(out, "</td><td class=\"n v-%s\">%+.1f%%", v, row->change_pct);
     if (!st)
-      st = tq_buf_printf(out, "</td><td class=\"n\">%.1f%%</td><td class=\"v-%s\">%s%s</td></tr>\n",
-                         row->threshold_pct, v, v,
-                         row->change == TQH_BASELINE_NOISE ? " (within noise)" : "");
+      st = tq_buf_printf(out, "</td><td class=\"v-%s\">%s</td><td class=\"why\">", v,
+                         tqh_baseline_change_name(row->change));
+    if (!st) {
+      tq_buf_t why;
+      tq_buf_init(&why, 0);
+      st = tqh_baseline_row_why(row, &why);
+      if (!st) st = esc(out, why.data ? why.data : "");
+      tq_buf_deinit(&why);
+    }
+    if (!st) st = tq_buf_append_cstr(out, "</td></tr>\n");
   }
   if (!st) st = tq_buf_append_cstr(out, "</tbody></table>\n");
   return st;
@@ -462,12 +478,13 @@ static tq_status_t render(page_t *p, tqh_out_file_t *file) {
   return tq_buf_printf(out, "<script>%s</script>\n</body></html>\n", page_js);
 }
 
-tq_status_t tqh_html_report_write(const char *run_dir, const tqh_baseline_t *baseline,
-                                  tqh_diags_t *diags) {
+tq_status_t tqh_html_report_write(const char *run_dir, tqh_baseline_t *baseline,
+                                  const char *trends_href, tqh_diags_t *diags) {
   page_t p;
   memset(&p, 0, sizeof(p));
   p.run_dir = run_dir;
   p.baseline = baseline;
+  p.trends = trends_href;
   p.diags = diags;
   tqh_records_init(&p.records);
   tq_arena_init(&p.arena, 0, 0);

@@ -1,4 +1,6 @@
-/* Baselines (baseline.h): a run's tests compared with the same tests of an earlier run. */
+/* Baselines (baseline.h): where a test's earlier values come from (a run's journal, or the last
+ * K runs of the history), applying the verdicts to a finished test, and `compare`. The verdicts
+ * themselves are verdict.c's, the tables baseline_format.c's. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,162 +10,76 @@
 
 #include "results_internal.h"
 #include "torq/base/alloc.h"
+#include "torq/base/file.h"
 #include "torq/harness/baseline.h"
-
-void tqh_baseline_options_initialize(tqh_baseline_options_t *options) {
-  options->floor_pct = 5.0;
-  options->k = 3.0;
-}
-
-const char *tqh_baseline_change_name(tqh_baseline_change_t change) {
-  switch (change) {
-    case TQH_BASELINE_SAME: return "same";
-    case TQH_BASELINE_NOISE: return "within noise";
-    case TQH_BASELINE_IMPROVED: return "improved";
-    case TQH_BASELINE_REGRESSED: return "REGRESSED";
-  }
-  return "?";
-}
-
-static double noise_pct(const tqh_baseline_options_t *o, const tqh_stats_t *s) {
-  return s->median > 0 ? o->k * 100.0 * s->mad / s->median : 0;
-}
-
-static void classify(tqh_baseline_row_t *row) {
-  if (row->now == row->base) {
-    row->change_pct = 0;
-    row->change = TQH_BASELINE_SAME;
-    return;
-  }
-  row->change_pct = row->base != 0 ? (row->now - row->base) / fabs(row->base) * 100.0
-                                   : (row->now > 0 ? INFINITY : -INFINITY);
-  if (row->change_pct > row->threshold_pct)
-    row->change = TQH_BASELINE_REGRESSED;
-  else if (row->change_pct < -row->threshold_pct)
-    row->change = TQH_BASELINE_IMPROVED;
-  else
-    row->change = TQH_BASELINE_NOISE;
-}
-
-tq_status_t tqh_baseline_compare(const tqh_baseline_options_t *options,
-                                 const tqh_test_record_t *base, const tqh_test_record_t *now,
-                                 tqh_baseline_comparison_t *out) {
-  memset(out, 0, sizeof(*out));
-  tqh_baseline_options_t defaults;
-  tqh_baseline_options_initialize(&defaults);
-  if (!options) options = &defaults;
-  out->rows = tq_calloc(now->metric_count + 3, sizeof(*out->rows));
-  if (!out->rows) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory comparing with the baseline");
-  if (base->has_wall_time && now->has_wall_time) {
-    tqh_baseline_row_t *row = &out->rows[out->count++];
-    snprintf(row->metric, sizeof(row->metric), "wall_time");
-    row->unit = "us";
-    row->base = base->wall_stats.median * 1e6;
-    row->now = now->wall_stats.median * 1e6;
-    double t = options->floor_pct;
-    double nb = noise_pct(options, &base->wall_stats), nn = noise_pct(options, &now->wall_stats);
-    if (nb > t) t = nb;
-    if (nn > t) t = nn;
-    row->threshold_pct = t;
-    classify(row);
-  }
-  for (size_t i = 0; i < now->metric_count; i++) {
-    const char *name = now->metrics[i].name ? now->metrics[i].name : "";
-    for (size_t j = 0; j < base->metric_count; j++) {
-      if (!base->metrics[j].name || strcmp(base->metrics[j].name, name) != 0) continue;
-      tqh_baseline_row_t *row = &out->rows[out->count++];
-      snprintf(row->metric, sizeof(row->metric), "%s", name);
-      row->unit = "us";
-      row->base = base->metrics[j].us;
-      row->now = now->metrics[i].us;
-      row->threshold_pct = options->floor_pct;
-      classify(row);
-      break;
-    }
-  }
-  if (base->has_estimated_cycles && now->has_estimated_cycles) {
-    tqh_baseline_row_t *row = &out->rows[out->count++];
-    snprintf(row->metric, sizeof(row->metric), "estimated_cycles");
-    row->unit = "cycles";
-    row->base = (double)base->estimated_cycles;
-    row->now = (double)now->estimated_cycles;
-    row->threshold_pct = options->floor_pct;
-    classify(row);
-  }
-  for (size_t i = 0; i < out->count; i++) {
-    if (out->rows[i].change == TQH_BASELINE_REGRESSED) out->regressions++;
-    if (out->rows[i].change == TQH_BASELINE_IMPROVED) out->improvements++;
-  }
-  return NULL;
-}
-
-void tqh_baseline_comparison_deinit(tqh_baseline_comparison_t *c) {
-  tq_free(c->rows);
-  memset(c, 0, sizeof(*c));
-}
-
-static void format_value(double v, const char *unit, char *buf, size_t size) {
-  if (v == floor(v) && fabs(v) < 1e15)
-    snprintf(buf, size, "%.0f %s", v, unit);
-  else
-    snprintf(buf, size, "%.3f %s", v, unit);
-}
-
-static void format_change(double pct, char *buf, size_t size) {
-  if (isinf(pct))
-    snprintf(buf, size, "%s", pct > 0 ? "+inf%" : "-inf%");
-  else
-    snprintf(buf, size, "%+.1f%%", pct);
-}
-
-tq_status_t tqh_baseline_format_message(const tqh_baseline_comparison_t *c, tq_buf_t *out) {
-  int first = 1;
-  for (size_t i = 0; i < c->count; i++) {
-    const tqh_baseline_row_t *r = &c->rows[i];
-    if (r->change != TQH_BASELINE_REGRESSED) continue;
-    char b[48], n[48], ch[32];
-    format_value(r->base, r->unit, b, sizeof(b));
-    format_value(r->now, r->unit, n, sizeof(n));
-    format_change(r->change_pct, ch, sizeof(ch));
-    TQ_TRY(tq_buf_printf(out, "%s%s: baseline %s, now %s (%s, threshold %.1f%%)",
-                         first ? "regression: " : "; ", r->metric, b, n, ch, r->threshold_pct));
-    first = 0;
-  }
-  return NULL;
-}
-
-tq_status_t tqh_baseline_format_rows(const char *test_id, const tqh_baseline_comparison_t *c,
-                                     int all, tq_buf_t *out) {
-  for (size_t i = 0; i < c->count; i++) {
-    const tqh_baseline_row_t *r = &c->rows[i];
-    if (!all && i > 0 && r->change == TQH_BASELINE_SAME && strcmp(r->metric, "wall_time") != 0)
-      continue;
-    char b[48], n[48], ch[32];
-    format_value(r->base, r->unit, b, sizeof(b));
-    format_value(r->now, r->unit, n, sizeof(n));
-    format_change(r->change_pct, ch, sizeof(ch));
-    TQ_TRY(tq_buf_printf(out, "%-32s %-18s %16s %16s %9s %9.1f%%  %s\n", test_id, r->metric, b, n,
-                         ch, r->threshold_pct, tqh_baseline_change_name(r->change)));
-  }
-  return NULL;
-}
-
-static tq_status_t format_header(tq_buf_t *out) {
-  return tq_buf_printf(out, "%-32s %-18s %16s %16s %9s %10s  %s\n", "TEST", "METRIC", "BASELINE",
-                       "NOW", "CHANGE", "THRESHOLD", "VERDICT");
-}
-
-/* ---- A loaded baseline ------------------------------------------------------------------- */
+#include "torq/harness/diag.h"
+#include "torq/harness/json.h"
 
 struct tqh_baseline_s {
   tqh_baseline_options_t options;
+  tqh_history_t *history; /* borrowed; may be NULL */
+  int from_history;       /* "history[:K]": no records, the history is the baseline */
   tqh_records_t records;
-  tqh_records_index_t index; /* every finished test looks itself up: by id, not a scan */
-  char *problems;            /* the journal's lines that were skipped, named; NULL: none */
+  size_t *by_key; /* the last record of each test, sorted by suite and name */
+  size_t key_count;
+  double before;   /* earlier runs started before this (0: any) */
+  char *exclude;   /* ... and are not this run */
+  char *describe;
+  char *problems; /* the journal's lines that were skipped, named; NULL: none */
 };
 
-tq_status_t tqh_baseline_load(const char *path, const tqh_baseline_options_t *options,
-                              tqh_baseline_t **out) {
+/* ---- Records by suite and test name ---------------------------------------------------------- */
+
+static int cmp_key(const tqh_test_record_t *a, const char *suite, const char *name) {
+  int c = strcmp(a->classname ? a->classname : "", suite);
+  return c ? c : strcmp(a->name ? a->name : "", name);
+}
+
+static int cmp_records(const void *x, const void *y, void *ctx) {
+  const tqh_test_record_t *items = ctx;
+  const tqh_test_record_t *a = &items[*(const size_t *)x], *b = &items[*(const size_t *)y];
+  return cmp_key(a, b->classname ? b->classname : "", b->name ? b->name : "");
+}
+
+static tq_status_t index_records(tqh_baseline_t *b) {
+  TQ_TRY(tqh_records_latest(&b->records, &b->by_key, &b->key_count));
+  qsort_r(b->by_key, b->key_count, sizeof(*b->by_key), cmp_records, b->records.items);
+  return NULL;
+}
+
+static const tqh_test_record_t *find(const tqh_baseline_t *b, const tqh_test_record_t *now) {
+  const char *suite = now->classname ? now->classname : "", *name = now->name ? now->name : "";
+  size_t lo = 0, hi = b->key_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const tqh_test_record_t *r = &b->records.items[b->by_key[mid]];
+    int c = cmp_key(r, suite, name);
+    if (!c) return r;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return NULL;
+}
+
+/* ---- Loading --------------------------------------------------------------------------------- */
+
+/* "history" or "history:K": 1 with *out_k (0: the default), else 0; -1 for a bad K. */
+static int history_spec(const char *spec, size_t *out_k) {
+  *out_k = 0;
+  if (strncmp(spec, "history", 7) != 0 || (spec[7] && spec[7] != ':')) return 0;
+  if (!spec[7]) return 1;
+  char *end = NULL;
+  errno = 0;
+  long k = strtol(spec + 8, &end, 10);
+  if (!spec[8] || *end || errno || k < 1 || k > 1000) return -1;
+  *out_k = (size_t)k;
+  return 1;
+}
+
+tq_status_t tqh_baseline_load(const char *spec, const tqh_baseline_options_t *options,
+                              tqh_history_t *history, tqh_baseline_t **out) {
   *out = NULL;
   tqh_baseline_t *b = tq_calloc(1, sizeof(*b));
   if (!b) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory loading the baseline");
@@ -171,34 +87,52 @@ tq_status_t tqh_baseline_load(const char *path, const tqh_baseline_options_t *op
     b->options = *options;
   else
     tqh_baseline_options_initialize(&b->options);
+  b->history = history;
   tqh_records_init(&b->records);
-  struct stat sb;
-  tq_buf_t journal;
-  tq_buf_init(&journal, 0);
+  size_t k = 0;
+  int hs = history_spec(spec, &k);
   tq_status_t st = NULL;
-  if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-    st = tq_buf_append_cstr(&journal, path);
-  else
-    st = tq_buf_printf(&journal, "%s/journal.jsonl", path);
-  if (!st && stat(journal.data, &sb) != 0)
-    st = TQ_STATUS(TQ_NOT_FOUND, "baseline %s: no journal (%s): %s", path, journal.data,
-                   strerror(errno));
-  tqh_journal_read_t info;
-  tqh_diags_t diags;
-  tqh_diags_init(&diags);
-  if (!st) st = tqh_journal_read(journal.data, &b->records, &diags, &info);
-  if (!st && diags.count) {
-    tq_buf_t text;
-    tq_buf_init(&text, 0);
-    st = tqh_diags_format(&diags, &text);
-    if (!st && !(b->problems = tq_buf_detach(&text)))
-      st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory loading the baseline");
-    tq_buf_deinit(&text);
+  if (hs < 0) {
+    st = TQ_STATUS(TQ_INVALID_ARGUMENT,
+                   "baseline %s: expected history or history:K, K a number of runs from 1 to 1000",
+                   spec);
+  } else if (hs > 0) {
+    if (!history)
+      st = TQ_STATUS(TQ_INVALID_ARGUMENT,
+                     "baseline %s needs the run history, and it is off (--no-history)", spec);
+    b->from_history = 1;
+    if (k) b->options.runs = k;
+    b->describe = tq_strdup_printf("the history %s (last %zu runs of each test)",
+                                   history ? tqh_history_path(history) : "", b->options.runs);
+  } else {
+    struct stat sb;
+    tq_buf_t journal;
+    tq_buf_init(&journal, 0);
+    if (stat(spec, &sb) == 0 && S_ISREG(sb.st_mode))
+      st = tq_buf_append_cstr(&journal, spec);
+    else
+      st = tq_buf_printf(&journal, "%s/journal.jsonl", spec);
+    if (!st && stat(journal.data, &sb) != 0)
+      st = TQ_STATUS(TQ_NOT_FOUND, "baseline %s: no journal (%s): %s", spec, journal.data,
+                     strerror(errno));
+    tqh_diags_t diags;
+    tqh_diags_init(&diags);
+    if (!st) st = tqh_journal_read(journal.data, &b->records, &diags, &(tqh_journal_read_t){0});
+    if (!st && diags.count) {
+      tq_buf_t text;
+      tq_buf_init(&text, 0);
+      st = tqh_diags_format(&diags, &text);
+      if (!st && !(b->problems = tq_buf_detach(&text)))
+        st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory loading the baseline");
+      tq_buf_deinit(&text);
+    }
+    tqh_diags_deinit(&diags);
+    if (!st) st = index_records(b);
+    if (st) st = tq_status_annotate(st, "while loading the baseline %s", spec);
+    tq_buf_deinit(&journal);
+    b->describe = tq_strdup_printf("%s", spec);
   }
-  tqh_diags_deinit(&diags);
-  if (!st) st = tqh_records_index(&b->records, &b->index);
-  if (st) st = tq_status_annotate(st, "while loading the baseline %s", path);
-  tq_buf_deinit(&journal);
+  if (!st && !b->describe) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   if (st) {
     tqh_baseline_destroy(b);
     return st;
@@ -209,8 +143,10 @@ tq_status_t tqh_baseline_load(const char *path, const tqh_baseline_options_t *op
 
 void tqh_baseline_destroy(tqh_baseline_t *baseline) {
   if (!baseline) return;
-  tqh_records_index_deinit(&baseline->index);
+  tq_free(baseline->by_key);
   tqh_records_deinit(&baseline->records);
+  tq_free(baseline->exclude);
+  tq_free(baseline->describe);
   tq_free(baseline->problems);
   tq_free(baseline);
 }
@@ -219,13 +155,136 @@ const char *tqh_baseline_problems(const tqh_baseline_t *baseline) {
   return baseline->problems;
 }
 
-const tqh_test_record_t *tqh_baseline_find(const tqh_baseline_t *baseline, const char *id) {
-  return tqh_records_find(&baseline->index, id);
-}
-
 const tqh_baseline_options_t *tqh_baseline_options(const tqh_baseline_t *baseline) {
   return &baseline->options;
 }
+
+const char *tqh_baseline_describe(const tqh_baseline_t *baseline) { return baseline->describe; }
+
+tq_status_t tqh_baseline_set_now(tqh_baseline_t *baseline, double before, const char *run_id) {
+  baseline->before = before;
+  tq_free(baseline->exclude);
+  baseline->exclude = NULL;
+  if (run_id && !(baseline->exclude = tq_strndup(run_id, strlen(run_id))))
+    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  return NULL;
+}
+
+/* ---- One test against the baseline ----------------------------------------------------------- */
+
+/* The samples of `metric` in every entry, pooled, and each entry's median. */
+static tq_status_t pool(tq_arena_t *a, const tqh_history_entry_t *e, size_t n, const char *metric,
+                        double **out_samples, size_t *out_ns, double **out_medians,
+                        size_t *out_nm) {
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    const tqh_history_metric_t *m = tqh_history_entry_metric(&e[i], metric);
+    if (m) total += m->sample_count;
+  }
+  *out_samples = tq_arena_calloc(a, total + 1, sizeof(double));
+  *out_medians = tq_arena_calloc(a, n + 1, sizeof(double));
+  if (!*out_samples || !*out_medians) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  *out_ns = *out_nm = 0;
+  for (size_t i = 0; i < n; i++) {
+    const tqh_history_metric_t *m = tqh_history_entry_metric(&e[i], metric);
+    if (!m) continue;
+    (*out_medians)[(*out_nm)++] = m->value;
+    for (size_t k = 0; k < m->sample_count; k++) (*out_samples)[(*out_ns)++] = m->samples[k];
+  }
+  return NULL;
+}
+
+/* The baseline record of a history baseline: the measured times' samples pooled over the
+ * entries, the deterministic metrics of the latest entry that has them. */
+static tq_status_t synthesize(tq_arena_t *a, const tqh_history_entry_t *e, size_t n,
+                              const tqh_test_record_t *now, double *const samples[2],
+                              const size_t counts[2], tqh_test_record_t *out) {
+  memset(out, 0, sizeof(*out));
+  out->id = now->id;
+  out->name = now->name;
+  out->classname = now->classname;
+  out->outcome = TQH_OUTCOME_PASSED;
+  out->properties = now->properties;
+  out->property_count = now->property_count;
+  if (counts[0]) {
+    out->has_wall_time = 1;
+    TQ_TRY(tqh_stats_compute(samples[0], counts[0], &out->wall_stats));
+    out->wall_time_s = out->wall_stats.median;
+    out->wall_samples = samples[0];
+    out->wall_sample_count = counts[0];
+  }
+  if (counts[1]) {
+    out->has_device_time = 1;
+    TQ_TRY(tqh_stats_compute(samples[1], counts[1], &out->device_stats));
+    out->device_samples = samples[1];
+    out->device_sample_count = counts[1];
+  }
+  const tqh_history_entry_t *last = NULL;
+  for (size_t i = n; i-- > 0 && !last;)
+    for (size_t k = 0; k < e[i].metric_count && !last; k++)
+      if (strcmp(e[i].metrics[k].unit, "s") != 0) last = &e[i];
+  if (!last) return NULL;
+  tqh_record_metric_t *m = tq_arena_calloc(a, last->metric_count + 1, sizeof(*m));
+  if (!m) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  /* In the order `now` lists them, so that the rows follow the trace's order. */
+  for (size_t i = 0; i < now->metric_count; i++) {
+    const tqh_history_metric_t *x =
+        now->metrics[i].name ? tqh_history_entry_metric(last, now->metrics[i].name) : NULL;
+    if (x && !strcmp(x->unit, "us")) m[out->metric_count++] = (tqh_record_metric_t){x->name, x->value};
+  }
+  out->metrics = m;
+  const tqh_history_metric_t *c = tqh_history_entry_metric(last, "estimated_cycles");
+  if (c && c->value >= 0) {
+    out->has_estimated_cycles = 1;
+    out->estimated_cycles = (uint64_t)c->value;
+  }
+  return NULL;
+}
+
+tq_status_t tqh_baseline_compare_record(tqh_baseline_t *b, const tqh_test_record_t *now,
+                                        double floor_pct, const char *const *gate,
+                                        size_t gate_count, tqh_baseline_comparison_t *out,
+                                        int *out_found) {
+  memset(out, 0, sizeof(*out));
+  *out_found = 0;
+  tqh_baseline_options_t o = b->options;
+  if (floor_pct >= 0) o.floor_pct = floor_pct;
+  if (gate) {
+    o.gate = gate;
+    o.gate_count = gate_count;
+  }
+  tq_arena_t arena;
+  tq_arena_init(&arena, 0, 0);
+  tqh_history_entry_t *e = NULL;
+  size_t n = 0;
+  tq_status_t st = NULL;
+  if (b->history) {
+    tqh_history_key_t key = tqh_history_key_of(now);
+    st = tqh_history_entries(b->history, &key, o.runs, b->before, b->exclude, NULL, &arena, &e, &n);
+  }
+  static const char *const timed[2] = {"wall_time", "device_time"};
+  double *samples[2] = {NULL, NULL}, *medians[2] = {NULL, NULL};
+  size_t ns[2] = {0, 0}, nm[2] = {0, 0};
+  for (int i = 0; !st && i < 2; i++)
+    st = pool(&arena, e, n, timed[i], &samples[i], &ns[i], &medians[i], &nm[i]);
+  tqh_baseline_noise_t noise[2] = {{timed[0], medians[0], nm[0]}, {timed[1], medians[1], nm[1]}};
+  tqh_test_record_t synth;
+  const tqh_test_record_t *base = NULL;
+  if (!st && b->from_history && n) {
+    st = synthesize(&arena, e, n, now, samples, ns, &synth);
+    base = &synth;
+  } else if (!st && !b->from_history) {
+    base = find(b, now);
+  }
+  if (!st && base) {
+    st = tqh_baseline_compare(&o, base, now, noise, 2, out);
+    *out_found = !st;
+  }
+  tq_arena_deinit(&arena);
+  return st;
+}
+
+/* ---- Applying it to a finished test ----------------------------------------------------------- */
 
 void tqh_baseline_verdict_init(tqh_baseline_verdict_t *v) { memset(v, 0, sizeof(*v)); }
 
@@ -250,40 +309,52 @@ static tq_status_t list_rows(const tqh_baseline_comparison_t *c, tqh_baseline_ch
   int first = 1;
   for (size_t i = 0; i < c->count; i++) {
     if (c->rows[i].change != change) continue;
-    char ch[32];
-    format_change(c->rows[i].change_pct, ch, sizeof(ch));
-    TQ_TRY(tq_buf_printf(out, "%s%s %s", first ? "" : ", ", c->rows[i].metric, ch));
+    TQ_TRY(tq_buf_printf(out, "%s%s ", first ? "" : ", ", c->rows[i].metric));
+    if (isinf(c->rows[i].change_pct))
+      TQ_TRY(tq_buf_append_cstr(out, c->rows[i].change_pct > 0 ? "+inf%" : "-inf%"));
+    else
+      TQ_TRY(tq_buf_printf(out, "%+.1f%%", c->rows[i].change_pct));
     first = 0;
   }
   return NULL;
 }
 
-tq_status_t tqh_baseline_apply(const tqh_baseline_t *baseline, double floor_pct,
+/* The test's table with every row and why. */
+static tq_status_t full_table(const tqh_baseline_comparison_t *c, const char *describe,
+                              tq_buf_t *out) {
+  TQ_TRY(tq_buf_printf(out, "Against the baseline %s:\n", describe));
+  tqh_baseline_table_t *t = NULL;
+  TQ_TRY(tqh_baseline_table_create(&t));
+  tq_status_t st = tqh_baseline_table_add(t, NULL, c, 1);
+  if (!st) st = tqh_baseline_table_render(t, "  ", out);
+  tqh_baseline_table_destroy(t);
+  return st;
+}
+
+tq_status_t tqh_baseline_apply(tqh_baseline_t *baseline, double floor_pct,
+                               const char *const *gate, size_t gate_count,
                                tqh_test_record_t *record, tqh_baseline_verdict_t *v) {
   tqh_baseline_verdict_init(v);
   if (record->outcome == TQH_OUTCOME_NOT_RUN || record->outcome == TQH_OUTCOME_SKIPPED)
     return NULL;
-  const tqh_test_record_t *base = tqh_baseline_find(baseline, record->id);
   tq_buf_t note, log, msg, text;
   tq_buf_init(&note, 0);
   tq_buf_init(&log, 0);
   tq_buf_init(&msg, 0);
   tq_buf_init(&text, 0);
-  tq_status_t st = NULL;
   tqh_baseline_comparison_t c;
-  memset(&c, 0, sizeof(c));
-  if (!base) {
+  int found = 0;
+  tq_status_t st =
+      tqh_baseline_compare_record(baseline, record, floor_pct, gate, gate_count, &c, &found);
+  if (!st && !found) {
     st = tq_buf_append_cstr(&note, "not in the baseline");
-    if (!st) st = tq_buf_printf(&log, "%s: not in the baseline\n", record->id);
-  } else {
+    if (!st) st = tq_buf_printf(&log, "%s/%s: not in the baseline\n",
+                                record->classname ? record->classname : "", record->name);
+  } else if (!st) {
     v->found = 1;
-    tqh_baseline_options_t options = baseline->options;
-    if (floor_pct >= 0) options.floor_pct = floor_pct;
-    st = tqh_baseline_compare(&options, base, record, &c);
     v->regressions = c.regressions;
     v->improvements = c.improvements;
-    if (!st) st = format_header(&text);
-    if (!st) st = tqh_baseline_format_rows(record->id, &c, 0, &text);
+    st = full_table(&c, baseline->describe, &text);
     if (!st && c.regressions) {
       st = tq_buf_append_cstr(&note, "regressed: ");
       if (!st) st = list_rows(&c, TQH_BASELINE_REGRESSED, &note);
@@ -291,16 +362,22 @@ tq_status_t tqh_baseline_apply(const tqh_baseline_t *baseline, double floor_pct,
     }
     if (!st && c.improvements) {
       st = tq_buf_append_cstr(&note, c.regressions ? "; improved: " : "improved: ");
-      if (!st) st = tq_buf_printf(&log, "%s: improved against the baseline: ", record->id);
+      if (!st) st = tq_buf_printf(&log, "%s/%s: improved against the baseline: ",
+                                  record->classname ? record->classname : "", record->name);
       if (!st) st = list_rows(&c, TQH_BASELINE_IMPROVED, &note);
       if (!st) st = list_rows(&c, TQH_BASELINE_IMPROVED, &log);
       if (!st) st = tq_buf_putc(&log, '\n');
     }
     if (!st && !c.regressions && !c.improvements) {
-      int changed = 0;
-      for (size_t i = 0; i < c.count; i++) changed |= c.rows[i].change != TQH_BASELINE_SAME;
+      int changed = 0, insufficient = 0;
+      for (size_t i = 0; i < c.count; i++) {
+        changed |= c.rows[i].change == TQH_BASELINE_NOISE || c.rows[i].change == TQH_BASELINE_NOT_GATED;
+        insufficient |= c.rows[i].change == TQH_BASELINE_INSUFFICIENT;
+      }
       st = tq_buf_append_cstr(&note, changed ? "within noise" : "same");
+      if (!st && insufficient) st = tq_buf_append_cstr(&note, " (insufficient samples)");
     }
+    tqh_baseline_comparison_deinit(&c);
   }
   if (!st) {
     v->properties = tq_calloc(record->property_count + 1, sizeof(*v->properties));
@@ -317,7 +394,6 @@ tq_status_t tqh_baseline_apply(const tqh_baseline_t *baseline, double floor_pct,
   tq_buf_deinit(&log);
   tq_buf_deinit(&msg);
   tq_buf_deinit(&text);
-  tqh_baseline_comparison_deinit(&c);
   if (st) {
     tqh_baseline_verdict_deinit(v);
     return st;
@@ -335,44 +411,96 @@ tq_status_t tqh_baseline_apply(const tqh_baseline_t *baseline, double floor_pct,
   return NULL;
 }
 
+/* ---- compare ---------------------------------------------------------------------------------- */
+
+/* The run id in RUN_DIR/run.json (NULL when there is none). */
+static char *run_id_of(const char *run_dir) {
+  char *path = tq_strdup_printf("%s/run.json", run_dir);
+  tq_buf_t text;
+  char *id = NULL;
+  if (path && !tq_file_read(path, 16u << 20, &text)) {
+    tq_arena_t a;
+    tq_arena_init(&a, 0, 0);
+    tqh_json_t *root = NULL;
+    tq_status_t st = tqh_json_parse(&a, path, text.data ? text.data : "", text.len, &root);
+    const tqh_json_t *v = st ? NULL : tqh_json_get(root, "run_id");
+    if (v && v->kind == TQH_JSON_STRING) id = tq_strndup(v->string, v->len);
+    tq_status_free(st);
+    tq_arena_deinit(&a);
+    tq_buf_deinit(&text);
+  }
+  tq_free(path);
+  return id;
+}
+
 tq_status_t tqh_baseline_compare_runs(const char *run_a, const char *run_b,
-                                      const tqh_baseline_options_t *options, tq_buf_t *out,
+                                      const tqh_baseline_options_t *options,
+                                      tqh_history_t *history, tq_buf_t *out,
                                       size_t *out_regressions) {
   *out_regressions = 0;
   tqh_baseline_t *a = NULL, *b = NULL;
-  TQ_TRY(tqh_baseline_load(run_a, options, &a));
-  tq_status_t st = tqh_baseline_load(run_b, options, &b);
+  TQ_TRY(tqh_baseline_load(run_a, options, history, &a));
+  tq_status_t st = tqh_baseline_load(run_b, options, NULL, &b);
+  if (!st && b->from_history)
+    st = TQ_STATUS(TQ_INVALID_ARGUMENT, "compare: the second run must be a run folder, not %s",
+                   run_b);
+  tqh_baseline_table_t *table = NULL;
   size_t compared = 0, improved = 0, missing = 0, regressed = 0;
-  if (!st)
-    st = tq_buf_printf(out, "Baseline %s, now %s (floor %.1f%%, k %g)\n", run_a, run_b,
-                       a->options.floor_pct, a->options.k);
-  /* Lines of either journal that could not be read: their tests are not compared. */
-  if (!st && a->problems) st = tq_buf_append_cstr(out, a->problems);
-  if (!st && b->problems) st = tq_buf_append_cstr(out, b->problems);
-  if (!st) st = format_header(out);
-  size_t *latest = NULL, count = 0; /* a later line of the same test wins */
+  size_t *latest = NULL, count = 0;
+  if (!st) st = tqh_baseline_table_create(&table);
   if (!st) st = tqh_records_latest(&b->records, &latest, &count);
+  if (!st) {
+    /* B's earlier runs: those that started before its first test and are not B. */
+    double first = 0;
+    for (size_t i = 0; i < count; i++) {
+      double t = b->records.items[latest[i]].started_at;
+      if (t > 0 && (first == 0 || t < first)) first = t;
+    }
+    char *id = run_id_of(run_b);
+    st = tqh_baseline_set_now(a, first, id);
+    tq_free(id);
+  }
+  tq_buf_t test_id;
+  tq_buf_init(&test_id, 0);
   for (size_t i = 0; !st && i < count; i++) {
     const tqh_test_record_t *now = &b->records.items[latest[i]];
-    const tqh_test_record_t *base = tqh_baseline_find(a, now->id);
-    if (!base) {
+    tq_buf_clear(&test_id);
+    st = tq_buf_printf(&test_id, "%s/%s", now->classname ? now->classname : "", now->name);
+    if (st) break;
+    tqh_baseline_comparison_t c;
+    int found = 0;
+    st = tqh_baseline_compare_record(a, now, -1, NULL, 0, &c, &found);
+    if (st) break;
+    if (!found) {
       missing++;
-      st = tq_buf_printf(out, "%-32s (not in the baseline)\n", now->id);
+      st = tqh_baseline_table_note(table, test_id.data, "not in the baseline");
       continue;
     }
-    tqh_baseline_comparison_t c;
-    st = tqh_baseline_compare(&a->options, base, now, &c);
-    if (!st) st = tqh_baseline_format_rows(now->id, &c, 0, out);
+    st = tqh_baseline_table_add(table, test_id.data, &c, 0);
     compared++;
     if (c.regressions) regressed++;
     if (c.improvements) improved++;
     tqh_baseline_comparison_deinit(&c);
   }
+  tq_buf_deinit(&test_id);
+  if (!st) {
+    const tqh_baseline_options_t *o = &a->options;
+    st = tq_buf_printf(out,
+                       "Baseline %s, now %s\n(a verdict needs a change beyond the floor %.1f%%; "
+                       "measured times also a U test p < %g on at least %zu samples a side and, "
+                       "with %zu or more earlier runs, a change beyond their spread)\n",
+                       a->describe, run_b, o->floor_pct, o->alpha, o->min_samples, o->min_runs);
+  }
+  /* Lines of either journal that could not be read: their tests are not compared. */
+  if (!st && a->problems) st = tq_buf_append_cstr(out, a->problems);
+  if (!st && b->problems) st = tq_buf_append_cstr(out, b->problems);
+  if (!st) st = tqh_baseline_table_render(table, NULL, out);
   if (!st)
     st = tq_buf_printf(out, "%zu test%s compared: %zu regressed, %zu improved, %zu not in the "
                             "baseline\n",
                        compared, compared == 1 ? "" : "s", regressed, improved, missing);
   tq_free(latest);
+  tqh_baseline_table_destroy(table);
   tqh_baseline_destroy(a);
   tqh_baseline_destroy(b);
   *out_regressions = regressed;

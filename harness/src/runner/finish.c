@@ -201,7 +201,8 @@ static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
   tqh_baseline_verdict_t bv; /* --baseline: may turn a passed test into a regression */
   tqh_baseline_verdict_init(&bv);
   if (!st && run->options->baseline)
-    st = tqh_baseline_apply(run->options->baseline, t->settings.baseline_floor_pct, &rec, &bv);
+    st = tqh_baseline_apply(run->options->baseline, t->settings.baseline_floor_pct,
+                            t->settings.baseline_gate, t->settings.baseline_gate_count, &rec, &bv);
   r->outcome = rec.outcome;
   uint64_t t0 = tqh_now_ns();
   /* A test that found a local disk full (its folder, the compile cache): the next ones would

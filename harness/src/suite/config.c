@@ -11,6 +11,7 @@
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/harness/baseline.h"
+#include "torq/harness/history.h"
 #include "torq/harness/config.h"
 
 #define CONFIG_MAX_BYTES (4u << 20)
@@ -83,6 +84,10 @@ void tqh_settings_merge(tqh_settings_t *dst, const tqh_settings_t *src) {
       case TQH_SET_BASELINE_FLOOR:
         dst->baseline_floor_pct = src->baseline_floor_pct;
         break;
+      case TQH_SET_BASELINE_GATE:
+        dst->baseline_gate = src->baseline_gate;
+        dst->baseline_gate_count = src->baseline_gate_count;
+        break;
       case TQH_SETTING_COUNT:
         break;
     }
@@ -98,7 +103,7 @@ tq_status_t tqh_config_create(tqh_config_t **out_config) {
   c->results_dir = "results";
   c->cache_dir = "build/cache";
   c->jobs = 1;
-  c->results_dir_layer = c->cache_dir_layer = c->jobs_layer = TQH_LAYER_BUILTIN;
+  c->results_dir_layer = c->cache_dir_layer = c->jobs_layer = c->history_layer = TQH_LAYER_BUILTIN;
   *out_config = c;
   return NULL;
 }
@@ -108,6 +113,12 @@ void tqh_config_destroy(tqh_config_t *config) {
   tq_free(config->files);
   tq_arena_deinit(&config->arena);
   tq_free(config);
+}
+
+char *tqh_config_history_path(const tqh_config_t *config) {
+  if (config->history && !*config->history) return NULL;
+  if (config->history) return tq_strndup(config->history, strlen(config->history));
+  return tq_strdup_printf("%s/" TQH_HISTORY_FILE, config->results_dir);
 }
 
 const tqh_board_t *tqh_config_find_board(const tqh_config_t *config, const char *name) {
@@ -121,16 +132,16 @@ const tqh_board_t *tqh_config_find_board(const tqh_config_t *config, const char 
 static const char *const config_keys[] = {
     "results_dir",     "cache_dir", "jobs",     "boards",    "targets",
     "repeat",          "warmup",    "timeout",  "reference", "seed",
-    "compile_options", "function",  "baseline", "memory",    NULL};
+    "compile_options", "function",  "baseline", "memory",    "history", NULL};
 static const char *const board_keys[] = {"name",     "host",        "port",       "user",
                                          "key_file", "known_hosts", "board_root", NULL};
 
 /* What a file changes, applied to the configuration only when the file has no error. */
 typedef struct pending_s {
   tqh_settings_t defaults;
-  const char *results_dir, *cache_dir;
+  const char *results_dir, *cache_dir, *history;
   uint32_t jobs;
-  tqh_layer_t results_dir_layer, cache_dir_layer, jobs_layer;
+  tqh_layer_t results_dir_layer, cache_dir_layer, jobs_layer, history_layer;
   tqh_board_t *boards; /* arena */
   size_t board_count;
 } pending_t;
@@ -242,6 +253,18 @@ static void read_config(tqh__report_t *rep, tqh_config_t *config, const tqh__yno
     } else if (!strcmp(k->str, "cache_dir")) {
       const char *d = read_path(rep, &config->arena, v, "cache_dir");
       if (d) p->cache_dir = d, p->cache_dir_layer = TQH_LAYER_CONFIG;
+    } else if (!strcmp(k->str, "history")) {
+      /* A path, or false: no history. */
+      int on = 1;
+      if (v->kind == TQH__Y_SCALAR && v->scalar == TQH__S_BOOL && tqh__parse_bool(v->str, &on)) {
+        if (on)
+          tqh__error(rep, v->line, v->col, "history: expected a path, or false for none");
+        else
+          p->history = "", p->history_layer = TQH_LAYER_CONFIG;
+        continue;
+      }
+      const char *d = read_path(rep, &config->arena, v, "history");
+      if (d) p->history = d, p->history_layer = TQH_LAYER_CONFIG;
     } else if (!strcmp(k->str, "jobs")) {
       int64_t j;
       if (tqh__yint(rep, v, "jobs", 1, MAX_JOBS, &j))
@@ -289,6 +312,8 @@ tq_status_t tqh_config_load_file(tqh_config_t *config, const char *path, tqh_dia
     p.results_dir_layer = config->results_dir_layer;
     p.cache_dir_layer = config->cache_dir_layer;
     p.jobs_layer = config->jobs_layer;
+    p.history = config->history;
+    p.history_layer = config->history_layer;
     p.boards = config->boards;
     p.board_count = config->board_count;
     tqh__ynode_t *root = tqh__yaml_parse(&config->arena, &rep, buf.data ? buf.data : "", buf.len);
@@ -302,6 +327,8 @@ tq_status_t tqh_config_load_file(tqh_config_t *config, const char *path, tqh_dia
         config->cache_dir = p.cache_dir, config->cache_dir_layer = p.cache_dir_layer;
       if (layer_allows(config->jobs_layer, p.jobs_layer))
         config->jobs = p.jobs, config->jobs_layer = p.jobs_layer;
+      if (layer_allows(config->history_layer, p.history_layer))
+        config->history = p.history, config->history_layer = p.history_layer;
       config->boards = p.boards;
       config->board_count = p.board_count;
     }
@@ -413,7 +440,8 @@ static tq_status_t split(tq_arena_t *arena, const char *value, const char *seps,
 static const char *const settable_keys[] = {
     "targets",     "repeat",    "warmup", "timeout",        "compile_timeout", "run_timeout",
     "reference",   "atol",      "rtol",   "seed",           "compile_options", "function",
-    "results_dir", "cache_dir", "jobs",   "baseline_floor", "memory",          NULL};
+    "results_dir", "cache_dir", "jobs",   "baseline_floor", "memory",          "baseline_gate",
+    "history",     NULL};
 
 static int settable(const char *key) {
   for (size_t i = 0; settable_keys[i]; i++)
@@ -521,6 +549,31 @@ tq_status_t tqh_config_set(tqh_config_t *config, tqh_layer_t layer, const char *
       return bad;
     }
     s.layer[TQH_SET_BASELINE_FLOOR] = (uint8_t)layer;
+  } else if (!strcmp(key, "baseline_gate")) {
+    /* Metric names hold spaces ("Dma In"): only commas separate them. */
+    const char **v = NULL;
+    size_t n = 0;
+    TQ_TRY(split(arena, value, ",", &v, &n));
+    for (size_t i = 0; i < n; i++) {
+      const char *b = v[i];
+      while (*b == ' ' || *b == '\t') b++;
+      size_t len = strlen(b);
+      while (len && (b[len - 1] == ' ' || b[len - 1] == '\t')) len--;
+      if (!len || len > 60) return bad_value(key, value, "metric names, comma separated");
+      if (!(v[i] = tq_arena_strndup(arena, b, len))) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    }
+    s.baseline_gate = v;
+    s.baseline_gate_count = n;
+    s.layer[TQH_SET_BASELINE_GATE] = (uint8_t)layer;
+  } else if (!strcmp(key, "history")) {
+    int on = 1;
+    const char *copy = !*value || !strcmp(value, "off") || (tqh__parse_bool(value, &on) && !on)
+                           ? ""
+                           : tq_arena_strndup(arena, value, strlen(value));
+    if (!copy) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    if (layer_allows(config->history_layer, layer))
+      config->history = copy, config->history_layer = layer;
+    return NULL;
   } else if (!strcmp(key, "results_dir") || !strcmp(key, "cache_dir")) {
     if (!*value) return bad_value(key, value, "a folder");
     const char *copy = tq_arena_strndup(arena, value, strlen(value));
@@ -603,11 +656,18 @@ tq_status_t tqh_config_describe(const tqh_config_t *config, tq_buf_t *out) {
                        tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_BASELINE_FLOOR])));
   TQ_TRY(tq_buf_printf(out, "memory = %llu  (%s)\n", (unsigned long long)s->memory_bytes,
                        tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_MEMORY])));
+  TQ_TRY(describe_list(out, "baseline_gate", s->baseline_gate, s->baseline_gate_count, ",",
+                       (tqh_layer_t)s->layer[TQH_SET_BASELINE_GATE]));
   TQ_TRY(tq_buf_printf(out, "results_dir = %s  (%s)\n", config->results_dir,
                        tqh_layer_name(config->results_dir_layer)));
   TQ_TRY(tq_buf_printf(out, "cache_dir = %s  (%s)\n", config->cache_dir,
                        tqh_layer_name(config->cache_dir_layer)));
   TQ_TRY(tq_buf_printf(out, "jobs = %u  (%s)\n", config->jobs, tqh_layer_name(config->jobs_layer)));
+  char *history = tqh_config_history_path(config);
+  tq_status_t hst = tq_buf_printf(out, "history = %s  (%s)\n", history ? history : "off",
+                                  tqh_layer_name(config->history_layer));
+  tq_free(history);
+  TQ_TRY(hst);
   for (size_t i = 0; i < config->board_count; i++) {
     const tqh_board_t *b = &config->boards[i];
     TQ_TRY(tq_buf_printf(out, "board %s = %s%s%s:%u  (%s:%u)\n", b->name, b->user ? b->user : "",

@@ -294,20 +294,51 @@ static void set_layer(tqh_settings_t *s, tqh_setting_t which, tqh_layer_t layer)
   s->layer[which] = (uint8_t)layer;
 }
 
-/* `baseline: {floor: PCT}`: a number (5, 2.5) or a string with a percent sign ("5%"), from 0 to
- * 10000, as --baseline-floor takes it. */
-static void parse_baseline(tqh__report_t *rep, const tqh__ynode_t *value, tqh_layer_t layer,
-                           tqh_settings_t *s) {
-  static const char *const keys[] = {"floor", NULL};
+/* `baseline: {gate: [METRIC, ...]}`: metric names (any the records hold: wall_time, OVERALL,
+ * "Dma In", ...), a string or a list of them. */
+static void parse_gate(tqh__report_t *rep, tq_arena_t *arena, const tqh__ynode_t *g,
+                       tqh_layer_t layer, tqh_settings_t *s) {
+  size_t n = g->kind == TQH__Y_SEQ ? g->count : 1;
+  const char **names = tq_arena_calloc(arena, n + 1, sizeof(*names));
+  if (!names) {
+    tqh__error(rep, g->line, g->col, "out of memory");
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const tqh__ynode_t *item = g->kind == TQH__Y_SEQ ? g->items[i] : g;
+    if (item->kind != TQH__Y_SCALAR || item->scalar != TQH__S_STRING || !*item->str ||
+        strlen(item->str) > 60) {
+      tqh__error(rep, item->line, item->col,
+                 "baseline.gate: expected metric names (wall_time, OVERALL, ...), found %s",
+                 tqh__ydescribe(item));
+      return;
+    }
+    names[i] = item->str;
+  }
+  s->baseline_gate = names;
+  s->baseline_gate_count = g->kind == TQH__Y_SEQ ? g->count : 1;
+  set_layer(s, TQH_SET_BASELINE_GATE, layer);
+}
+
+/* `baseline: {floor: PCT, gate: [METRIC, ...]}`: the floor is a number (5, 2.5) or a string with
+ * a percent sign ("5%"), from 0 to 10000, as --baseline-floor takes it. */
+static void parse_baseline(tqh__report_t *rep, tq_arena_t *arena, const tqh__ynode_t *value,
+                           tqh_layer_t layer, tqh_settings_t *s) {
+  static const char *const keys[] = {"floor", "gate", NULL};
   if (value->kind != TQH__Y_MAP) {
-    tqh__error(rep, value->line, value->col, "baseline: expected {floor: PERCENT}, found %s",
+    tqh__error(rep, value->line, value->col,
+               "baseline: expected {floor: PERCENT, gate: [METRIC, ...]}, found %s",
                tqh__ydescribe(value));
     return;
   }
   if (tqh__ycheck_keys(rep, value, "baseline", keys)) return;
+  const tqh__ynode_t *g = tqh__yget(value, "gate", NULL);
+  if (g) parse_gate(rep, arena, g, layer, s);
   const tqh__ynode_t *f = tqh__yget(value, "floor", NULL);
   if (!f) {
-    tqh__error(rep, value->line, value->col, "baseline: expected {floor: PERCENT}");
+    if (!g)
+      tqh__error(rep, value->line, value->col,
+                 "baseline: expected {floor: PERCENT} and/or {gate: [METRIC, ...]}");
     return;
   }
   double pct;
@@ -463,7 +494,7 @@ int tqh__settings_parse_key(tqh__report_t *rep, tq_arena_t *arena, const char *c
       set_layer(s, TQH_SET_COMPILE_OPTIONS, layer);
     }
   } else if (!strcmp(key, "baseline")) {
-    parse_baseline(rep, value, layer, s);
+    parse_baseline(rep, arena, value, layer, s);
   } else if (!strcmp(key, "memory")) {
     char msg[256];
     uint64_t v;

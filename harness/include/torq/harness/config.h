@@ -18,8 +18,9 @@
  * Setting keys: the same names in tqh_config_set and, upper-cased after "TORQ_", in the
  * environment. In YAML (configs and suites) `timeout` is SECONDS or {compile: S, run: S} and the
  * tolerances are `reference: {compare: BOOL, atol: X, rtol: Y}` (or `reference: BOOL`), and the
- * floor is `baseline: {floor: PCT}`, so compile_timeout, run_timeout, atol, rtol and
- * baseline_floor are not YAML keys of their own.
+ * floor and gate are `baseline: {floor: PCT, gate: [METRIC, ...]}`, so compile_timeout,
+ * run_timeout, atol, rtol, baseline_floor and baseline_gate are not YAML keys of their own.
+ * `history` is a path, or false for none.
  *
  *     key               value                          suite?  environment
  *     targets           sim and/or board names         yes     TORQ_TARGETS=sim,board1
@@ -35,6 +36,9 @@
  *     function          the entry function             yes     TORQ_FUNCTION=main
  *     baseline_floor    smallest regression threshold  yes     TORQ_BASELINE_FLOOR=5
  *                       of --baseline, percent 0-10000
+ *     baseline_gate     metrics gated besides those    yes     TORQ_BASELINE_GATE=wall_time
+ *                       of the target (baseline.h)
+ *     history           the run history's file         no      TORQ_HISTORY=PATH (off: off)
  *     results_dir       where runs write               no      TORQ_RESULTS_DIR=results
  *     cache_dir         the compile cache              no      TORQ_CACHE_DIR=build/cache
  *     jobs              parallel workers, >= 1         no      TORQ_JOBS=4
@@ -109,6 +113,7 @@ typedef enum tqh_setting_e {
   TQH_SET_FUNCTION,
   TQH_SET_BASELINE_FLOOR,
   TQH_SET_MEMORY,
+  TQH_SET_BASELINE_GATE,
   TQH_SETTING_COUNT
 } tqh_setting_t;
 
@@ -139,6 +144,8 @@ typedef struct tqh_settings_s {
   const char *function;             /* the entry function, "main" by default */
   double baseline_floor_pct;        /* --baseline's smallest threshold, percent; 5 by default */
   uint64_t memory_bytes; /* the test's address space (RLIMIT_AS of its worker); 0: no limit */
+  const char *const *baseline_gate; /* metrics gated besides the target's ("wall_time") */
+  size_t baseline_gate_count;
   uint8_t layer[TQH_SETTING_COUNT]; /* tqh_layer_t: where each value came from */
 } tqh_settings_t;
 
@@ -162,7 +169,8 @@ typedef struct tqh_config_s {
   const char *results_dir; /* "results" */
   const char *cache_dir;   /* "build/cache" */
   uint32_t jobs;           /* 1 */
-  tqh_layer_t results_dir_layer, cache_dir_layer, jobs_layer;
+  const char *history;     /* the run history: NULL = <results_dir>/history.sqlite, "" = none */
+  tqh_layer_t results_dir_layer, cache_dir_layer, jobs_layer, history_layer;
   tqh_board_t *boards; /* board_count of them, in the order of the files */
   size_t board_count;
   /* Private. */
@@ -182,7 +190,7 @@ tq_status_t tqh_config_create(tqh_config_t **out_config) TQ_MUST_USE;
 void tqh_config_destroy(tqh_config_t *config);
 
 /* Reads one YAML configuration file (layer CONFIG; later files override earlier ones). Keys:
- * results_dir, cache_dir, jobs, targets, repeat, warmup, timeout, reference, seed,
+ * results_dir, cache_dir, jobs, history, targets, repeat, warmup, timeout, reference, seed,
  * compile_options, function, baseline (as in suites) and `boards`, a list of {name, host, port,
  * user, key_file, known_hosts, board_root}; ${VAR} works in paths and board fields. Relative
  * results_dir and cache_dir stay relative to the working directory. Errors (all collected): as the
@@ -209,6 +217,10 @@ tq_status_t tqh_config_apply_env(tqh_config_t *config, const char *const *env,
  * repeat, a negative number ...); the configuration is then unchanged. */
 tq_status_t tqh_config_set(tqh_config_t *config, tqh_layer_t layer, const char *key,
                            const char *value) TQ_MUST_USE;
+
+/* The run history's path (the `history` setting, else RESULTS_DIR/history.sqlite), or NULL when
+ * it is off; heap, caller frees with tq_free. */
+char *tqh_config_history_path(const tqh_config_t *config);
 
 /* The board of that name, or NULL. Borrowed from the configuration. */
 const tqh_board_t *tqh_config_find_board(const tqh_config_t *config, const char *name);

@@ -3,8 +3,9 @@
  * summary table).
  *
  * What the page holds, all of it read from the run folder (DESIGN 5.7):
- * - a header: run id, start and finish time, host, target, git revision, command line (run.json)
- *   and the number of tests per outcome (the journal's records);
+ * - a header: run id, start and finish time, host, target, git revision, command line (run.json),
+ *   the number of tests per outcome (the journal's records) and, when the run history has a
+ *   trends page, a link to it;
  * - the summary table, one row per test (id, suite, outcome, median wall time, OVERALL, cache,
  *   message; with a baseline also the verdict against it), sortable by a click on a column
  *   header (numeric columns by the value in their cells' data-v attribute); each id links to
@@ -14,7 +15,7 @@
  *   (every track of the Perfetto exporter (perfetto.h) but the overview's: the Host rows and the
  *   NPU unit tracks, a time axis with ticks, each event a <rect> with a <title>), its Host
  *   Profile Overview metrics as bars, and, with a baseline, each compared metric's baseline
- *   value, new value, change in percent and verdict (baseline.h).
+ *   value, new value, change in percent, verdict and the conditions that held (baseline.h).
  * A track with more than TQH_HTML_MAX_RECTS events is drawn with about that many rects: the
  * events that start within (plot width / TQH_HTML_MAX_RECTS) of the first event of a rect are
  * merged into it, and its title says how many it holds and how long they were busy, so a page
@@ -50,11 +51,12 @@ tq_status_t tqh_html_escape(const char *text, size_t len, tq_buf_t *out) TQ_MUST
 /* Writes RUN_DIR/index.html (above) atomically (a temporary name renamed into place) from
  * RUN_DIR/run.json, RUN_DIR/journal.jsonl (a later record of the same test id wins, as in the
  * reports) and each test's profile.pb. `baseline` (borrowed; NULL: none) adds the comparisons,
- * with the baseline's own options. Problems that do not stop the page (corrupt journal lines, an
- * unreadable run.json or profile) go to `diags` (may be NULL). Errors: TQ_NOT_FOUND (no
- * journal), TQ_IO (naming the file), TQ_OUT_OF_MEMORY. */
-tq_status_t tqh_html_report_write(const char *run_dir, const tqh_baseline_t *baseline,
-                                  tqh_diags_t *diags) TQ_MUST_USE;
+ * with the baseline's own options. `trends_href` (NULL: none) is the link to the trends page,
+ * relative to the run folder or absolute. Problems that do not stop the page (corrupt journal
+ * lines, an unreadable run.json or profile) go to `diags` (may be NULL). Errors: TQ_NOT_FOUND
+ * (no journal), TQ_IO (naming the file), TQ_OUT_OF_MEMORY. */
+tq_status_t tqh_html_report_write(const char *run_dir, tqh_baseline_t *baseline,
+                                  const char *trends_href, tqh_diags_t *diags) TQ_MUST_USE;
 
 #ifdef __cplusplus
 }

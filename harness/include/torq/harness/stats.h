@@ -20,6 +20,7 @@
 #define TORQ_HARNESS_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "torq/base/status.h"
 
@@ -74,6 +75,32 @@ typedef struct tqh_utest_s {
  * TQ_INVALID_ARGUMENT when a sample is not finite, TQ_OUT_OF_MEMORY. */
 tq_status_t tqh_stats_utest(const double *a, size_t m, const double *b, size_t n,
                             tqh_utest_t *out) TQ_MUST_USE;
+
+/* ---- Change points: E-divisive means --------------------------------------------------------
+ * Where a series (a metric over runs) changes its distribution, by E-divisive means (Matteson &
+ * James, "A Nonparametric Approach for Multiple Change Point Analysis of Multivariate Data",
+ * JASA 2014; the method of MongoDB's performance CI and Apache Otava), univariate with the
+ * distance |x - y| (alpha = 1): the split of a segment that maximises the scaled energy
+ * distance between its two sides is a change point when a permutation test finds it
+ * significant (the maximum over `permutations` random orders of the segment reaches it in fewer
+ * than `significance` of the cases); the sides are then split the same way. Each side keeps at
+ * least `min_size` points. The random orders come from `seed`, so the answer is reproducible. */
+
+typedef struct tqh_changepoint_options_s {
+  double significance; /* default 0.05 */
+  size_t permutations; /* default 199 */
+  size_t min_size;     /* default 2 */
+  uint64_t seed;       /* default 1 */
+} tqh_changepoint_options_t;
+
+void tqh_changepoint_options_initialize(tqh_changepoint_options_t *options);
+
+/* Finds the change points of `x` (n values; borrowed): *out (tq_free) holds *out_count indexes,
+ * ascending, each the first index of a new segment. A constant series has none. Errors:
+ * TQ_INVALID_ARGUMENT (a value not finite), TQ_OUT_OF_MEMORY. */
+tq_status_t tqh_stats_change_points(const double *x, size_t n,
+                                    const tqh_changepoint_options_t *options, size_t **out,
+                                    size_t *out_count) TQ_MUST_USE;
 
 #ifdef __cplusplus
 }
