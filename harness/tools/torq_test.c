@@ -8,6 +8,8 @@
  *   torq-test compare RUN_A RUN_B             compare two runs' metrics (baseline.h)
  *   torq-test merge RUN_DIR... [--results-dir=DIR]  merge shard runs into a new run
  *   torq-test upload RUN_DIR [--upload=URL]   send a run's upload backlog (upload.h)
+ *   torq-test history import RUN_DIR... | list | show TEST   the run history (history.h)
+ *   torq-test trends [--last N] [-k EXPR] [-o FILE]          the trends page (trends.h)
  *
  * Exit status: 0 all passed, 1 tests failed, 2 bad usage or configuration, 3 infrastructure,
  * 130 interrupted. */
@@ -30,6 +32,9 @@ static void usage(FILE *f) {
         "       " TOOL " compare RUN_A RUN_B\n"
         "       " TOOL " merge RUN_DIR... [--results-dir=DIR]\n"
         "       " TOOL " upload RUN_DIR [--upload=URL]\n"
+        "       " TOOL " history import RUN_DIR... | history list [--last N]\n"
+        "       " TOOL " history show TEST [--metric M]... [--last N]\n"
+        "       " TOOL " trends [--last N] [-k EXPR] [-o FILE]\n"
         "\n"
         "Compiles, runs (on the simulator), checks and profiles the tests of YAML suites, and\n"
         "writes results/<run-id>/ with junit.xml, summary.txt, index.html (the HTML report)\n"
@@ -72,12 +77,21 @@ static void usage(FILE *f) {
         "Output:\n"
         "  --results-dir=DIR           where runs are written (default results)\n"
         "  --junitxml=FILE             also write the JUnit XML report to FILE\n"
-        "Baseline:\n"
+        "Baseline and history:\n"
         "  --baseline=RUN_DIR          compare every test with the same test of that run\n"
         "                              (or a saved journal.jsonl); a regression fails it\n"
-        "  --baseline-floor=PCT        the smallest regression threshold (default 5;\n"
+        "  --baseline=history[:K]      ... with its last K runs in the history (default 10)\n"
+        "  --baseline-floor=PCT        the smallest change that is a verdict (default 5;\n"
         "                              TORQ_BASELINE_FLOOR; beats a suite's baseline: floor);\n"
-        "                              wall time also uses 3*MAD/median\n"
+        "                              measured times also need a U test (p < 0.01) and a\n"
+        "                              change beyond the spread of earlier runs\n"
+        "  --history=PATH              the run history (default RESULTS_DIR/history.sqlite;\n"
+        "                              history: in configs/*.yaml, TORQ_HISTORY)\n"
+        "  --no-history                record nothing, read no history\n"
+        "  --last N                    history list/show, trends: the last N runs\n"
+        "  --metric M                  history show: also this metric (repeatable)\n"
+        "  -o FILE                     trends: the page (default trends.html beside the\n"
+        "                              history)\n"
         "  --torq-runtime-profiling-output-dir=DIR\n"
         "                              also copy each test's profile files to DIR/<test>/\n"
         "Upload (to a results server; a server that is down never fails nor stalls the run):\n"
@@ -144,7 +158,8 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
   memset(cli, 0, sizeof(*cli));
   cli->suites = tq_calloc((size_t)argc + 1, sizeof(*cli->suites));
   cli->addrs = tq_calloc((size_t)argc + 1, sizeof(*cli->addrs));
-  if (!cli->suites || !cli->addrs) return bad_usage("out of memory");
+  cli->metrics = tq_calloc((size_t)argc + 1, sizeof(*cli->metrics));
+  if (!cli->suites || !cli->addrs || !cli->metrics) return bad_usage("out of memory");
   static const struct {
     const char *name;
     size_t offset;
@@ -175,6 +190,10 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
       {"--upload-token-env", offsetof(cli_t, upload_token_env)},
       {"--upload-timeout", offsetof(cli_t, upload_timeout)},
       {"--upload-batch", offsetof(cli_t, upload_batch)},
+      {"--history", offsetof(cli_t, history)},
+      {"--last", offsetof(cli_t, last)},
+      {"-o", offsetof(cli_t, output)},
+      {"--output", offsetof(cli_t, output)},
   };
   static const struct {
     const char *name;
@@ -189,6 +208,7 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
       {"--no-color", offsetof(cli_t, no_color), 1},
       {"--no-profiling", offsetof(cli_t, no_profiling), 1},
       {"--upload-profiles", offsetof(cli_t, upload_profiles), 1},
+      {"--no-history", offsetof(cli_t, no_history), 1},
       {"--help", offsetof(cli_t, help), 1},
       {"-h", offsetof(cli_t, help), 1},
       {"--version", offsetof(cli_t, version), 1},
@@ -224,6 +244,21 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
         cli->merge = 1;
         continue;
       }
+      if (cli->num_suites == 0 && !cli->history_cmd && !cli->trends && !cli->merge &&
+          !strcmp(a, "history") && !positional_only) {
+        if (i + 1 >= argc || (strcmp(argv[i + 1], "import") && strcmp(argv[i + 1], "list") &&
+                              strcmp(argv[i + 1], "show")))
+          return bad_usage("'history' needs a command: history import RUN_DIR..., history list, "
+                           "history show TEST");
+        cli->history_cmd = argv[++i];
+        continue;
+      }
+      if (cli->num_suites == 0 && !cli->history_cmd && !cli->trends && !cli->merge &&
+          !strcmp(a, "trends") && !positional_only) {
+        cli->trends = 1;
+        continue;
+      }
+      if (cli->trends) return bad_usage("unexpected argument '%s' after trends", a);
       cli->suites[cli->num_suites++] = a;
       continue;
     }
@@ -232,6 +267,14 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
       continue;
     }
     int matched = 0;
+    const char *metric = NULL;
+    int mr = option(argc, argv, &i, "--metric", &metric);
+    if (mr < 0) return bad_usage("option '--metric' needs a value");
+    if (mr > 0) {
+      if (!*metric) return bad_usage("option '--metric' needs a non-empty value");
+      cli->metrics[cli->num_metrics++] = metric;
+      continue;
+    }
     const char *addr = NULL;
     int ar = option(argc, argv, &i, "--torq-addr", &addr);
     if (ar < 0) return bad_usage("option '--torq-addr' needs a value");
@@ -270,6 +313,16 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
     return bad_usage("'report' takes only the run folder");
   if (cli->merge && !cli->num_suites)
     return bad_usage("'merge' needs the run folders: merge RUN_DIR...");
+  if (cli->history_cmd && !strcmp(cli->history_cmd, "import") && !cli->num_suites)
+    return bad_usage("'history import' needs the run folders: history import RUN_DIR...");
+  if (cli->history_cmd && !strcmp(cli->history_cmd, "show") && cli->num_suites != 1)
+    return bad_usage("'history show' needs one test: history show SUITE/TEST");
+  if (cli->history_cmd && !strcmp(cli->history_cmd, "list") && cli->num_suites)
+    return bad_usage("unexpected argument '%s' after history list", cli->suites[0]);
+  if (cli->no_history && cli->history)
+    return bad_usage("--history and --no-history contradict each other");
+  if ((cli->history_cmd || cli->trends) && cli->no_history)
+    return bad_usage("--no-history: '%s' needs the history", cli->trends ? "trends" : "history");
   return 0;
 }
 
@@ -386,6 +439,8 @@ int main(int argc, char **argv) {
   tqh_select_t *keyword = NULL, *marker = NULL;
   tqh_results_t *results = NULL;
   tqh_baseline_t *baseline = NULL;
+  tqh_history_t *history = NULL;
+  char *trends_href = NULL;
   tqh_uploader_t *uploader = NULL;
   boards_t boards;
   memset(&boards, 0, sizeof(boards));
@@ -421,6 +476,14 @@ int main(int argc, char **argv) {
   }
   if (cli.upload_dir) {
     rc = tt_run_upload(&cli);
+    goto done;
+  }
+  if (cli.history_cmd) {
+    rc = tt_run_history(&cli);
+    goto done;
+  }
+  if (cli.trends) {
+    rc = tt_run_trends(&cli);
     goto done;
   }
   if (cli.hw_type && strcmp(cli.hw_type, "sim") != 0 && strcmp(cli.hw_type, "astra_machina") != 0) {
@@ -528,10 +591,23 @@ int main(int argc, char **argv) {
   const char *upload_spec = tt_upload_spec(&cli, &upload_env);
   if (upload_spec && (rc = tt_upload_options(&cli, upload_spec, &upload))) goto done;
   if (upload_spec && shard[0]) upload.shard = shard;
+  /* The run history: the baselines' earlier runs, and where this run is recorded. One that
+   * cannot be opened leaves the run without it, unless the baseline is the history. */
+  if ((st = tt_open_history(cfg, 1, &history))) {
+    if (cli.baseline && !strncmp(cli.baseline, "history", 7)) {
+      rc = tt_fail(st, EXIT_USAGE);
+      goto done;
+    }
+    char *text = tq_status_format(st, 0);
+    fprintf(stderr, TOOL ": history: %s; the run goes on without it\n", text ? text : "error");
+    tq_free(text);
+    tq_status_free(st);
+    st = NULL;
+  }
   if (cli.baseline) { /* a missing or unreadable baseline is usage: no run folder is made */
     tqh_baseline_options_t bo;
     tt_baseline_options(cfg, &bo);
-    if ((st = tqh_baseline_load(cli.baseline, &bo, &baseline))) {
+    if ((st = tqh_baseline_load(cli.baseline, &bo, history, &baseline))) {
       rc = tt_fail(st, EXIT_USAGE);
       goto done;
     }
@@ -587,6 +663,11 @@ int main(int argc, char **argv) {
               EXIT_INFRA);
     goto done;
   }
+  /* The run is not its own history (its tests are recorded there when it ends). */
+  if (baseline && (st = tqh_baseline_set_now(baseline, 0, tqh_results_run_id(results)))) {
+    rc = tt_fail(st, EXIT_INFRA);
+    goto done;
+  }
 
   tqh_runner_options_t opts;
   tqh_runner_options_initialize(&opts);
@@ -626,7 +707,8 @@ int main(int argc, char **argv) {
   tqh_runner_summary_t summary;
   st = tqh_runner_run_boards(&opts, boards.count ? &boards.run : NULL,
                              (const tqh_test_t *const *)selected, num_selected, results, &summary);
-  if (!st) tt_write_html_report(tqh_results_run_dir(results), baseline);
+  if (!st) tt_history_after_run(&cli, history, tqh_results_run_dir(results), &trends_href);
+  if (!st) tt_write_html_report(tqh_results_run_dir(results), baseline, trends_href);
   if (uploader) {
     /* Even after a failed run: what was recorded is worth sending. */
     tqh_upload_report_t ur;
@@ -664,6 +746,9 @@ done:
   tq_buf_deinit(&board_text);
   tq_buf_deinit(&upload_env);
   tq_free(cli.addrs);
+  tq_free(cli.metrics);
+  tq_free(trends_href);
+  tqh_history_close(history);
   tq_free(git);
   tq_buf_deinit(&cmdline);
   tq_buf_deinit(&config_text);

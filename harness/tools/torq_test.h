@@ -1,6 +1,6 @@
 /* torq-test's parts (torq_test.c: the command line and the run; torq_test_commands.c: report,
- * compare, merge, upload and the configuration; torq_test_boards.c: the boards of a run). Private
- * to the tool. */
+ * compare, merge, upload and the configuration; torq_test_boards.c: the boards of a run;
+ * torq_test_history.c: the run history and the trends page). Private to the tool. */
 #ifndef TORQ_HARNESS_TOOLS_TORQ_TEST_H
 #define TORQ_HARNESS_TOOLS_TORQ_TEST_H
 
@@ -12,6 +12,7 @@
 #include "torq/harness/baseline.h"
 #include "torq/harness/board.h"
 #include "torq/harness/config.h"
+#include "torq/harness/history.h"
 #include "torq/harness/runner.h"
 #include "torq/harness/suite.h"
 #include "torq/harness/upload.h"
@@ -60,6 +61,14 @@ typedef struct cli_s {
   const char *upload_batch;          /* --upload-batch N */
   int upload_profiles;               /* --upload-profiles */
   const char *upload_dir;            /* `upload RUN_DIR` */
+  const char *history;               /* --history PATH */
+  int no_history;                    /* --no-history */
+  const char *history_cmd;           /* `history import|list|show`: its arguments in suites[] */
+  int trends;                        /* `trends` */
+  const char *last;                  /* --last N (history list, history show, trends) */
+  const char *output;                /* -o FILE (trends) */
+  const char **metrics;              /* --metric M (history show; repeatable): owned array */
+  size_t num_metrics;
   int list, recompute_cache, update_astra_runtime, strict, no_color, no_profiling, help, version;
   int accept_new_host_key;
   int verbosity; /* -1 -q, 0, 1 -v */
@@ -87,8 +96,9 @@ tq_status_t tt_parse_seconds(const char *option, const char *env, const char *te
 tq_status_t tt_build_config(const cli_t *cli, tqh_config_t **out_cfg) TQ_MUST_USE;
 /* The run-wide baseline options from the configuration. */
 void tt_baseline_options(const tqh_config_t *cfg, tqh_baseline_options_t *o);
-/* Writes RUN_DIR/index.html; reports a failure on stderr. 1 when written. */
-int tt_write_html_report(const char *run_dir, const tqh_baseline_t *baseline);
+/* Writes RUN_DIR/index.html (with a link to the trends page when `trends_href`); reports a
+ * failure on stderr. 1 when written. */
+int tt_write_html_report(const char *run_dir, tqh_baseline_t *baseline, const char *trends_href);
 /* Names on stderr, after "torq-test: WHAT: ", the journal lines a reader could not read (the
  * diagnostics in `diags`); the number of them. */
 size_t tt_print_journal_problems(const char *what, const tqh_diags_t *diags);
@@ -106,6 +116,23 @@ int tt_run_report(const cli_t *cli);
 int tt_run_compare(const cli_t *cli);
 int tt_run_merge(const cli_t *cli, int argc, char **argv);
 int tt_run_upload(const cli_t *cli);
+
+/* ---- torq_test_history.c ---- */
+
+/* Opens the run history the configuration names (--history, configs/ history:, else
+ * RESULTS_DIR/history.sqlite): for writing (`write`: made when missing) or for reading (NULL and
+ * no error when there is none, or when it is off). A history that cannot be opened is a status. */
+tq_status_t tt_open_history(const tqh_config_t *cfg, int write, tqh_history_t **out) TQ_MUST_USE;
+/* After a run or a merge: records RUN_DIR in the history (when there is one) and writes the
+ * trends page beside it; *out_href (tq_free; NULL when none) is the page's link from RUN_DIR.
+ * Problems are reported on stderr and change no exit status. */
+void tt_history_after_run(const cli_t *cli, tqh_history_t *history, const char *run_dir,
+                          char **out_href);
+/* The trends page's link from RUN_DIR when one exists beside the configuration's history
+ * (tq_free; NULL when none). */
+char *tt_trends_href(const tqh_config_t *cfg, const char *run_dir);
+int tt_run_history(const cli_t *cli);
+int tt_run_trends(const cli_t *cli);
 
 /* ---- torq_test_boards.c ---- */
 

@@ -14,10 +14,10 @@
 #include "torq/harness/shard.h"
 /* Writes RUN_DIR/index.html (html_report.h). The run's results are complete without it, so a
  * failure is reported and leaves the exit status alone; 1 when it was written. */
-int tt_write_html_report(const char *run_dir, const tqh_baseline_t *baseline) {
+int tt_write_html_report(const char *run_dir, tqh_baseline_t *baseline, const char *trends_href) {
   tqh_diags_t diags;
   tqh_diags_init(&diags);
-  tq_status_t st = tqh_html_report_write(run_dir, baseline, &diags);
+  tq_status_t st = tqh_html_report_write(run_dir, baseline, trends_href, &diags);
   tqh_diags_deinit(&diags);
   if (!st) return 1;
   char *text = tq_status_format(st, 0);
@@ -56,19 +56,43 @@ void tt_print_baseline_problems(const tqh_baseline_t *baseline) {
   if (baseline) print_lines("baseline", tqh_baseline_problems(baseline));
 }
 
+/* The run id in RUN_DIR/run.json, as the folder's name says it (heap). */
+static char *run_id_of_dir(const char *run_dir) {
+  const char *slash = strrchr(run_dir, '/');
+  while (slash && !slash[1] && slash > run_dir) { /* "results/RUN/" */
+    const char *p = slash - 1;
+    while (p > run_dir && *p != '/') p--;
+    if (*p == '/') return tq_strndup(p + 1, (size_t)(slash - p - 1));
+    return tq_strndup(run_dir, (size_t)(slash - run_dir));
+  }
+  return tq_strdup_printf("%s", slash ? slash + 1 : run_dir);
+}
+
 int tt_run_report(const cli_t *cli) {
   tqh_baseline_t *baseline = NULL;
-  char *problems = NULL;
-  tq_status_t st = NULL;
+  tqh_history_t *history = NULL;
+  char *problems = NULL, *href = NULL;
+  tqh_config_t *cfg = NULL;
+  tq_status_t st = tt_build_config(cli, &cfg);
+  if (st) return tt_fail(st, EXIT_USAGE);
   if (cli->baseline) {
-    tqh_config_t *cfg = NULL;
-    if ((st = tt_build_config(cli, &cfg))) return tt_fail(st, EXIT_USAGE);
     tqh_baseline_options_t bo;
     tt_baseline_options(cfg, &bo);
-    tqh_config_destroy(cfg);
-    if ((st = tqh_baseline_load(cli->baseline, &bo, &baseline))) return tt_fail(st, EXIT_USAGE);
+    st = tt_open_history(cfg, 0, &history);
+    if (!st) st = tqh_baseline_load(cli->baseline, &bo, history, &baseline);
+    char *id = st ? NULL : run_id_of_dir(cli->report_dir);
+    if (!st) st = tqh_baseline_set_now(baseline, 0, id);
+    tq_free(id);
+    if (st) {
+      tqh_baseline_destroy(baseline);
+      tqh_history_close(history);
+      tqh_config_destroy(cfg);
+      return tt_fail(st, EXIT_USAGE);
+    }
     tt_print_baseline_problems(baseline);
   }
+  href = tt_trends_href(cfg, cli->report_dir);
+  tqh_config_destroy(cfg);
   st = tqh_results_rebuild(cli->report_dir, NULL, &problems);
   size_t bad = 0; /* journal lines that could not be read: named, and the exit status says so */
   if (problems) {
@@ -76,8 +100,10 @@ int tt_run_report(const cli_t *cli) {
     for (const char *c = problems; *c; c++) bad += *c == '\n';
     tq_free(problems);
   }
-  int html = !st && tt_write_html_report(cli->report_dir, baseline);
+  int html = !st && tt_write_html_report(cli->report_dir, baseline, href);
+  tq_free(href);
   tqh_baseline_destroy(baseline);
+  tqh_history_close(history);
   if (st) return tt_fail(st, tq_status_code(st) == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
   tq_buf_t path, text;
   tq_buf_init(&path, 0);
@@ -269,7 +295,9 @@ tq_status_t tt_build_config(const cli_t *cli, tqh_config_t **out_cfg) {
               {"warmup", cli->warmup, "--warmup"},
               {"jobs", cli->jobs, "-j"},
               {"results_dir", cli->results_dir, "--results-dir"},
-              {"baseline_floor", cli->baseline_floor, "--baseline-floor"}};
+              {"baseline_floor", cli->baseline_floor, "--baseline-floor"},
+              {"history", cli->history, "--history"},
+              {"history", cli->no_history ? "off" : NULL, "--no-history"}};
   for (size_t i = 0; !st && i < sizeof(sets) / sizeof(sets[0]); i++) {
     if (!sets[i].value) continue;
     tq_status_t s = tqh_config_set(cfg, TQH_LAYER_CLI, sets[i].key, sets[i].value);
@@ -292,6 +320,8 @@ tq_status_t tt_build_config(const cli_t *cli, tqh_config_t **out_cfg) {
 void tt_baseline_options(const tqh_config_t *cfg, tqh_baseline_options_t *o) {
   tqh_baseline_options_initialize(o);
   o->floor_pct = cfg->defaults.baseline_floor_pct;
+  o->gate = cfg->defaults.baseline_gate;
+  o->gate_count = cfg->defaults.baseline_gate_count;
 }
 
 int tt_run_compare(const cli_t *cli) {
@@ -300,14 +330,26 @@ int tt_run_compare(const cli_t *cli) {
   if (st) return tt_fail(st, EXIT_USAGE);
   tqh_baseline_options_t o;
   tt_baseline_options(cfg, &o);
-  tqh_config_destroy(cfg);
+  /* The history gives the between-run noise (and is the baseline of `compare history B`). */
+  tqh_history_t *history = NULL;
+  st = tt_open_history(cfg, 0, &history);
+  if (st) {
+    tqh_config_destroy(cfg);
+    return tt_fail(st, EXIT_USAGE);
+  }
   tq_buf_t text;
   tq_buf_init(&text, 0);
   size_t regressions = 0;
-  st = tqh_baseline_compare_runs(cli->compare_a, cli->compare_b, &o, &text, &regressions);
+  st = tqh_baseline_compare_runs(cli->compare_a, cli->compare_b, &o, history, &text, &regressions);
   if (text.data) fputs(text.data, stdout);
   tq_buf_deinit(&text);
-  if (st) return tt_fail(st, tq_status_code(st) == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
+  tqh_history_close(history);
+  tqh_config_destroy(cfg);
+  if (st)
+    return tt_fail(st, tq_status_code(st) == TQ_NOT_FOUND ||
+                               tq_status_code(st) == TQ_INVALID_ARGUMENT
+                           ? EXIT_USAGE
+                           : EXIT_INFRA);
   return regressions ? EXIT_FAILED : 0;
 }
 
@@ -367,7 +409,23 @@ int tt_run_merge(const cli_t *cli, int argc, char **argv) {
   }
   tq_status_free(st);
   tq_buf_deinit(&path);
-  tt_write_html_report(run_dir, NULL);
+  /* A merged run is a run: it goes into the history like any other. */
+  tqh_history_t *history = NULL;
+  char *href = NULL;
+  tqh_config_t *hcfg = NULL;
+  st = tt_build_config(cli, &hcfg);
+  if (!st) st = tt_open_history(hcfg, 1, &history);
+  if (st) {
+    char *msg = tq_status_format(st, 0);
+    fprintf(stderr, TOOL ": history: %s; the merged run is not recorded\n", msg ? msg : "error");
+    tq_free(msg);
+    tq_status_free(st);
+  }
+  tt_history_after_run(cli, history, run_dir, &href);
+  tt_write_html_report(run_dir, NULL, href);
+  tq_free(href);
+  tqh_history_close(history);
+  tqh_config_destroy(hcfg);
   printf("Merged %zu run%s into %s/\n", cli->num_suites, cli->num_suites == 1 ? "" : "s", run_dir);
   /* The merged run's upload leaves its exit status alone, as a run's does: what it could not
    * send is kept for `torq-test upload`, and said. */
