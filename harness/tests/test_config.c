@@ -186,7 +186,8 @@ START_TEST(config_reads_every_key_and_boards) {
            "    known_hosts: ~/.ssh/known_hosts\n"
            "    board_root: /home/root/iree-build-soc\n"
            "  - {name: astra2, host: board2.lan}\n"
-           "baseline: {floor: 7.5}\n"
+           "baseline: {floor: 7.5, gate: [wall_time, Dma In]}\n"
+           "history: runs/h.sqlite\n"
            "memory: 2G\n");
   tqh_config_t *cfg = new_config();
   must(tqh_config_load_file(cfg, st_path(dir, "c.yaml"), NULL));
@@ -208,6 +209,12 @@ START_TEST(config_reads_every_key_and_boards) {
   ck_assert_str_eq(s->function, "forward");
   ck_assert_double_eq(s->baseline_floor_pct, 7.5);
   ck_assert_uint_eq(s->memory_bytes, (uint64_t)2 << 30);
+  ck_assert_uint_eq(s->baseline_gate_count, 2);
+  ck_assert_str_eq(s->baseline_gate[1], "Dma In");
+  ck_assert_str_eq(cfg->history, "runs/h.sqlite");
+  char *hp = tqh_config_history_path(cfg);
+  ck_assert_str_eq(hp, "runs/h.sqlite");
+  tq_free(hp);
   for (int i = 0; i < TQH_SETTING_COUNT; i++) ck_assert_int_eq(s->layer[i], TQH_LAYER_CONFIG);
   ck_assert_int_eq(cfg->board_count, 2);
   const tqh_board_t *b = tqh_config_find_board(cfg, "astra1");
@@ -398,6 +405,8 @@ START_TEST(config_env_sets_documented_variables) {
                        "TORQ_FUNCTION=forward",
                        "TORQ_BASELINE_FLOOR=12.5%",
                        "TORQ_MEMORY=1.5GiB",
+                       "TORQ_BASELINE_GATE=wall_time, Dma In ",
+                       "TORQ_HISTORY=off",
                        "TORQ_CACHE_DIR=/c",
                        "TORQ_TESTDATA=/x", /* a suite variable: ignored here */
                        "TORQ_=1",
@@ -422,6 +431,10 @@ START_TEST(config_env_sets_documented_variables) {
   ck_assert_str_eq(s->compile_options[0], "--torq-hw=sl2610,lram=256K");
   ck_assert_str_eq(s->compile_options[1], "--torq-enable-profiling");
   ck_assert_str_eq(s->function, "forward");
+  ck_assert_uint_eq(s->baseline_gate_count, 2);
+  ck_assert_str_eq(s->baseline_gate[0], "wall_time");
+  ck_assert_str_eq(s->baseline_gate[1], "Dma In");
+  ck_assert_ptr_null(tqh_config_history_path(cfg)); /* off */
   ck_assert_str_eq(cfg->cache_dir, "/c");
   ck_assert_int_eq(cfg->cache_dir_layer, TQH_LAYER_ENV);
   ck_assert_double_eq(s->baseline_floor_pct, 12.5);

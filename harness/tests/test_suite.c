@@ -184,7 +184,10 @@ static const bad_case_t bad_cases[] = {
     {T "    compile_options: [--torq-debug-info=x]\n", 3, 23, "is set by torq-test"},
     {T "    compile_options: [torq-hw]\n", 3, 23, "compile options start with \"--\""},
     /* The baseline floor. */
-    {T "    baseline: 10\n", 3, 15, "baseline: expected {floor: PERCENT}, found an integer"},
+    {T "    baseline: 10\n", 3, 15,
+     "baseline: expected {floor: PERCENT, gate: [METRIC, ...]}, found an integer"},
+    {T "    baseline: {gate: [wall_time, 3]}\n", 3, 34,
+     "baseline.gate: expected metric names (wall_time, OVERALL, ...), found an integer"},
     {T "    baseline: {}\n", 3, 15, "baseline: expected {floor: PERCENT}"},
     {T "    baseline: {floor: -1}\n", 3, 23, "baseline.floor must be >= 0, found -1"},
     {T "    baseline: {floor: 20000}\n", 3, 23, "baseline.floor must be <= 10000 (percent)"},
