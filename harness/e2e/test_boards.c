@@ -587,8 +587,8 @@ START_TEST(runtime_failure_is_a_failure_and_a_full_disk_an_infra_error) {
     const char *args[] = {suite, BOARD_ARGS, "--update-astra-runtime", rt_opt, NULL};
     const e2e_proc_t *p = fx_run(&fx, &fx.s, NULL, args);
     char *results = FX_PATH(&fx, "%s/results", fx.s.dir);
-    char *newest = fx_own(&fx, run_capture(FX_PATH(&fx, "ls -t '%s' | head -n 1", results), NULL));
-    newest[strcspn(newest, "\n")] = 0;
+    char *newest = fx_own(&fx, run_capture(FX_PATH(&fx, "cd '%s' && ls -td */ | head -n 1", results), NULL));
+    newest[strcspn(newest, "/\n")] = 0; /* run folders only: the history is beside them */
     char *journal = fx_journal(&fx, FX_PATH(&fx, "%s/%s", results, newest));
     if (k == 0) {
       /* A product failure: <failure>, exit 1, never retried. */
