@@ -130,5 +130,6 @@ Suite *e2e_suite_upload(void);
 Suite *e2e_suite_dashboard(void);
 Suite *e2e_suite_html(void);
 Suite *e2e_suite_limits(void);
+Suite *e2e_suite_verdicts(void);
 
 #endif

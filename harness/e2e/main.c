@@ -21,5 +21,6 @@ int main(void) {
   srunner_add_suite(sr, e2e_suite_dashboard());
   srunner_add_suite(sr, e2e_suite_html());
   srunner_add_suite(sr, e2e_suite_limits());
+  srunner_add_suite(sr, e2e_suite_verdicts());
   return tq_test_run(sr); /* runs, then prints the skips */
 }
