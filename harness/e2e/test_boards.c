@@ -453,6 +453,78 @@ out:
 }
 END_TEST
 
+/* ---- Device time ------------------------------------------------------------------------------ */
+
+/* An int32 add of `n` elements in `dir`/add.mlir and a suite of one test "add" (repeat 10). */
+static char *device_suite(fx_t *fx, const char *dir, unsigned n) {
+  char *model = FX_PATH(fx, "%s/add.mlir", dir);
+  char *text = FX_PATH(fx,
+                       "module {\n  func.func @main(%%a: tensor<%uxi32>, %%b: tensor<%uxi32>) -> "
+                       "tensor<%uxi32> {\n    %%0 = tosa.add %%a, %%b : (tensor<%uxi32>, "
+                       "tensor<%uxi32>) -> tensor<%uxi32>\n    return %%0 : tensor<%uxi32>\n  }\n}\n",
+                       n, n, n, n, n, n, n);
+  e2e_write(model, text);
+  char *suite = FX_PATH(fx, "%s/dev.yaml", dir);
+  e2e_write(suite, "suite: dev\ntests:\n  - name: add\n    model: add.mlir\n    repeat: 10\n"
+                   "    warmup: 1\n");
+  return suite;
+}
+
+/* On a board the runtime's own device time is a statistic of its repetitions and the gated
+ * time: a model with 30% more work (same test name) is flagged on it, with repeat 10. The
+ * device time of a loopback board is this host's, which other work on a loaded machine slows at
+ * random: an attempt whose noise hides the change (the U test or the floor does not hold) is
+ * made again, at most three times; every attempt must at least flag the compile-time estimate,
+ * and one must flag device_time. */
+START_TEST(thirty_percent_more_work_is_flagged_on_device_time) {
+  fx_t fx;
+  if (!fx_start(&fx, 1)) goto out;
+  fx_config(&fx, &fx.s, NULL);
+  char *base_dir = FX_PATH(&fx, "%s/base", fx.s.dir), *more_dir = FX_PATH(&fx, "%s/more", fx.s.dir);
+  char *base_suite = device_suite(&fx, base_dir, 131072);
+  char *more_suite = device_suite(&fx, more_dir, 170394); /* +30% */
+  int flagged = 0;
+  for (int attempt = 0; attempt < 3 && !flagged; attempt++) {
+    const char *args[] = {base_suite, BOARD_ARGS, "--update-astra-runtime", NULL};
+    const e2e_proc_t *p = fx_run(&fx, &fx.s, NULL, args);
+    ck_assert_msg(p->exit_code == 0, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
+    const char *r = strstr(p->out, "Results: ");
+    ck_assert_ptr_nonnull(r);
+    char *base = FX_PATH(&fx, "%.*s", (int)strcspn(r + 9, "\n"), r + 9);
+    char *journal = fx_journal(&fx, base);
+    /* The device time: all ten samples and their statistics. */
+    ck_assert_msg(strstr(journal, "\"device_time\":") && strstr(journal, "\"device_time_stats\":{\"n\":10,") &&
+                      strstr(journal, "\"device_time_samples\":["),
+                  "%s", journal);
+    char *opt = FX_PATH(&fx, "--baseline=%s", base);
+    const char *again[] = {more_suite, BOARD_ARGS, opt, NULL};
+    p = fx_run(&fx, &fx.s, NULL, again);
+    ck_assert_msg(p->exit_code == 1, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
+    const char *line = strstr(p->out, "regression: ");
+    ck_assert_msg(line && strstr(line, "estimated_cycles +"), "%s", p->out);
+    const char *nl = strchr(line, '\n');
+    const char *dev = strstr(line, "device_time +");
+    flagged = dev && (!nl || dev < nl);
+    if (!flagged) fprintf(stderr, "boards: device_time not flagged in attempt %d:\n%s\n", attempt + 1, p->out);
+  }
+  ck_assert_msg(flagged, "device_time was never flagged in 3 attempts");
+  /* What the failure says about it: both medians, the change, and every condition. */
+  const char *row = strstr(fx.p.out, "\n  device_time ");
+  char *journal = NULL;
+  if (!row) {
+    /* The progress line shows only the first line: the journal has the whole message. */
+    const char *r = strstr(fx.p.out, "Results: ");
+    journal = fx_journal(&fx, FX_PATH(&fx, "%.*s", (int)strcspn(r + 9, "\n"), r + 9));
+    row = strstr(journal, "\\n  device_time ");
+  }
+  ck_assert_msg(row && strstr(row, "REGRESSED") && strstr(row, "beyond the floor 5.0%") &&
+                    strstr(row, "U test p="),
+                "%s", journal ? journal : fx.p.out);
+out:
+  fx_free(&fx);
+}
+END_TEST
+
 /* ---- Faults -----------------------------------------------------------------------------------
  */
 
@@ -999,6 +1071,7 @@ Suite *e2e_suite_boards(void) {
   tcase_add_test(tc, a_second_interrupt_exits_at_once);
   tcase_add_test(tc, pool_hands_out_tests_and_moves_a_test_off_a_board_that_died);
   tcase_add_test(tc, names_paths_and_arguments_with_shell_characters_reach_the_board_unharmed);
+  tcase_add_test(tc, thirty_percent_more_work_is_flagged_on_device_time);
   suite_add_tcase(s, tc);
   return s;
 }
