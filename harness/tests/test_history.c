@@ -126,7 +126,7 @@ START_TEST(runs_are_recorded_and_read_back) {
 
   tqh_history_key_t k = {"s", "t1", "sim"};
   tqh_history_entry_t *e = NULL;
-  TH_OK(tqh_history_entries(h, &k, 0, 0, NULL, NULL, &arena, &e, &n));
+  TH_OK(tqh_history_entries(h, &k, 0, 0, NULL, NULL, 0, &arena, &e, &n));
   ck_assert_uint_eq(n, 2);
   ck_assert_str_eq(e[0].run.run_id, "run-a");
   ck_assert_str_eq(e[1].run.run_id, "run-b");
@@ -143,11 +143,11 @@ START_TEST(runs_are_recorded_and_read_back) {
   o = tqh_history_entry_metric(&e[0], "estimated_cycles");
   ck_assert(o && o->value == 101.0 && !strcmp(o->unit, "cycles"));
   /* Bounds: before run-b started, without run-a, one metric, the last one. */
-  TH_OK(tqh_history_entries(h, &k, 0, 1500, NULL, NULL, &arena, &e, &n));
+  TH_OK(tqh_history_entries(h, &k, 0, 1500, NULL, NULL, 0, &arena, &e, &n));
   ck_assert(n == 1 && !strcmp(e[0].run.run_id, "run-a"));
-  TH_OK(tqh_history_entries(h, &k, 0, 0, "run-a", "OVERALL", &arena, &e, &n));
+  TH_OK(tqh_history_entries(h, &k, 0, 0, "run-a", (const char *[]){"OVERALL"}, 1, &arena, &e, &n));
   ck_assert(n == 1 && !strcmp(e[0].run.run_id, "run-b") && e[0].metric_count == 1);
-  TH_OK(tqh_history_entries(h, &k, 1, 0, NULL, "nothing", &arena, &e, &n));
+  TH_OK(tqh_history_entries(h, &k, 1, 0, NULL, (const char *[]){"nothing"}, 1, &arena, &e, &n));
   ck_assert(n == 1 && !strcmp(e[0].run.run_id, "run-b") && e[0].metric_count == 0);
 
   tq_arena_deinit(&arena);
@@ -193,7 +193,7 @@ START_TEST(an_older_schema_is_migrated_with_its_data) {
   tqh_history_entry_t *e = NULL;
   size_t n = 0;
   tqh_history_key_t k = {"s", "t", "sim"};
-  TH_OK(tqh_history_entries(h, &k, 0, 0, NULL, NULL, &arena, &e, &n));
+  TH_OK(tqh_history_entries(h, &k, 0, 0, NULL, NULL, 0, &arena, &e, &n));
   ck_assert_uint_eq(n, 1);
   ck_assert(e[0].metric_count == 1 && e[0].metrics[0].value == 42);
   /* The new column is there. */

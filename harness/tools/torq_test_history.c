@@ -233,9 +233,15 @@ static int show_one(const cli_t *cli, tqh_history_t *h, const tqh_history_key_t 
                     size_t last) {
   tq_arena_t a;
   tq_arena_init(&a, 0, 0);
-  tqh_history_entry_t *e = NULL;
-  size_t n = 0;
-  tq_status_t st = tqh_history_entries(h, key, last, 0, NULL, NULL, &a, &e, &n);
+  /* The latest run with all its metrics (what else there is to ask for), then every run with
+   * the table's: the measured times and each --metric. */
+  tqh_history_entry_t *latest = NULL, *e = NULL;
+  size_t nl = 0, n = 0;
+  const char *want[16] = {"wall_time", "device_time"};
+  size_t nwant = 2;
+  for (size_t k = 0; k < cli->num_metrics && nwant < 14; k++) want[nwant++] = cli->metrics[k];
+  tq_status_t st = tqh_history_entries(h, key, 1, 0, NULL, NULL, 0, &a, &latest, &nl);
+  if (!st) st = tqh_history_entries(h, key, last, 0, NULL, want, nwant, &a, &e, &n);
   if (st) {
     tq_arena_deinit(&a);
     return tt_fail(st, EXIT_INFRA);
@@ -243,16 +249,15 @@ static int show_one(const cli_t *cli, tqh_history_t *h, const tqh_history_key_t 
   /* Columns: the run, then the measured times it has, then each --metric. */
   const char *cols_metric[16];
   size_t nm = 0;
-  static const char *const timed[] = {"wall_time", "device_time"};
   for (size_t t = 0; t < 2; t++)
     for (size_t i = 0; i < n; i++)
-      if (tqh_history_entry_metric(&e[i], timed[t])) {
-        cols_metric[nm++] = timed[t];
+      if (tqh_history_entry_metric(&e[i], want[t])) {
+        cols_metric[nm++] = want[t];
         break;
       }
-  for (size_t k = 0; k < cli->num_metrics && nm < 12; k++) cols_metric[nm++] = cli->metrics[k];
+  for (size_t k = 2; k < nwant; k++) cols_metric[nm++] = want[k];
   size_t cols = 4 + nm;
-  int right[16] = {0};
+  int right[20] = {0};
   for (size_t c = 4; c < cols; c++) right[c] = 1;
   char **cells = tq_calloc((n + 1) * cols, sizeof(char *));
   static const char *const heads[4] = {"RUN", "STARTED", "REVISION", "OUTCOME"};
@@ -272,19 +277,17 @@ static int show_one(const cli_t *cli, tqh_history_t *h, const tqh_history_key_t 
   if (cells) print_table(cells, n + 1, cols, right);
   for (size_t i = 0; cells && i < (n + 1) * cols; i++) tq_free(cells[i]);
   tq_free(cells);
-  /* What else there is to ask for. */
   tq_buf_t names;
   tq_buf_init(&names, 0);
-  for (size_t i = n; i-- > 0 && !names.len;)
-    for (size_t m = 0; m < e[i].metric_count; m++)
-      tq_status_free(tq_buf_printf(&names, "%s%s", m ? ", " : "", e[i].metrics[m].name));
+  for (size_t m = 0; nl && m < latest[0].metric_count; m++)
+    tq_status_free(tq_buf_printf(&names, "%s%s", m ? ", " : "", latest[0].metrics[m].name));
   int missing = 0;
-  for (size_t k = 0; k < cli->num_metrics; k++) {
+  for (size_t k = 2; k < nwant; k++) {
     int seen = 0;
-    for (size_t i = 0; i < n && !seen; i++) seen = tqh_history_entry_metric(&e[i], cli->metrics[k]) != NULL;
+    for (size_t i = 0; i < n && !seen; i++) seen = tqh_history_entry_metric(&e[i], want[k]) != NULL;
     if (!seen) {
       fprintf(stderr, TOOL ": history show: %s/%s has no metric '%s' (it has: %s)\n", key->suite,
-              key->name, cli->metrics[k], names.data ? names.data : "none");
+              key->name, want[k], names.data ? names.data : "none");
       missing = 1;
     }
   }

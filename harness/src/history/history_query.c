@@ -1,5 +1,6 @@
 /* Reading the run history back (history.h): runs, tests, a test's entries with their metrics;
  * and the cache of metric names both directions use. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,95 +232,42 @@ tq_status_t tqh_history_find_tests(tqh_history_t *h, const char *id, tq_arena_t 
                                    tqh_history_key_t **out, size_t *out_count) {
   *out = NULL;
   *out_count = 0;
-  sqlite3_stmt *s = NULL;
-  /* "suite/name" splits at its first '/' (suite names hold none); a bare name matches any
-   * suite. */
-  TQ_TRY(tqh__history_prepare(h,
-                              "SELECT DISTINCT suite, name, target FROM tests "
-                              "WHERE (suite = ?1 AND name = ?2) OR name = ?3 "
-                              "ORDER BY suite, name, target",
-                              &s));
+  /* "suite/name" splits at its first '/' (suite names hold none) and is found through the
+   * index; a bare name (or a name with '/' whose first part is no suite) matches any suite. */
   const char *slash = strchr(id, '/');
-  if (slash) {
-    sqlite3_bind_text(s, 1, id, (int)(slash - id), SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 2, slash + 1, -1, SQLITE_TRANSIENT);
-  } else {
-    sqlite3_bind_null(s, 1);
-    sqlite3_bind_null(s, 2);
-  }
-  sqlite3_bind_text(s, 3, id, -1, SQLITE_TRANSIENT);
-  tq_status_t st = read_keys(h, s, arena, out, out_count);
-  sqlite3_finalize(s);
-  return st;
-}
-
-/* ---- Entries -------------------------------------------------------------------------------- */
-
-static tq_status_t read_metrics(tqh_history_t *h, sqlite3_stmt *m, int64_t test, int64_t only,
-                                tq_arena_t *arena, tqh_history_entry_t *e) {
-  sqlite3_bind_int64(m, 1, test);
-  sqlite3_bind_int64(m, 2, only);
-  size_t cap = 0;
   tq_status_t st = NULL;
-  int rc;
-  while (!st && (rc = sqlite3_step(m)) == SQLITE_ROW) {
-    const tqh__history_name_t *name = tqh__history_name_of(h, sqlite3_column_int64(m, 0));
-    if (!name) continue;
-    e->metrics = grow(arena, e->metrics, e->metric_count, &cap, sizeof(*e->metrics));
-    if (!e->metrics) {
-      st = oom();
-      break;
+  for (int pass = slash ? 0 : 1; pass < 2 && !st && !*out_count; pass++) {
+    sqlite3_stmt *s = NULL;
+    TQ_TRY(tqh__history_prepare(h,
+                                pass == 0 ? "SELECT DISTINCT suite, name, target FROM tests "
+                                            "WHERE suite = ?1 AND name = ?2 "
+                                            "ORDER BY suite, name, target"
+                                          : "SELECT DISTINCT suite, name, target FROM tests "
+                                            "WHERE name = ?3 ORDER BY suite, name, target",
+                                &s));
+    if (pass == 0) {
+      sqlite3_bind_text(s, 1, id, (int)(slash - id), SQLITE_TRANSIENT);
+      sqlite3_bind_text(s, 2, slash + 1, -1, SQLITE_TRANSIENT);
+    } else {
+      sqlite3_bind_text(s, 3, id, -1, SQLITE_TRANSIENT);
     }
-    tqh_history_metric_t *x = &e->metrics[e->metric_count++];
-    memset(x, 0, sizeof(*x));
-    x->name = tq_arena_strndup(arena, name->name, strlen(name->name));
-    x->unit = tq_arena_strndup(arena, name->unit, strlen(name->unit));
-    if (!x->name || !x->unit) st = oom();
-    x->value = sqlite3_column_double(m, 1);
-    const unsigned char *blob = sqlite3_column_blob(m, 2);
-    size_t n = (size_t)sqlite3_column_bytes(m, 2) / 8;
-    if (!st && blob && n) {
-      double *v = tq_arena_calloc(arena, n, sizeof(*v));
-      if (!v) st = oom();
-      for (size_t i = 0; v && i < n; i++) v[i] = tqh__history_get_le64(blob + 8 * i);
-      x->samples = v;
-      x->sample_count = v ? n : 0;
-    }
+    st = read_keys(h, s, arena, out, out_count);
+    sqlite3_finalize(s);
   }
-  if (!st && rc != SQLITE_DONE) st = tqh__history_error(h, rc, "reading metrics");
-  sqlite3_reset(m);
   return st;
 }
 
-static int cmp_metric(const void *a, const void *b) {
-  return strcmp(((const tqh_history_metric_t *)a)->name, ((const tqh_history_metric_t *)b)->name);
-}
+/* ---- Entries --------------------------------------------------------------------------------
+ * Two queries whatever the number of runs: the test's rows (newest first, limited), then every
+ * metric of those rows at once, matched back to its entry by test id. */
 
-tq_status_t tqh_history_entries(tqh_history_t *h, const tqh_history_key_t *key, size_t last,
-                                double before, const char *exclude_run_id, const char *metric,
-                                tq_arena_t *arena, tqh_history_entry_t **out,
-                                size_t *out_count) {
-  *out = NULL;
-  *out_count = 0;
-  int64_t only = 0;
-  if (metric) {
-    TQ_TRY(tqh__history_name_id(h, metric, "", 0, &only));
-    if (!only) only = -1; /* no such metric: entries without metrics */
-  }
-  sqlite3_stmt *s = NULL, *m = NULL;
-  TQ_TRY(tqh__history_prepare(h,
-                              "SELECT t.id, r.id, r.run_id, r.started_at, r.git_revision, "
-                              "r.target, t.outcome, t.message, t.duration "
-                              "FROM tests t JOIN runs r ON r.id = t.run "
-                              "WHERE t.suite = ?1 AND t.name = ?2 AND t.target = ?3 "
-                              "AND (?4 <= 0 OR r.started_at < ?4) "
-                              "AND (?5 IS NULL OR r.run_id <> ?5) "
-                              "ORDER BY r.started_at DESC, r.id DESC LIMIT ?6",
-                              &s));
-  tq_status_t st = tqh__history_prepare(h,
-                                        "SELECT metric, value, samples FROM metrics "
-                                        "WHERE test = ?1 AND (?2 = 0 OR metric = ?2)",
-                                        &m);
+#define ENTRY_ROWS                                                                            \
+  "FROM tests t JOIN runs r ON r.id = t.run "                                                \
+  "WHERE t.suite = ?1 AND t.name = ?2 AND t.target = ?3 AND (?4 <= 0 OR t.run_started < ?4) " \
+  "AND (?5 IS NULL OR r.run_id <> ?5) ORDER BY t.run_started DESC, t.run DESC LIMIT ?6"
+
+static void bind_entry_query(sqlite3_stmt *s, const tqh_history_key_t *key, size_t last,
+                             double before, const char *exclude_run_id) {
   sqlite3_bind_text(s, 1, key->suite, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(s, 2, key->name, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(s, 3, key->target ? key->target : "sim", -1, SQLITE_TRANSIENT);
@@ -329,18 +277,100 @@ tq_status_t tqh_history_entries(tqh_history_t *h, const tqh_history_key_t *key, 
   else
     sqlite3_bind_null(s, 5);
   sqlite3_bind_int64(s, 6, last ? (sqlite3_int64)last : -1);
+}
+
+typedef struct by_test_s {
+  int64_t test;
+  size_t entry;
+} by_test_t;
+
+static int cmp_by_test(const void *a, const void *b) {
+  int64_t x = ((const by_test_t *)a)->test, y = ((const by_test_t *)b)->test;
+  return (x > y) - (x < y);
+}
+
+static int cmp_metric(const void *a, const void *b) {
+  return strcmp(((const tqh_history_metric_t *)a)->name, ((const tqh_history_metric_t *)b)->name);
+}
+
+/* Adds the metric of row `m` to entry `e`. */
+static tq_status_t add_metric(tqh_history_t *h, sqlite3_stmt *m, tq_arena_t *arena,
+                              tqh_history_entry_t *e, size_t *cap) {
+  const tqh__history_name_t *name = tqh__history_name_of(h, sqlite3_column_int64(m, 1));
+  if (!name) return NULL;
+  e->metrics = grow(arena, e->metrics, e->metric_count, cap, sizeof(*e->metrics));
+  if (!e->metrics) return oom();
+  tqh_history_metric_t *x = &e->metrics[e->metric_count++];
+  memset(x, 0, sizeof(*x));
+  x->name = tq_arena_strndup(arena, name->name, strlen(name->name));
+  x->unit = tq_arena_strndup(arena, name->unit, strlen(name->unit));
+  if (!x->name || !x->unit) return oom();
+  x->value = sqlite3_column_double(m, 2);
+  const unsigned char *blob = sqlite3_column_blob(m, 3);
+  size_t n = (size_t)sqlite3_column_bytes(m, 3) / 8;
+  if (blob && n) {
+    double *v = tq_arena_calloc(arena, n, sizeof(*v));
+    if (!v) return oom();
+    for (size_t i = 0; i < n; i++) v[i] = tqh__history_get_le64(blob + 8 * i);
+    x->samples = v;
+    x->sample_count = n;
+  }
+  return NULL;
+}
+
+enum { MAX_FILTER = 32 };
+
+tq_status_t tqh_history_entries(tqh_history_t *h, const tqh_history_key_t *key, size_t last,
+                                double before, const char *exclude_run_id,
+                                const char *const *metrics, size_t metric_count,
+                                tq_arena_t *arena, tqh_history_entry_t **out,
+                                size_t *out_count) {
+  *out = NULL;
+  *out_count = 0;
+  /* The metrics asked for, as ids (one that was never recorded matches nothing: id -1). */
+  int64_t only[MAX_FILTER];
+  size_t nonly = 0;
+  if (metrics && metric_count > MAX_FILTER)
+    return TQ_STATUS(TQ_INVALID_ARGUMENT, "at most %d metrics at once", MAX_FILTER);
+  for (size_t i = 0; metrics && i < metric_count; i++) {
+    TQ_TRY(tqh__history_name_id(h, metrics[i], "", 0, &only[nonly]));
+    if (!only[nonly]) only[nonly] = -1;
+    nonly++;
+  }
+  if (metrics && !nonly) only[nonly++] = -1;
+  char filter[MAX_FILTER * 5 + 32] = "";
+  if (nonly) {
+    size_t len = (size_t)snprintf(filter, sizeof(filter), "m.metric IN (");
+    for (size_t i = 0; i < nonly; i++) /* ?7, ?8, ...: after the row query's ?1..?6 */
+      len += (size_t)snprintf(filter + len, sizeof(filter) - len, "%s?%zu", i ? "," : "", 7 + i);
+    snprintf(filter + len, sizeof(filter) - len, ") AND ");
+  }
+  sqlite3_stmt *s = NULL, *m = NULL;
+  TQ_TRY(tqh__history_prepare(h,
+                              "SELECT t.id, r.id, r.run_id, r.started_at, r.git_revision, "
+                              "r.target, t.outcome, t.message, t.duration " ENTRY_ROWS,
+                              &s));
+  char *sql = tq_strdup_printf("SELECT m.test, m.metric, m.value, m.samples FROM metrics m "
+                               "WHERE %sm.test IN (SELECT t.id " ENTRY_ROWS ") ORDER BY m.test",
+                               filter);
+  tq_status_t st = sql ? tqh__history_prepare(h, sql, &m) : oom();
+  tq_free(sql);
+  bind_entry_query(s, key, last, before, exclude_run_id);
   tqh_history_entry_t *entries = NULL;
-  size_t n = 0, cap = 0;
+  by_test_t *ids = NULL;
+  size_t n = 0, cap = 0, ids_cap = 0;
   int rc = SQLITE_DONE;
   while (!st && (rc = sqlite3_step(s)) == SQLITE_ROW) {
     entries = grow(arena, entries, n, &cap, sizeof(*entries));
-    if (!entries) {
+    ids = grow(arena, ids, n, &ids_cap, sizeof(*ids));
+    if (!entries || !ids) {
       st = oom();
       break;
     }
-    tqh_history_entry_t *e = &entries[n++];
+    tqh_history_entry_t *e = &entries[n];
     memset(e, 0, sizeof(*e));
-    int64_t test = sqlite3_column_int64(s, 0);
+    ids[n] = (by_test_t){sqlite3_column_int64(s, 0), n};
+    n++;
     e->run.id = sqlite3_column_int64(s, 1);
     st = col_text(arena, s, 2, &e->run.run_id);
     e->run.started_at = sqlite3_column_double(s, 3);
@@ -349,14 +379,26 @@ tq_status_t tqh_history_entries(tqh_history_t *h, const tqh_history_key_t *key, 
     if (!st) st = col_text(arena, s, 6, &e->outcome);
     if (!st) st = col_text(arena, s, 7, &e->message);
     e->duration = sqlite3_column_double(s, 8);
-    if (!st) st = read_metrics(h, m, test, only, arena, e);
-    if (!st && e->metric_count > 1)
-      qsort(e->metrics, e->metric_count, sizeof(*e->metrics), cmp_metric);
   }
   if (!st && rc != SQLITE_DONE) st = tqh__history_error(h, rc, "reading a test's runs");
+  if (!st && n) {
+    qsort(ids, n, sizeof(*ids), cmp_by_test);
+    bind_entry_query(m, key, last, before, exclude_run_id);
+    for (size_t i = 0; i < nonly; i++) sqlite3_bind_int64(m, 7 + (int)i, only[i]);
+    size_t k = 0, mcap = 0;
+    while (!st && (rc = sqlite3_step(m)) == SQLITE_ROW) {
+      int64_t test = sqlite3_column_int64(m, 0);
+      while (k < n && ids[k].test < test) k++, mcap = 0;
+      if (k < n && ids[k].test == test) st = add_metric(h, m, arena, &entries[ids[k].entry], &mcap);
+    }
+    if (!st && rc != SQLITE_DONE) st = tqh__history_error(h, rc, "reading metrics");
+  }
   sqlite3_finalize(s);
   sqlite3_finalize(m);
   if (st) return st;
+  for (size_t i = 0; i < n; i++)
+    if (entries[i].metric_count > 1)
+      qsort(entries[i].metrics, entries[i].metric_count, sizeof(*entries[i].metrics), cmp_metric);
   for (size_t i = 0; i < n / 2; i++) {
     tqh_history_entry_t t = entries[i];
     entries[i] = entries[n - 1 - i];

@@ -196,7 +196,7 @@ static tq_status_t section(page_t *p, tqh_history_t *h, const tqh_history_key_t 
                            const char *test_id, size_t last, tq_buf_t *out) {
   tqh_history_entry_t *e = NULL;
   size_t n = 0;
-  TQ_TRY(tqh_history_entries(h, key, last, 0, NULL, NULL, &p->arena, &e, &n));
+  TQ_TRY(tqh_history_entries(h, key, last, 0, NULL, NULL, 0, &p->arena, &e, &n));
   /* The metrics any of its runs has. */
   size_t cap = 0, count = 0;
   for (size_t i = 0; i < n; i++) cap += e[i].metric_count;

@@ -260,7 +260,8 @@ tq_status_t tqh_baseline_compare_record(tqh_baseline_t *b, const tqh_test_record
   tq_status_t st = NULL;
   if (b->history) {
     tqh_history_key_t key = tqh_history_key_of(now);
-    st = tqh_history_entries(b->history, &key, o.runs, b->before, b->exclude, NULL, &arena, &e, &n);
+    st = tqh_history_entries(b->history, &key, o.runs, b->before, b->exclude, NULL, 0,
+                             &arena, &e, &n);
   }
   static const char *const timed[2] = {"wall_time", "device_time"};
   double *samples[2] = {NULL, NULL}, *medians[2] = {NULL, NULL};

@@ -8,8 +8,9 @@
  *
  *   runs(id, run_id UNIQUE, started_at, finished_at, git_revision, target, host, suites,
  *        command, run_dir, tool_version)
- *   tests(id, run -> runs, suite, name, target, host, outcome, message, started_at, duration,
- *         compile_time, run_time)                 index (suite, name, target), index (run)
+ *   tests(id, run -> runs, run_started (the run's start), suite, name, target, host, outcome,
+ *         message, started_at, duration, compile_time, run_time)
+ *                                         index (suite, name, target, run_started), index (run)
  *   metric_names(id, name UNIQUE, unit)            "wall_time" s, "device_time" s,
  *                                                 "estimated_cycles" cycles, overview metrics us
  *   metrics(test -> tests, metric -> metric_names, value, samples)   primary key (test, metric)
@@ -141,10 +142,11 @@ typedef struct tqh_history_entry_s {
 } tqh_history_entry_t;
 
 /* The test `key`'s last `last` runs (0: all) among the runs that started before `before` (0: no
- * bound) and are not `exclude_run_id` (NULL: none), oldest first, each with its metrics (all of
- * them, or only the one named `metric` when not NULL). In `arena`. */
+ * bound) and are not `exclude_run_id` (NULL: none), oldest first, each with its metrics: all of
+ * them, or (when `metrics` is not NULL) only the `metric_count` named there. In `arena`. */
 tq_status_t tqh_history_entries(tqh_history_t *history, const tqh_history_key_t *key, size_t last,
-                                double before, const char *exclude_run_id, const char *metric,
+                                double before, const char *exclude_run_id,
+                                const char *const *metrics, size_t metric_count,
                                 tq_arena_t *arena, tqh_history_entry_t **out,
                                 size_t *out_count) TQ_MUST_USE;
 
