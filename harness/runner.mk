@@ -52,3 +52,8 @@ bench: bench-upload
 bench-upload: $(BIN)/torq-test
 	@scripts/bench-upload $(BIN)
 .PHONY: bench-upload
+# The gates' false alarms and detection on recorded noise, and the history's speed (issue 13).
+bench: bench-gates
+bench-gates: $(BIN)/torq-test
+	@scripts/bench-gates $(BIN)
+.PHONY: bench-gates

@@ -163,11 +163,86 @@ START_TEST(run_writes_index_html_that_chromium_renders) {
 }
 END_TEST
 
+/* The trends page of the run history: three runs of three tests, then `trends -k` selecting two
+ * of them; headless Chromium renders it and its DOM has a section and charts for each selected
+ * test and none for the other. */
+START_TEST(trends_page_renders_every_selected_test) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *suite = e2e_path("%s/tr.yaml", s.dir);
+  const char *names[] = {"alpha", "beta", "gamma"};
+  for (int i = 0; i < 3; i++) {
+    char *model = e2e_path("%s/%s.mlir", s.dir, names[i]);
+    e2e_write_add_model(model);
+    free(model);
+  }
+  e2e_write(suite, "suite: tr\ndefaults:\n  repeat: 5\ntests:\n  - model: alpha.mlir\n"
+                   "  - model: beta.mlir\n  - model: gamma.mlir\n");
+  e2e_proc_t p;
+  for (int k = 0; k < 3; k++) {
+    e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, "-q", NULL}, &p);
+    ck_assert_msg(p.exit_code == 0, "%s%s", p.out, p.err);
+    e2e_proc_free(&p);
+  }
+  char *page = e2e_path("%s/trends-ag.html", s.dir), *out = e2e_path("-o%s", page);
+  e2e_run(&s, e2e_top(), NULL,
+          (const char *const[]){"trends", "-k", "alpha or gamma", out, "--last", "10", NULL}, &p);
+  ck_assert_msg(p.exit_code == 0 && strstr(p.out, "Trends of 2 tests"), "%s%s", p.out, p.err);
+  e2e_proc_free(&p);
+  char *html = e2e_read(page);
+  ck_assert_ptr_nonnull(html);
+  ck_assert_msg(strstr(html, "id=\"t-tr/alpha\"") && strstr(html, "id=\"t-tr/gamma\"") &&
+                    !strstr(html, "id=\"t-tr/beta\""),
+                "%.2000s", html);
+  ck_assert_msg(strstr(html, "E-divisive means"), "the page names its method");
+  /* Nothing fetched: no script, stylesheet or image from anywhere. */
+  ck_assert_ptr_null(strstr(html, "http://"));
+  ck_assert_ptr_null(strstr(html, "https://"));
+  ck_assert_ptr_null(strstr(html, "<script src"));
+  free(html);
+  /* Every run also rewrote the default page beside the history, which index.html links to. */
+  char *beside = e2e_path("%s/trends.html", s.results);
+  ck_assert_msg(e2e_exists(beside), "no %s", beside);
+  const char *chromium_bin =
+      tq_test_tool(CHROMIUM_ENV, CHROMIUM, "apt-get install chromium (scripts/install-test-tools)");
+  if (chromium_bin) {
+    char *dom_path = e2e_path("%s/trends-dom.html", s.dir);
+    int rc = chromium(chromium_bin, s.dir, "--dump-dom", page, dom_path);
+    ck_assert_msg(rc == 0, "chromium --dump-dom: %d", rc);
+    char *dom = e2e_read(dom_path);
+    ck_assert_ptr_nonnull(dom);
+    ck_assert_msg(strstr(dom, "id=\"t-tr/alpha\"") && strstr(dom, "id=\"t-tr/gamma\"") &&
+                      !strstr(dom, "id=\"t-tr/beta\""),
+                  "the DOM misses a selected test");
+    /* A chart per metric of each test: wall_time, estimated_cycles and the overview's. */
+    ck_assert_uint_ge(e2e_count(dom, "<figure data-metric=\"wall_time\""), 2);
+    ck_assert_uint_ge(e2e_count(dom, "<figure data-metric=\"OVERALL\""), 2);
+    ck_assert_uint_ge(e2e_count(dom, "<polyline points=\""), 2 * 10);
+    free(dom);
+    free(dom_path);
+    char *png = e2e_path("%s/trends.png", s.dir), *shot = e2e_path("--screenshot=%s", png);
+    char *log = e2e_path("%s/trends-shot.log", s.dir);
+    rc = chromium(chromium_bin, s.dir, shot, beside, log);
+    ck_assert_msg(rc == 0, "chromium --screenshot: %d", rc);
+    ck_assert_uint_gt(file_size(png), 20000);
+    free(png);
+    free(shot);
+    free(log);
+  }
+  free(beside);
+  free(out);
+  free(page);
+  free(suite);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
 Suite *e2e_suite_html(void) {
   Suite *s = suite_create("html");
   TCase *tc = tcase_create("html");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, run_writes_index_html_that_chromium_renders);
+  tcase_add_test(tc, trends_page_renders_every_selected_test);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -35,6 +35,7 @@
   X(history)         \
   X(upload)          \
   X(html_report)     \
+  X(trends)          \
   X(execute)
 
 #define TH_DECLARE_SUITE(name) Suite *name##_suite(void) __attribute__((weak));
