@@ -78,6 +78,9 @@ char *e2e_sha256_file(const char *path); /* lowercase hex; free() */
 /* The only run folder under the scratch results (fails the test when there is not exactly one);
  * free(). */
 char *e2e_only_run(const e2e_scratch_t *s);
+/* The run folder named on the "Results: DIR/" line of a run's output, without the slash (fails the
+ * test when there is none); free(). */
+char *e2e_run_folder(const e2e_proc_t *p);
 /* Number of run folders under the scratch results. */
 size_t e2e_num_runs(const e2e_scratch_t *s);
 

@@ -285,6 +285,15 @@ static size_t list_runs(const e2e_scratch_t *s, char **first) {
 
 size_t e2e_num_runs(const e2e_scratch_t *s) { return list_runs(s, NULL); }
 
+char *e2e_run_folder(const e2e_proc_t *p) {
+  const char *r = strstr(p->out, "Results: ");
+  ck_assert_msg(r != NULL, "no Results line:\n%s\n%s", p->out, p->err);
+  r += 9;
+  size_t n = strcspn(r, "\n");
+  if (n && r[n - 1] == '/') n--;
+  return strndup(r, n);
+}
+
 char *e2e_only_run(const e2e_scratch_t *s) {
   char *first = NULL;
   size_t n = list_runs(s, &first);

@@ -62,16 +62,6 @@ static int row_has(const char *row, const char *const *words) {
   return 1;
 }
 
-/* The run folder named on the "Results: DIR/" line of a run's output (malloc'd). */
-static char *run_of(const e2e_proc_t *p) {
-  const char *r = strstr(p->out, "Results: ");
-  ck_assert_msg(r != NULL, "no Results line:\n%s", p->out);
-  r += 9;
-  size_t n = strcspn(r, "\n");
-  if (n && r[n - 1] == '/') n--;
-  return strndup(r, n);
-}
-
 START_TEST(slower_model_regresses_unchanged_passes) {
   e2e_scratch_t s;
   e2e_scratch_init(&s);
@@ -88,7 +78,7 @@ START_TEST(slower_model_regresses_unchanged_passes) {
   e2e_proc_t p;
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, NULL}, &p);
   ck_assert_msg(p.exit_code == 0, "%s%s", p.out, p.err);
-  char *base = run_of(&p);
+  char *base = e2e_run_folder(&p);
   e2e_proc_free(&p);
   char cache[16];
   /* The compile-time estimate of one NSS add of 4 elements, in cycles; compiled (a miss). */
@@ -103,7 +93,7 @@ START_TEST(slower_model_regresses_unchanged_passes) {
 
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, opt, floor, NULL}, &p);
   ck_assert_msg(p.exit_code == 0, "unchanged model: exit %d\n%s%s", p.exit_code, p.out, p.err);
-  char *same = run_of(&p);
+  char *same = e2e_run_folder(&p);
   char *junit = e2e_path("%s/junit.xml", same);
   char *text = e2e_read(junit);
   ck_assert_ptr_nonnull(strstr(text, "name=\"baseline\""));
@@ -118,7 +108,7 @@ START_TEST(slower_model_regresses_unchanged_passes) {
 
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){slow_suite, opt, floor, NULL}, &p);
   ck_assert_msg(p.exit_code == 1, "slower model: exit %d\n%s%s", p.exit_code, p.out, p.err);
-  char *worse = run_of(&p);
+  char *worse = e2e_run_folder(&p);
   e2e_proc_free(&p);
   junit = e2e_path("%s/junit.xml", worse);
   text = e2e_read(junit);
@@ -148,7 +138,7 @@ START_TEST(slower_model_regresses_unchanged_passes) {
    * within it, the estimate is not. */
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){floor_suite, opt, NULL}, &p);
   ck_assert_msg(p.exit_code == 1, "test floor: exit %d\n%s%s", p.exit_code, p.out, p.err);
-  char *floored = run_of(&p);
+  char *floored = e2e_run_folder(&p);
   e2e_proc_free(&p);
   junit = e2e_path("%s/junit.xml", floored);
   text = e2e_read(junit);

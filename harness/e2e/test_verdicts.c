@@ -34,16 +34,6 @@ static void write_elementwise(const char *path, const char *op, unsigned n) {
   free(text);
 }
 
-/* The run folder named on the "Results: DIR/" line of a run's output (malloc'd). */
-static char *run_of(const e2e_proc_t *p) {
-  const char *r = strstr(p->out, "Results: ");
-  ck_assert_msg(r != NULL, "no Results line:\n%s\n%s", p->out, p->err);
-  r += 9;
-  size_t n = strcspn(r, "\n");
-  if (n && r[n - 1] == '/') n--;
-  return strndup(r, n);
-}
-
 /* A CPU hog: a child spinning until `seconds` passed or it is killed. */
 static pid_t hog_start(double seconds) {
   pid_t pid = fork();
@@ -93,13 +83,13 @@ START_TEST(unchanged_models_under_a_cpu_hog_never_regress) {
   e2e_proc_t p;
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite_path, NULL}, &p);
   ck_assert_msg(p.exit_code == 0, "baseline run: exit %d\n%s%s", p.exit_code, p.out, p.err);
-  runs[0] = run_of(&p);
+  runs[0] = e2e_run_folder(&p);
   e2e_proc_free(&p);
   char *baseline = e2e_path("--baseline=%s", runs[0]);
   pid_t hog = hog_start(600);
   for (int k = 1; k <= 5; k++) {
     e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite_path, baseline, NULL}, &p);
-    runs[k] = run_of(&p);
+    runs[k] = e2e_run_folder(&p);
     int exit_code = p.exit_code;
     size_t regressed = e2e_count(p.out, "REGRESSED") + e2e_count(p.out, "regression");
     if (exit_code != 0 || regressed) hog_stop(hog);
@@ -196,14 +186,14 @@ START_TEST(ten_percent_more_work_is_flagged_on_deterministic_metrics) {
   e2e_proc_t p;
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){sa, NULL}, &p);
   ck_assert_msg(p.exit_code == 0, "%s%s", p.out, p.err);
-  char *base = run_of(&p);
+  char *base = e2e_run_folder(&p);
   e2e_proc_free(&p);
   char *opt = e2e_path("--baseline=%s", base);
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){sb, opt, NULL}, &p);
   ck_assert_msg(p.exit_code == 1, "exit %d\n%s%s", p.exit_code, p.out, p.err);
   /* The progress line names what regressed. */
   ck_assert_msg(strstr(p.out, "FAILED   w/add") && strstr(p.out, ": regression: "), "%s", p.out);
-  char *worse = run_of(&p);
+  char *worse = e2e_run_folder(&p);
   e2e_proc_free(&p);
   char *msg = failure_message(worse);
   /* A header, then one line per changed metric: metric, baseline, now, change, verdict. */
