@@ -4,7 +4,8 @@
  *   0 on every pair of the six runs;
  * - a model with about 10% more work under the same test name is flagged on its deterministic
  *   metrics, each line naming the metric, the baseline, the new value and the change;
- * - the history: every run recorded, `history list|show`, `--baseline=history`, `trends`.
+ * - the history: every run recorded, `history import|list|show`, `--baseline=history`, and the
+ *   trends page that index.html links to.
  * (The loopback board's device time is test_boards.c's.) */
 #include <signal.h>
 #include <stdio.h>
@@ -254,12 +255,91 @@ START_TEST(ten_percent_more_work_is_flagged_on_deterministic_metrics) {
 }
 END_TEST
 
+/* `history import` backfills runs made without a history, once each; what is not a run folder is
+ * named and the rest still land; a later run with the history links its index.html to the trends
+ * page beside the history. */
+START_TEST(history_import_backfills_runs_made_without_it) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *model = e2e_path("%s/a.mlir", s.dir), *suite = e2e_path("%s/im.yaml", s.dir);
+  e2e_write_add_model(model);
+  e2e_write(suite, "suite: im\ndefaults:\n  repeat: 5\ntests:\n  - name: a\n    model: a.mlir\n");
+  char *history = e2e_path("%s/results/history.sqlite", s.dir);
+  char *runs[2];
+  e2e_proc_t p;
+  for (int k = 0; k < 2; k++) {
+    e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, "--no-history", NULL}, &p);
+    ck_assert_msg(p.exit_code == 0, "%s%s", p.out, p.err);
+    runs[k] = e2e_run_folder(&p);
+    e2e_proc_free(&p);
+  }
+  ck_assert_msg(!e2e_exists(history), "--no-history made %s", history);
+  /* Nothing to show yet: a clear usage error. */
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){"history", "list", NULL}, &p);
+  ck_assert_msg(p.exit_code == 2 && strstr(p.err, "no run history at ") &&
+                    strstr(p.err, "history import"),
+                "%s%s", p.out, p.err);
+  e2e_proc_free(&p);
+  /* A folder that is not a run beside the two runs: named, and both runs still land. */
+  char *stray = e2e_path("%s/not-a-run", s.dir);
+  char *stray_file = e2e_path("%s/x.txt", stray);
+  e2e_write(stray_file, "x"); /* creates the folder */
+  free(stray_file);
+  e2e_run(&s, e2e_top(), NULL,
+          (const char *const[]){"history", "import", runs[0], stray, runs[1], NULL}, &p);
+  ck_assert_msg(p.exit_code == 2, "exit %d\n%s%s", p.exit_code, p.out, p.err);
+  ck_assert_msg(strstr(p.err, "not-a-run"), "the stray folder is not named:\n%s", p.err);
+  ck_assert_uint_eq(e2e_count(p.out, "Imported "), 2);
+  ck_assert_msg(strstr(p.out, ": 1 test\n"), "%s", p.out);
+  e2e_proc_free(&p);
+  /* Again: both are there already, nothing is added twice. */
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){"history", "import", runs[1], runs[0], NULL},
+          &p);
+  ck_assert_msg(p.exit_code == 0 && e2e_count(p.out, "Skipped ") == 2, "%s%s", p.out, p.err);
+  e2e_proc_free(&p);
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){"history", "list", NULL}, &p);
+  ck_assert_msg(p.exit_code == 0 && strstr(p.out, "2 runs in "), "%s%s", p.out, p.err);
+  e2e_proc_free(&p);
+  /* A run with the history: recorded beside the imported ones, and its index.html links to the
+   * trends page, which shows the test. */
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, NULL}, &p);
+  ck_assert_msg(p.exit_code == 0 && strstr(p.out, "History: 1 test recorded in "), "%s%s", p.out,
+                p.err);
+  char *third = e2e_run_folder(&p);
+  e2e_proc_free(&p);
+  char *index = e2e_path("%s/index.html", third);
+  char *html = e2e_read(index);
+  ck_assert_msg(html && strstr(html, "href=\"../trends.html\""), "no link to the trends page");
+  free(html);
+  char *trends = e2e_path("%s/results/trends.html", s.dir);
+  html = e2e_read(trends);
+  ck_assert_msg(html && strstr(html, "id=\"t-im/a\""), "the trends page misses im/a");
+  free(html);
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){"history", "show", "im/a", NULL}, &p);
+  ck_assert_msg(p.exit_code == 0 && strstr(p.out, "im/a on sim: 3 runs") &&
+                    e2e_count(p.out, "(n=5)") == 3,
+                "%s%s", p.out, p.err);
+  e2e_proc_free(&p);
+
+  free(trends);
+  free(index);
+  free(third);
+  free(stray);
+  for (int k = 0; k < 2; k++) free(runs[k]);
+  free(history);
+  free(suite);
+  free(model);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
 Suite *e2e_suite_verdicts(void) {
   Suite *s = suite_create("verdicts");
   TCase *tc = tcase_create("verdicts");
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, unchanged_models_under_a_cpu_hog_never_regress);
   tcase_add_test(tc, ten_percent_more_work_is_flagged_on_deterministic_metrics);
+  tcase_add_test(tc, history_import_backfills_runs_made_without_it);
   suite_add_tcase(s, tc);
   return s;
 }
