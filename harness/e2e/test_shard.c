@@ -142,6 +142,16 @@ START_TEST(shards_run_every_test_once_and_merge_equals_unsharded) {
   free(b);
   free(ca);
   free(cb);
+  /* The run history: each shard recorded itself, and the merged run took their place, so that
+   * every test is there once for the unsharded run and once for the merged one. */
+  e2e_run(&s, s.dir, NULL, (const char *const[]){"history", "list", NULL}, &p);
+  ck_assert_msg(p.exit_code == 0 && strstr(p.out, "\n2 runs in "), "%s%s", p.out, p.err);
+  ck_assert_uint_eq(e2e_count(p.out, "  9  "), 2); /* the TESTS column of both */
+  e2e_proc_free(&p);
+  e2e_run(&s, s.dir, NULL, (const char *const[]){"history", "show", "nine/t4", NULL}, &p);
+  ck_assert_msg(p.exit_code == 0 && strstr(p.out, "nine/t4 on sim: 2 runs"), "%s%s", p.out,
+                p.err);
+  e2e_proc_free(&p);
   /* Merging overlapping runs is an error naming the test. */
   e2e_run(&s, s.dir, NULL, (const char *const[]){"merge", runs[0], runs[1], NULL}, &p);
   ck_assert_msg(p.exit_code == 2, "exit %d", p.exit_code);

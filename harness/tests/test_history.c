@@ -386,6 +386,57 @@ START_TEST(a_writer_killed_mid_transaction_leaves_a_valid_database) {
 }
 END_TEST
 
+/* A merged run takes the place of its shards: they leave with their tests and metrics in the
+ * transaction that records it, so that no test counts twice for one run. */
+START_TEST(a_merged_run_replaces_its_shards) {
+  char *dir = th_tmpdir();
+  char *path = th_path(dir, "h.sqlite");
+  tqh_history_t *h = NULL;
+  TH_OK(tqh_history_open(path, NULL, &h));
+  fake_t one, two, all;
+  fake_init(&one, 2, 0.001);
+  fake_init(&two, 3, 0.001);
+  fake_init(&all, 5, 0.001);
+  add(h, "earlier", 500, &all, 1);
+  add(h, "shard-1", 1000, &one, 1);
+  add(h, "shard-2", 1001, &two, 1);
+  const char *shards[] = {"shard-1", "shard-2", "never-recorded"};
+  tqh_history_run_t run = {.run_id = "merged", .started_at = 1000, .replaces = shards,
+                           .replace_count = 3};
+  int added = 0;
+  TH_OK(tqh_history_add_run(h, &run, all.recs, all.count, &added));
+  ck_assert_int_eq(added, 1);
+  ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM runs"), 2);
+  ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM runs WHERE run_id LIKE 'shard-%'"), 0);
+  ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM tests"), 2 * 5);
+  ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM metrics"), 2 * 5 * 4);
+  ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM metrics WHERE test NOT IN "
+                                    "(SELECT id FROM tests)"),
+                   0);
+  /* A test's runs: the earlier one and the merged one, once each. */
+  tq_arena_t arena;
+  tq_arena_init(&arena, 0, 0);
+  tqh_history_key_t k = {"s", "t1", "sim"};
+  tqh_history_entry_t *e = NULL;
+  size_t n = 0;
+  TH_OK(tqh_history_entries(h, &k, 0, 0, NULL, NULL, 0, &arena, &e, &n));
+  ck_assert_uint_eq(n, 2);
+  ck_assert_str_eq(e[1].run.run_id, "merged");
+  /* Recorded already: left as it is, and what it names is not removed again. */
+  add(h, "shard-1", 1000, &one, 1);
+  TH_OK(tqh_history_add_run(h, &run, all.recs, all.count, &added));
+  ck_assert_int_eq(added, 0);
+  ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM runs"), 3);
+  tq_arena_deinit(&arena);
+  tqh_history_close(h);
+  fake_free(&one);
+  fake_free(&two);
+  fake_free(&all);
+  free(path);
+  th_rmtree(dir);
+}
+END_TEST
+
 Suite *history_suite(void) {
   Suite *s = suite_create("history");
   TCase *tc = tcase_create("history");
@@ -395,6 +446,7 @@ Suite *history_suite(void) {
   tcase_add_test(tc, what_is_not_a_history_is_refused);
   tcase_add_test(tc, two_runs_finishing_at_once_both_land);
   tcase_add_test(tc, a_writer_killed_mid_transaction_leaves_a_valid_database);
+  tcase_add_test(tc, a_merged_run_replaces_its_shards);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -128,6 +128,10 @@ tq_status_t tt_open_history(const tqh_config_t *cfg, int write, tqh_history_t **
  * Problems are reported on stderr and change no exit status. */
 void tt_history_after_run(const cli_t *cli, tqh_history_t *history, const char *run_dir,
                           char **out_href);
+/* The same for a merged run, which replaces in the history the runs it was merged from
+ * (`shard_dirs`). */
+void tt_history_after_merge(const cli_t *cli, tqh_history_t *history, const char *run_dir,
+                            const char *const *shard_dirs, size_t count, char **out_href);
 /* The trends page's link from RUN_DIR when one exists beside the configuration's history
  * (tq_free; NULL when none). */
 char *tt_trends_href(const tqh_config_t *cfg, const char *run_dir);

@@ -409,7 +409,8 @@ int tt_run_merge(const cli_t *cli, int argc, char **argv) {
   }
   tq_status_free(st);
   tq_buf_deinit(&path);
-  /* A merged run is a run: it goes into the history like any other. */
+  /* A merged run is a run: it goes into the history like any other, in place of its shards
+   * (each recorded itself when it finished), so that no test counts twice. */
   tqh_history_t *history = NULL;
   char *href = NULL;
   tqh_config_t *hcfg = NULL;
@@ -421,7 +422,8 @@ int tt_run_merge(const cli_t *cli, int argc, char **argv) {
     tq_free(msg);
     tq_status_free(st);
   }
-  tt_history_after_run(cli, history, run_dir, &href);
+  tt_history_after_merge(cli, history, run_dir, (const char *const *)cli->suites, cli->num_suites,
+                         &href);
   tt_write_html_report(run_dir, NULL, href);
   tq_free(href);
   tqh_history_close(history);

@@ -86,13 +86,15 @@ static void report(const char *what, tq_status_t st) {
   tq_status_free(st);
 }
 
-void tt_history_after_run(const cli_t *cli, tqh_history_t *history, const char *run_dir,
-                          char **out_href) {
+static void after_run(const cli_t *cli, tqh_history_t *history, const char *run_dir,
+                      const char *const *shard_dirs, size_t count, char **out_href) {
   *out_href = NULL;
   if (!history) return;
   int added = 0;
   size_t tests = 0;
-  tq_status_t st = tqh_history_record_dir(history, run_dir, &added, &tests);
+  tq_status_t st = shard_dirs ? tqh_history_record_merged(history, run_dir, shard_dirs, count,
+                                                          &added, &tests)
+                              : tqh_history_record_dir(history, run_dir, &added, &tests);
   if (st) {
     report("history: this run is not recorded", st);
     return;
@@ -110,6 +112,16 @@ void tt_history_after_run(const cli_t *cli, tqh_history_t *history, const char *
              tqh_history_path(history), page);
   }
   tq_free(page);
+}
+
+void tt_history_after_run(const cli_t *cli, tqh_history_t *history, const char *run_dir,
+                          char **out_href) {
+  after_run(cli, history, run_dir, NULL, 0, out_href);
+}
+
+void tt_history_after_merge(const cli_t *cli, tqh_history_t *history, const char *run_dir,
+                            const char *const *shard_dirs, size_t count, char **out_href) {
+  after_run(cli, history, run_dir, shard_dirs, count, out_href);
 }
 
 /* --last N: 0 when not given. */

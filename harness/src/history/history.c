@@ -347,6 +347,18 @@ static tq_status_t add_run_locked(tqh_history_t *h, const tqh_history_run_t *run
     st = step_done(h, ins_run, "recording the run");
   }
   int64_t id = st ? 0 : sqlite3_last_insert_rowid(h->db);
+  /* The runs this one replaces (a merged run's shards), with their tests and metrics (the
+   * foreign keys cascade). */
+  sqlite3_stmt *del = NULL;
+  if (!st && run->replace_count)
+    st = tqh__history_prepare(h, "DELETE FROM runs WHERE run_id = ?1 AND id <> ?2", &del);
+  for (size_t i = 0; !st && i < run->replace_count; i++) {
+    if (!run->replaces[i]) continue;
+    bind_text(del, 1, run->replaces[i]);
+    sqlite3_bind_int64(del, 2, id);
+    st = step_done(h, del, "removing a merged run's shard");
+  }
+  sqlite3_finalize(del);
   for (size_t i = 0; !st && i < count; i++)
     st = put_test(h, ins_test, ins_metric, id, run->started_at, &records[i]);
   sqlite3_finalize(find);
@@ -393,17 +405,35 @@ static const char *json_str(const tqh_json_t *obj, const char *key) {
   return v && v->kind == TQH_JSON_STRING ? v->string : NULL;
 }
 
-tq_status_t tqh_history_record_dir(tqh_history_t *h, const char *run_dir, int *out_added,
-                                   size_t *out_tests) {
+/* A run folder's run.json, parsed into `arena` (an object). */
+static tq_status_t read_run_json(const char *run_dir, tq_arena_t *arena, tqh_json_t **out) {
+  *out = NULL;
+  tq_buf_t path, text;
+  tq_buf_init(&path, 0);
+  tq_buf_init(&text, 0);
+  tq_status_t st = tq_buf_printf(&path, "%s/run.json", run_dir);
+  if (!st) st = tq_file_read(path.data, 16u << 20, &text);
+  if (!st) st = tqh_json_parse(arena, path.data, text.data ? text.data : "", text.len, out);
+  if (st && tq_status_code(st) != TQ_NOT_FOUND && tq_status_code(st) != TQ_OUT_OF_MEMORY &&
+      tq_status_code(st) != TQ_INVALID_INPUT)
+    st = tq_status_annotate(st, "reading %s", run_dir);
+  if (!st && (!*out || (*out)->kind != TQH_JSON_OBJECT))
+    st = TQ_STATUS(TQ_INVALID_INPUT, "%s: expected a JSON object", path.data);
+  tq_buf_deinit(&path);
+  tq_buf_deinit(&text);
+  return st;
+}
+
+static tq_status_t record_dir(tqh_history_t *h, const char *run_dir, const char *const *replaces,
+                              size_t replace_count, int *out_added, size_t *out_tests) {
   *out_added = 0;
   if (out_tests) *out_tests = 0;
   tq_arena_t arena;
   tq_arena_init(&arena, 0, 0);
   tqh_records_t records;
   tqh_records_init(&records);
-  tq_buf_t path, text, suites;
+  tq_buf_t path, suites;
   tq_buf_init(&path, 0);
-  tq_buf_init(&text, 0);
   tq_buf_init(&suites, 0);
   size_t *latest = NULL, count = 0;
   tqh_history_run_t run;
@@ -415,17 +445,7 @@ tq_status_t tqh_history_record_dir(tqh_history_t *h, const char *run_dir, int *o
     st = TQ_STATUS(TQ_NOT_FOUND, "%s is not a run folder (no journal.jsonl)", run_dir);
   if (!st) st = tqh_journal_read(path.data, &records, NULL, &(tqh_journal_read_t){0});
   if (!st) st = tqh_records_latest(&records, &latest, &count);
-  if (!st) {
-    tq_buf_clear(&path);
-    st = tq_buf_printf(&path, "%s/run.json", run_dir);
-  }
-  if (!st) st = tq_file_read(path.data, 16u << 20, &text);
-  if (!st) st = tqh_json_parse(&arena, path.data, text.data ? text.data : "", text.len, &info);
-  if (st && tq_status_code(st) != TQ_NOT_FOUND && tq_status_code(st) != TQ_OUT_OF_MEMORY &&
-      tq_status_code(st) != TQ_INVALID_INPUT)
-    st = tq_status_annotate(st, "reading %s", run_dir);
-  if (!st && (!info || info->kind != TQH_JSON_OBJECT))
-    st = TQ_STATUS(TQ_INVALID_INPUT, "%s: expected a JSON object", path.data);
+  if (!st) st = read_run_json(run_dir, &arena, &info);
   if (!st) {
     run.run_id = json_str(info, "run_id");
     run.started_at = parse_utc(json_str(info, "started_at"));
@@ -436,7 +456,9 @@ tq_status_t tqh_history_record_dir(tqh_history_t *h, const char *run_dir, int *o
     run.command = json_str(info, "command_line");
     run.tool_version = json_str(info, "tool_version");
     run.run_dir = run_dir;
-    if (!run.run_id) st = TQ_STATUS(TQ_INVALID_INPUT, "%s: no \"run_id\"", path.data);
+    run.replaces = replaces;
+    run.replace_count = replace_count;
+    if (!run.run_id) st = TQ_STATUS(TQ_INVALID_INPUT, "%s/run.json: no \"run_id\"", run_dir);
   }
   /* The run's suites: its tests' suite names, in order of first appearance. */
   tqh_test_record_t *recs = NULL;
@@ -463,9 +485,40 @@ tq_status_t tqh_history_record_dir(tqh_history_t *h, const char *run_dir, int *o
   tq_free(recs);
   tq_free(latest);
   tq_buf_deinit(&path);
-  tq_buf_deinit(&text);
   tq_buf_deinit(&suites);
   tqh_records_deinit(&records);
+  tq_arena_deinit(&arena);
+  return st;
+}
+
+tq_status_t tqh_history_record_dir(tqh_history_t *h, const char *run_dir, int *out_added,
+                                   size_t *out_tests) {
+  return record_dir(h, run_dir, NULL, 0, out_added, out_tests);
+}
+
+tq_status_t tqh_history_record_merged(tqh_history_t *h, const char *run_dir,
+                                      const char *const *shard_dirs, size_t count,
+                                      int *out_added, size_t *out_tests) {
+  *out_added = 0;
+  if (out_tests) *out_tests = 0;
+  tq_arena_t arena;
+  tq_arena_init(&arena, 0, 0);
+  const char **ids = count ? tq_arena_calloc(&arena, count, sizeof(*ids)) : NULL;
+  tq_status_t st = count && !ids ? TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory") : NULL;
+  size_t n = 0;
+  for (size_t i = 0; !st && i < count; i++) {
+    tqh_json_t *info = NULL;
+    tq_status_t rs = read_run_json(shard_dirs[i], &arena, &info);
+    if (rs) {
+      /* Not a run of ours: nothing of it can be in the history under its id. */
+      st = tq_status_code(rs) == TQ_OUT_OF_MEMORY ? rs : NULL;
+      if (!st) tq_status_free(rs);
+      continue;
+    }
+    const char *id = json_str(info, "run_id");
+    if (id) ids[n++] = id;
+  }
+  if (!st) st = record_dir(h, run_dir, ids, n, out_added, out_tests);
   tq_arena_deinit(&arena);
   return st;
 }

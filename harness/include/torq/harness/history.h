@@ -81,6 +81,10 @@ typedef struct tqh_history_run_s {
   const char *run_id; /* required */
   double started_at, finished_at;
   const char *git_revision, *target, *host, *suites, *command, *run_dir, *tool_version;
+  /* The runs (by run_id) this one replaces, removed with their tests in the same transaction:
+   * the shards of a merged run, so that no test is in the history twice for one run. */
+  const char *const *replaces;
+  size_t replace_count;
   size_t tests;                      /* when read back: the number of its tests */
   size_t counts[TQH_OUTCOME_COUNT];  /* when read back: its tests per outcome */
 } tqh_history_run_t;
@@ -100,6 +104,12 @@ tq_status_t tqh_history_add_run(tqh_history_t *history, const tqh_history_run_t 
  * (run.json unreadable), TQ_IO. */
 tq_status_t tqh_history_record_dir(tqh_history_t *history, const char *run_dir, int *out_added,
                                    size_t *out_tests) TQ_MUST_USE;
+/* The same for a merged run: `run_dir` replaces the `count` runs it was merged from (their
+ * folders; a folder whose run.json has no run_id is passed over), which leave the history with
+ * their tests in the transaction that records it. */
+tq_status_t tqh_history_record_merged(tqh_history_t *history, const char *run_dir,
+                                      const char *const *shard_dirs, size_t count,
+                                      int *out_added, size_t *out_tests) TQ_MUST_USE;
 
 /* ---- Reading -------------------------------------------------------------------------------- */
 
