@@ -419,7 +419,10 @@ static char *run_id_of(const char *run_dir) {
   char *path = tq_strdup_printf("%s/run.json", run_dir);
   tq_buf_t text;
   char *id = NULL;
-  if (path && !tq_file_read(path, 16u << 20, &text)) {
+  tq_status_t rs = path ? tq_file_read(path, 16u << 20, &text) : NULL;
+  if (rs) {
+    tq_status_free(rs); /* not one of ours: no id */
+  } else if (path) {
     tq_arena_t a;
     tq_arena_init(&a, 0, 0);
     tqh_json_t *root = NULL;
