@@ -342,7 +342,7 @@ START_TEST(boards_gate_device_time_and_show_the_rest) {
   timed_t b, n;
   timed(&b, "astra1", k_base, 5);
   timed(&n, "astra1", k_up20, 5);
-  tqh_record_metric_t mb[] = {{"OVERALL", 100}}, mn[] = {{"OVERALL", 150}};
+  tqh_record_metric_t mb[] = {{"OVERALL", 100, NULL}}, mn[] = {{"OVERALL", 150, NULL}};
   b.r.metrics = mb;
   n.r.metrics = mn;
   b.r.metric_count = n.r.metric_count = 1;
@@ -388,7 +388,7 @@ START_TEST(history_baselines_pool_the_last_runs) {
     for (int k = 0; k < 5; k++) s[k] = 1.0 + 0.01 * r + 0.001 * k;
     timed_t t;
     timed(&t, "astra1", s, 5);
-    tqh_record_metric_t m[] = {{"OVERALL", r == 4 ? 120 : 100}};
+    tqh_record_metric_t m[] = {{"OVERALL", r == 4 ? 120 : 100, NULL}};
     t.r.metrics = m;
     t.r.metric_count = 1;
     char id[16];
@@ -406,7 +406,7 @@ START_TEST(history_baselines_pool_the_last_runs) {
   TH_OK(tqh_baseline_load("history:4", &o, h, &b));
   ck_assert_ptr_nonnull(strstr(tqh_baseline_describe(b), "last 4 runs"));
   timed_t now;
-  tqh_record_metric_t m[] = {{"OVERALL", 120}};
+  tqh_record_metric_t m[] = {{"OVERALL", 120, NULL}};
   timed(&now, "astra1", k_up20, 5);
   now.r.metrics = m;
   now.r.metric_count = 1;

@@ -53,8 +53,8 @@ static void fake_init(fake_t *f, size_t count, double base) {
     r->wall_sample_count = 5;
     r->has_estimated_cycles = 1;
     r->estimated_cycles = 100 + i;
-    f->metrics[2 * i] = (tqh_record_metric_t){"OVERALL", 10.0 + (double)i};
-    f->metrics[2 * i + 1] = (tqh_record_metric_t){"Dma", 4};
+    f->metrics[2 * i] = (tqh_record_metric_t){"OVERALL", 10.0 + (double)i, NULL};
+    f->metrics[2 * i + 1] = (tqh_record_metric_t){"Dma", 4, NULL};
     r->metrics = &f->metrics[2 * i];
     r->metric_count = 2;
     r->properties = &f->prop;

@@ -25,8 +25,8 @@ START_TEST(a_step_is_a_change_point_listed_with_its_run) {
   TH_OK(tqh_history_open(path, NULL, &h));
   tqh_property_t target = {"target", "sim"};
   for (int r = 0; r < 12; r++) {
-    tqh_record_metric_t m1[] = {{"OVERALL", r < 6 ? 100 : 120}};
-    tqh_record_metric_t m2[] = {{"OVERALL", 50}};
+    tqh_record_metric_t m1[] = {{"OVERALL", r < 6 ? 100 : 120, NULL}};
+    tqh_record_metric_t m2[] = {{"OVERALL", 50, NULL}};
     tqh_test_record_t recs[2];
     memset(recs, 0, sizeof(recs));
     recs[0].id = recs[0].name = "step";

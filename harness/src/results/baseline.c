@@ -230,7 +230,7 @@ static tq_status_t synthesize(tq_arena_t *a, const tqh_history_entry_t *e, size_
   for (size_t i = 0; i < now->metric_count; i++) {
     const tqh_history_metric_t *x =
         now->metrics[i].name ? tqh_history_entry_metric(last, now->metrics[i].name) : NULL;
-    if (x && !strcmp(x->unit, "us")) m[out->metric_count++] = (tqh_record_metric_t){x->name, x->value};
+    if (x && !strcmp(x->unit, "us")) m[out->metric_count++] = (tqh_record_metric_t){x->name, x->value, now->metrics[i].key};
   }
   out->metrics = m;
   const tqh_history_metric_t *c = tqh_history_entry_metric(last, "estimated_cycles");
