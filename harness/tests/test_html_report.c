@@ -245,7 +245,7 @@ START_TEST(reconciliation_is_a_table_per_test_and_a_line_for_the_run) {
   th_write(p, j.data);
   free(p);
   tq_buf_deinit(&j);
-  TH_OK(tqh_html_report_write(dir, NULL, NULL));
+  TH_OK(tqh_html_report_write(dir, NULL, NULL, NULL));
   p = th_path(dir, TQH_HTML_REPORT_FILE);
   char *html = th_read(p, NULL);
   ck_assert_ptr_nonnull(strstr(html,
