@@ -45,6 +45,14 @@ char *tt_print(const tqc_module_t *module) {
   return s;
 }
 
+char *tt_read_file(const char *path) {
+  tq_buf_t b;
+  TT_ASSERT_OK(tq_file_read(path, 0, &b));
+  char *s = tq_buf_detach(&b);
+  ck_assert_ptr_nonnull(s);
+  return s;
+}
+
 int tt_spawn_mlir_opt(const char *mlir_opt, const char *in, const char *out) {
   fflush(NULL);
   pid_t pid = fork();

@@ -49,6 +49,10 @@ char *tt_expect_error(const char *text, const char *prefix);
 /* Prints a module; fails the test on error. Heap string, caller frees with tq_free. */
 char *tt_print(const tqc_module_t *module);
 
+/* The whole file at `path` as a string; fails the test on error. Heap string, caller frees
+ * with tq_free. */
+char *tt_read_file(const char *path);
+
 /* Starts mlir-opt (`mlir_opt`) printing `in` in MLIR's generic form with locations into `out`
  * (its stderr to /dev/null); returns its pid for waitpid. */
 int tt_spawn_mlir_opt(const char *mlir_opt, const char *in, const char *out);

@@ -829,14 +829,6 @@ static void rm_rf(const char *dir) {
   ck_assert_int_eq(system(cmd), 0);
 }
 
-static char *read_all(const char *path) {
-  tq_buf_t b;
-  TC_OK(tq_file_read(path, 0, &b));
-  char *s = tq_buf_detach(&b);
-  ck_assert_ptr_nonnull(s);
-  return s;
-}
-
 /* The debug-info directory: manifest, source copy, and a program file our parser reads. */
 static void check_debug_info(const tqc_compiled_t *c, const char *source_text, const char *base) {
   char *dir = make_tmpdir();
@@ -844,11 +836,11 @@ static void check_debug_info(const tqc_compiled_t *c, const char *source_text, c
   snprintf(path, sizeof(path), "%s/dbg", dir);
   TC_OK(tqc_compiled_write_debug_info(c, path));
   snprintf(path, sizeof(path), "%s/dbg/source/%s", dir, base);
-  char *copy = read_all(path);
+  char *copy = tt_read_file(path);
   ck_assert_str_eq(copy, source_text);
   tq_free(copy);
   snprintf(path, sizeof(path), "%s/dbg/manifest.json", dir);
-  char *manifest = read_all(path);
+  char *manifest = tt_read_file(path);
   ck_assert_ptr_nonnull(strstr(manifest, "\"format\": 1"));
   const Torq__Module *m = tqc_compiled_module(c);
   char want[512];
@@ -857,7 +849,7 @@ static void check_debug_info(const tqc_compiled_t *c, const char *source_text, c
   ck_assert_ptr_nonnull(strstr(manifest, "\"source_sha256\": \""));
   tq_free(manifest);
   snprintf(path, sizeof(path), "%s/dbg/%s_dispatch_0.torq.mlir", dir, m->function->name);
-  char *prog = read_all(path);
+  char *prog = tt_read_file(path);
   tqc_module_t *back = NULL;
   TC_OK(tqc_module_parse("dbg.mlir", prog, strlen(prog), NULL, &back));
   /* One torq.action per module action, in order. */

@@ -60,14 +60,6 @@ static int mlir_opt_generic(const char *mlir_opt, const char *in, const char *ou
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-static char *slurp(const char *path) {
-  tq_buf_t b;
-  TT_ASSERT_OK(tq_file_read(path, 0, &b));
-  char *s = tq_buf_detach(&b);
-  ck_assert_ptr_nonnull(s);
-  return s;
-}
-
 /* Every model passes the checks, compiles, and its print parses back to the same print. */
 START_TEST(front_end_models_check_compile_and_round_trip) {
   size_t n = 0;
@@ -111,7 +103,7 @@ START_TEST(front_end_models_print_as_mlir_opt_22_does) {
     TT_ASSERT_OK(tq_file_write_atomic(in, ours, strlen(ours)));
     ck_assert_msg(mlir_opt_generic(mlir_opt, in, out), "mlir-opt-22 rejects our print of %s",
                   paths[i]);
-    char *back = slurp(out);
+    char *back = tt_read_file(out);
     ck_assert_msg(strcmp(back, ours) == 0, "mlir-opt-22 prints our print of %s differently",
                   paths[i]);
     tq_free(back);
@@ -121,7 +113,7 @@ START_TEST(front_end_models_print_as_mlir_opt_22_does) {
                   accepted ? "accepts" : "rejects");
     if (accepted) {
       /* Locations name the file as written: print ours of the same path. */
-      char *theirs = slurp(out);
+      char *theirs = tt_read_file(out);
       ck_assert_msg(strcmp(theirs, ours) == 0, "%s: mlir-opt-22's generic print differs from ours",
                     paths[i]);
       tq_free(theirs);
