@@ -134,5 +134,6 @@ Suite *e2e_suite_dashboard(void);
 Suite *e2e_suite_html(void);
 Suite *e2e_suite_limits(void);
 Suite *e2e_suite_verdicts(void);
+Suite *e2e_suite_toolchain(void);
 
 #endif

@@ -22,5 +22,6 @@ int main(void) {
   srunner_add_suite(sr, e2e_suite_html());
   srunner_add_suite(sr, e2e_suite_limits());
   srunner_add_suite(sr, e2e_suite_verdicts());
+  srunner_add_suite(sr, e2e_suite_toolchain());
   return tq_test_run(sr); /* runs, then prints the skips */
 }

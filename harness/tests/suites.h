@@ -36,7 +36,8 @@
   X(upload)          \
   X(html_report)     \
   X(trends)          \
-  X(execute)
+  X(execute)         \
+  X(toolchain)
 
 #define TH_DECLARE_SUITE(name) Suite *name##_suite(void) __attribute__((weak));
 TH_SUITES(TH_DECLARE_SUITE)

@@ -165,6 +165,7 @@ END_TEST
 /* ---- Files --------------------------------------------------------------------------------- */
 
 START_TEST(config_reads_every_key_and_boards) {
+  st_write(dir, "g.npy", "npy\n");
   st_write(dir, "c.yaml",
            "results_dir: out\n"
            "cache_dir: ${HOME_X:-/tmp}/cache\n"
@@ -173,7 +174,7 @@ START_TEST(config_reads_every_key_and_boards) {
            "repeat: 3\n"
            "warmup: 1\n"
            "timeout: {compile: 200, run: 20}\n"
-           "reference: {compare: false, atol: 0.5, rtol: 0.25}\n"
+           "reference: {compare: false, atol: 0.5, rtol: 0.25, golden: [g.npy]}\n"
            "seed: 42\n"
            "compile_options: [\"--torq-hw=sl2610,lram=256K\"]\n"
            "function: forward\n"
@@ -188,7 +189,8 @@ START_TEST(config_reads_every_key_and_boards) {
            "  - {name: astra2, host: board2.lan}\n"
            "baseline: {floor: 7.5, gate: [wall_time, Dma In]}\n"
            "history: runs/h.sqlite\n"
-           "memory: 2G\n");
+           "memory: 2G\n"
+           "toolchain: {compile: /opt/torq/bin/torq-compile, run: /opt/torq/bin/run}\n");
   tqh_config_t *cfg = new_config();
   must(tqh_config_load_file(cfg, st_path(dir, "c.yaml"), NULL));
   ck_assert_str_eq(cfg->results_dir, "out");

@@ -60,6 +60,13 @@ static void usage(FILE *f) {
         "                              where models run (default sim, the embedded simulator;\n"
         "                              astra_machina: the boards of --torq-addr, else those of\n"
         "                              configs/*.yaml, one worker per board)\n"
+        "Toolchain (default: the built-in compiler, simulator and annotator):\n"
+        "  --toolchain-compile=PATH    an external torq-compile (compiled through the cache;\n"
+        "                              its SHA-256 and --version are in the key)\n"
+        "  --toolchain-run=PATH        an external torq-run-module (run as a process, or on\n"
+        "                              the boards; --update-astra-runtime copies it there)\n"
+        "  --toolchain-annotate=PATH   an external annotator (DEBUG_DIR PROFILE.csv OUT)\n"
+        "  --toolchain=builtin         the built-in libraries, whatever configs and suites say\n"
         "Boards (over SSH; keys from ssh-agent or ~/.ssh, host keys from ~/.ssh/known_hosts):\n"
         "  --torq-addr=user@host[:port]  a board; repeat it (or separate with commas) for a pool\n"
         "  --torq-port=N               the port when --torq-addr gives none (default 22)\n"
@@ -178,6 +185,10 @@ static int parse_args(int argc, char **argv, cli_t *cli) {
       {"--torq-known-hosts", offsetof(cli_t, known_hosts)},
       {"--torq-board-root", offsetof(cli_t, board_root)},
       {"--torq-run-module", offsetof(cli_t, run_module)},
+      {"--toolchain-compile", offsetof(cli_t, tool_compile)},
+      {"--toolchain-run", offsetof(cli_t, tool_run)},
+      {"--toolchain-annotate", offsetof(cli_t, tool_annotate)},
+      {"--toolchain", offsetof(cli_t, toolchain)},
       {"--torq-lease-ttl", offsetof(cli_t, lease_ttl)},
       {"--torq-lease-renew", offsetof(cli_t, lease_renew)},
       {"--torq-lease-wait", offsetof(cli_t, lease_wait)},
@@ -445,8 +456,9 @@ int main(int argc, char **argv) {
   boards_t boards;
   memset(&boards, 0, sizeof(boards));
   char *git = NULL;
-  tq_buf_t cmdline, config_text, errors_text, board_text, upload_env;
+  tq_buf_t cmdline, config_text, errors_text, board_text, upload_env, toolchain_text;
   tq_buf_init(&upload_env, 0);
+  tq_buf_init(&toolchain_text, 0);
   tq_buf_init(&cmdline, 0);
   tq_buf_init(&config_text, 0);
   tq_buf_init(&errors_text, 0);
@@ -621,8 +633,11 @@ int main(int argc, char **argv) {
   git = git_revision();
   char compiler_version[64];
   snprintf(compiler_version, sizeof(compiler_version), "torq-compiler %s", TQ_VERSION);
-  tqh_property_t config_props[2] = {{"configuration", config_text.data ? config_text.data : ""},
-                                    {"cache_dir", cfg->cache_dir}};
+  tt_toolchain_provenance(cfg, &toolchain_text);
+  tqh_property_t config_props[3] = {
+      {"configuration", config_text.data ? config_text.data : ""},
+      {"cache_dir", cfg->cache_dir},
+      {"toolchain", toolchain_text.data ? toolchain_text.data : "builtin"}};
   tqh_run_info_t info;
   memset(&info, 0, sizeof(info));
   info.tool_version = TOOL " " TQ_VERSION;
@@ -639,7 +654,7 @@ int main(int argc, char **argv) {
   info.git_revision = git;
   info.command_line = cmdline.data;
   info.config = config_props;
-  info.config_count = 2;
+  info.config_count = 3;
   if (cli.junitxml) {
     /* --junitxml=reports/junit.xml: the folder is made, as CI scripts expect. */
     char *dir = tq_strndup(cli.junitxml, strlen(cli.junitxml));
@@ -752,6 +767,7 @@ done:
   tq_free(git);
   tq_buf_deinit(&cmdline);
   tq_buf_deinit(&config_text);
+  tq_buf_deinit(&toolchain_text);
   tq_buf_deinit(&errors_text);
   tq_free(selected);
   for (size_t i = 0; i < num_suites; i++) tqh_suite_destroy(suites[i]);

@@ -44,6 +44,8 @@ typedef struct cli_s {
   const char *known_hosts;           /* --torq-known-hosts */
   const char *board_root;            /* --torq-board-root */
   const char *run_module;            /* --torq-run-module */
+  const char *toolchain;             /* --toolchain=builtin */
+  const char *tool_compile, *tool_run, *tool_annotate; /* --toolchain-compile, -run, -annotate */
   const char *lease_ttl;             /* --torq-lease-ttl */
   const char *lease_renew;           /* --torq-lease-renew */
   const char *lease_wait;            /* --torq-lease-wait */
@@ -113,6 +115,9 @@ const char *tt_upload_spec(const cli_t *cli, tq_buf_t *buf);
 void tt_print_upload_report(const char *run_dir, const char *url, const tqh_upload_report_t *r);
 /* The subcommands; each returns the exit status. */
 int tt_run_report(const cli_t *cli);
+/* The run-wide external toolchain's programs, one "role: PATH (sha256 HEX, version V)" line each,
+ * for run.json; "" for the built-in toolchain. */
+void tt_toolchain_provenance(const tqh_config_t *cfg, tq_buf_t *out);
 int tt_run_compare(const cli_t *cli);
 int tt_run_merge(const cli_t *cli, int argc, char **argv);
 int tt_run_upload(const cli_t *cli);

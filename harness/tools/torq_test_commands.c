@@ -12,6 +12,7 @@
 #include "torq/base/version.h"
 #include "torq/harness/html_report.h"
 #include "torq/harness/shard.h"
+#include "torq/harness/toolchain.h"
 /* Writes RUN_DIR/index.html (html_report.h). The run's results are complete without it, so a
  * failure is reported and leaves the exit status alone; 1 when it was written. */
 int tt_write_html_report(const char *run_dir, tqh_baseline_t *baseline, const char *trends_href) {
@@ -297,7 +298,11 @@ tq_status_t tt_build_config(const cli_t *cli, tqh_config_t **out_cfg) {
               {"results_dir", cli->results_dir, "--results-dir"},
               {"baseline_floor", cli->baseline_floor, "--baseline-floor"},
               {"history", cli->history, "--history"},
-              {"history", cli->no_history ? "off" : NULL, "--no-history"}};
+              {"history", cli->no_history ? "off" : NULL, "--no-history"},
+              {"toolchain", cli->toolchain, "--toolchain"},
+              {"toolchain_compile", cli->tool_compile, "--toolchain-compile"},
+              {"toolchain_run", cli->tool_run, "--toolchain-run"},
+              {"toolchain_annotate", cli->tool_annotate, "--toolchain-annotate"}};
   for (size_t i = 0; !st && i < sizeof(sets) / sizeof(sets[0]); i++) {
     if (!sets[i].value) continue;
     tq_status_t s = tqh_config_set(cfg, TQH_LAYER_CLI, sets[i].key, sets[i].value);
@@ -440,4 +445,22 @@ int tt_run_merge(const cli_t *cli, int argc, char **argv) {
     return EXIT_INFRA;
   }
   return counts[TQH_OUTCOME_FAILED] || counts[TQH_OUTCOME_ERROR] ? EXIT_FAILED : 0;
+}
+
+void tt_toolchain_provenance(const tqh_config_t *cfg, tq_buf_t *out) {
+  for (int role = 0; role < TQH_TOOL_COUNT; role++) {
+    const tqh_tool_t *tool = &cfg->defaults.tools[role];
+    if (!tool->argc) continue;
+    tqh_tool_identity_t id;
+    tq_status_t st = tqh_tool_identify(tool, &id);
+    if (st) {
+      tq_status_free(st);
+      continue;
+    }
+    st = tq_buf_printf(out, "%s: ", tqh_tool_role_name((tqh_tool_role_t)role));
+    if (!st) st = tqh_tool_identity_format(&id, out);
+    if (!st) st = tq_buf_printf(out, "\n");
+    tqh_tool_identity_deinit(&id);
+    tq_status_free(st);
+  }
 }

@@ -95,3 +95,11 @@ tq_status_t tqh_board_check_runtime(tqh_board_conn_t *conn) {
                      conn->name, conn->runtime, rs.exists ? " (not an executable file)" : "");
   return NULL;
 }
+
+void tqh_board_set_runtime_path(tqh_board_conn_t *conn, const char *path) {
+  if (path) conn->options.runtime_path = path;
+}
+
+const char *tqh_board_runtime_path(const tqh_board_conn_t *conn) {
+  return conn->options.runtime_path;
+}

@@ -37,6 +37,7 @@ struct tqh_board_worker_s {
   int file_fd;     /* board-<name>.log, or -1 (not opened yet: -2 after a failure) */
   char *prev_work; /* the previous test's remote work folder, removed by the next command */
   char *run_work;  /* <user_dir>/work/<run-id> */
+  char *runtime;   /* the local runtime synced to the board (an external toolchain's), or NULL */
 };
 
 /* The runtime's stdout and stderr kept per invocation. */
@@ -491,10 +492,31 @@ static int fetch(job_t *j, tqr_tensor_t **outputs) {
   return 1;
 }
 
+/* The local runtime this test wants on the board: an external toolchain's, else the options'.
+ * A change makes the next ensure_ready check (or copy) it again. */
+static tq_status_t want_runtime(tqh_board_worker_t *bw, const char *path) {
+  const char *want = path ? path : bw->ctx->board_options->runtime_path;
+  const char *now = bw->runtime ? bw->runtime : bw->ctx->board_options->runtime_path;
+  if (want == now || (want && now && !strcmp(want, now))) return NULL;
+  tq_free(bw->runtime);
+  bw->runtime = path ? tq_strdup_printf("%s", path) : NULL;
+  if (path && !bw->runtime) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  bw->options.runtime_path = bw->runtime ? bw->runtime : bw->ctx->board_options->runtime_path;
+  if (bw->conn) tqh_board_set_runtime_path(bw->conn, bw->options.runtime_path);
+  bw->ready = 0;
+  return NULL;
+}
+
 int tqh__board_run_test(tqh_board_worker_t *bw, const tqh__board_test_t *bt,
                         const tqh_execute_io_t *io, tqh_test_result_t *r,
                         tqr_tensor_t **out_outputs) {
   bw->io = io;
+  tq_status_t rst = want_runtime(bw, bt->runtime_path);
+  if (rst) {
+    r->infrastructure = 1;
+    tqh_test_result_fail_status(r, TQH_OUTCOME_ERROR, "infrastructure", rst);
+    return 0;
+  }
   tq_free(r->board);
   r->board = tq_strdup_printf("%s", bw->ctx->board->name);
   tq_status_t st = ensure_ready(bw);
@@ -614,6 +636,7 @@ static void worker_free(tqh_board_worker_t *bw) {
   if (bw->file_fd >= 0) close(bw->file_fd);
   tq_free(bw->prev_work);
   tq_free(bw->run_work);
+  tq_free(bw->runtime);
   bw->ctx->board_worker = NULL;
   tq_free(bw);
 }

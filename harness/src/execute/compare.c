@@ -39,9 +39,15 @@ static void format_index(const int64_t *dims, size_t rank, size_t flat, char *bu
 
 int tqh__compare_output(size_t o, const tqs_tensor_t *got, const tqs_tensor_t *want, double atol,
                         double rtol, char *msg, size_t size) {
+  return tqh__compare_output_with(o, got, want, atol, rtol, "the reference", msg, size);
+}
+
+int tqh__compare_output_with(size_t o, const tqs_tensor_t *got, const tqs_tensor_t *want,
+                             double atol, double rtol, const char *against, char *msg,
+                             size_t size) {
   if (got->type != want->type || got->rank != want->rank ||
       memcmp(got->dims, want->dims, got->rank * sizeof(int64_t)) != 0) {
-    snprintf(msg, size, "output %zu: type or shape differs from the reference (%s vs %s)", o,
+    snprintf(msg, size, "output %zu: type or shape differs from %s (%s vs %s)", o, against,
              tqs_type_name(got->type), tqs_type_name(want->type));
     return 0;
   }
@@ -82,15 +88,14 @@ int tqh__compare_output(size_t o, const tqs_tensor_t *got, const tqs_tensor_t *w
   /* "Number of differences: N" is what the Torq dashboard recognizes an output mismatch by. */
   if (is_float)
     snprintf(msg, size,
-             "output %zu differs from the reference: Number of differences: %zu (of %zu elements "
+             "output %zu differs from %s: Number of differences: %zu (of %zu elements "
              "out of tolerance, atol %g, rtol %g); first at %s: got %.9g, expected %.9g; max abs "
              "diff %g",
-             o, bad, count, atol, rtol, where, first_got, first_want, max_diff);
+             o, against, bad, count, atol, rtol, where, first_got, first_want, max_diff);
   else
     snprintf(msg, size,
-             "output %zu differs from the reference: Number of differences: %zu (of %zu "
+             "output %zu differs from %s: Number of differences: %zu (of %zu "
              "elements); first at %s: got %.0f, expected %.0f; max abs diff %.0f",
-             o, bad, count, where, first_got, first_want, max_diff);
+             o, against, bad, count, where, first_got, first_want, max_diff);
   return 0;
 }
-

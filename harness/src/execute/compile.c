@@ -123,6 +123,7 @@ int tqh_execute_compile(tqh_execution_t *e) {
     tqh_test_result_fail_status(r, TQH_OUTCOME_FAILED, "compile_error", st);
     return 0;
   }
+  if (tqh_toolchain_is_external(&t->settings)) return tqh__external_compile(e);
   tq_buf_t canonical;
   tq_buf_init(&canonical, 0);
   st = compile_options(e, &canonical);

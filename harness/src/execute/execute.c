@@ -21,6 +21,19 @@ void tqh__exec_log(tqh_execution_t *e, const char *fmt, ...) {
   e->io->log(e->io->ctx, line, (size_t)n);
 }
 
+void tqh__exec_note(tqh_execution_t *e, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *text = tq_vstrdup_printf(fmt, ap);
+  va_end(ap);
+  if (!text) return;
+  tqh__exec_log(e, "%s", text);
+  char *line = tq_strdup_printf("torq-test: %s\n", text);
+  if (line) tqh__exec_output(e->io, 2, line, strlen(line));
+  tq_free(line);
+  tq_free(text);
+}
+
 void tqh__exec_phase(tqh_execution_t *e, const char *name, double limit_s) {
   if (e->io && e->io->phase) e->io->phase(e->io->ctx, name, limit_s);
 }
@@ -70,6 +83,7 @@ void tqh_execution_destroy(tqh_execution_t *e) {
   tqc_module_destroy(e->parsed);
   tq_free(e->entry_dir);
   tq_free(e->fetched_path);
+  for (int i = 0; i < TQH_TOOL_COUNT; i++) tqh_tool_identity_deinit(&e->tools[i]);
   tq_buf_deinit(&e->model_text);
   tq_free(e);
 }

@@ -13,6 +13,7 @@
 #include "torq/compiler/compile.h"
 #include "torq/compiler/mlir.h"
 #include "torq/harness/execute.h"
+#include "torq/harness/toolchain.h"
 #include "torq/runtime/runtime.h"
 
 /* ---- One test between its phases ------------------------------------------------------------ */
@@ -38,6 +39,12 @@ struct tqh_execution_s {
   char *entry_dir;    /* the cache entry */
   char *fetched_path; /* a URL model's downloaded file */
   char cache_key[TQ_SHA256_HEX_SIZE];
+
+  /* An external toolchain (external.c): its programs, and how its compile failed. */
+  int external;
+  tqh_tool_identity_t tools[TQH_TOOL_COUNT];
+  tqh_outcome_t ext_outcome;
+  const char *ext_type;
 };
 
 /* A log line (io->log), at most 1023 bytes. */
@@ -72,6 +79,27 @@ void tqh__exec_recon_simulated(tqh_execution_t *e, const tqr_session_t *session)
 /* Each program's measured slot in a board's annotated profile, the mean over its runs. */
 void tqh__exec_recon_device(tqh_execution_t *e, const struct tqh_annotation_s *ann);
 
+/* The overview metrics read back from a Perfetto trace into the result (profile.c). */
+tq_status_t tqh__exec_read_overview(const char *pb_path, tqh_test_result_t *r) TQ_MUST_USE;
+/* Copies the profile files to --torq-runtime-profiling-output-dir/<test folder>/ (profile.c). */
+void tqh__exec_copy_profiles(tqh_execution_t *e);
+/* A note in the log and in stderr.txt ("torq-test: " + text). */
+void tqh__exec_note(tqh_execution_t *e, const char *fmt, ...) TQ_PRINTF(2, 3);
+
+/* ---- An external toolchain (external.c) ----------------------------------------------------- */
+
+/* The phases with the external programs: compile through the cache (the key holds the
+ * compiler's SHA-256 and --version; the module is never loaded), run as a local subprocess or on
+ * the board, the outputs read back from .npy; the profile annotated by the external annotator
+ * or summed up from the CSV alone. Each returns as the phase it replaces. */
+int tqh__external_compile(tqh_execution_t *e);
+int tqh__external_run(tqh_execution_t *e);
+int tqh__external_profile(tqh_execution_t *e);
+
+/* Outputs against the golden files of `reference: {golden: [...]}` (golden.c); as
+ * tqh_execute_check. */
+int tqh__check_golden(tqh_execution_t *e);
+
 /* ---- Outputs against the reference (compare.c) ---------------------------------------------- */
 
 struct tqs_tensor_s;
@@ -86,6 +114,11 @@ tq_status_t tqh__as_sim_tensor(const struct tqr_tensor_s *t, struct tqs_tensor_s
  * |want|, NaN matches NaN and an infinity only itself. Types and shapes must agree. */
 int tqh__compare_output(size_t o, const struct tqs_tensor_s *got, const struct tqs_tensor_s *want,
                         double atol, double rtol, char *msg, size_t size);
+/* The same against `against` ("the reference", "golden file out0.npy"). The message holds
+ * "Number of differences: N". */
+int tqh__compare_output_with(size_t o, const struct tqs_tensor_s *got,
+                             const struct tqs_tensor_s *want, double atol, double rtol,
+                             const char *against, char *msg, size_t size);
 
 /* ---- One test on a board, in a board's worker (board_exec.c) -------------------------------- */
 
@@ -101,6 +134,7 @@ typedef struct tqh__board_test_s {
   uint32_t warmup, repeat;
   double run_timeout_s;
   int profile; /* ask the runtime for profile.csv and download it */
+  const char *runtime_path; /* an external toolchain's runtime to sync, or NULL */
 } tqh__board_test_t;
 
 /* The board worker of `exec` (made on first use, in the worker process). NULL without memory. */

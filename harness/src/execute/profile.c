@@ -14,7 +14,7 @@
 #include "torq/harness/process.h"
 
 /* The overview metrics, read back from the trace (so the reports show what the trace holds). */
-static tq_status_t read_overview(const char *pb_path, tqh_test_result_t *r) {
+tq_status_t tqh__exec_read_overview(const char *pb_path, tqh_test_result_t *r) {
   tqh_overview_t ov;
   tqh_overview_init(&ov);
   const char *paths[1] = {pb_path};
@@ -55,7 +55,7 @@ static int annotate_profile(tqh_execution_t *e) {
   }
   tqh_annotation_destroy(ann);
   if (!st) st = tqh__exec_path_in(e, "profile.pb", &path);
-  if (!st) st = read_overview(path.data, r);
+  if (!st) st = tqh__exec_read_overview(path.data, r);
   tq_buf_deinit(&path);
   tq_buf_deinit(&debug);
   if (st) {
@@ -109,7 +109,7 @@ static int profile_and_annotate(tqh_execution_t *e) {
 }
 
 /* Copies the profile files to --torq-runtime-profiling-output-dir/<test folder>/. */
-static void copy_profiles(tqh_execution_t *e) {
+void tqh__exec_copy_profiles(tqh_execution_t *e) {
   const char *root = e->exec->profile_copy_dir;
   if (!root) return;
   const char *base = strrchr(e->dir, '/');
@@ -139,7 +139,8 @@ static void copy_profiles(tqh_execution_t *e) {
 
 int tqh_execute_profile(tqh_execution_t *e) {
   if (!e->exec->profiling) return 1;
+  if (e->external) return tqh__external_profile(e);
   if (!(e->exec->board ? annotate_profile(e) : profile_and_annotate(e))) return 0;
-  copy_profiles(e);
+  tqh__exec_copy_profiles(e);
   return 1;
 }

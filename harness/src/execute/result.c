@@ -34,6 +34,8 @@ void tqh_test_result_deinit(tqh_test_result_t *r) {
   }
   tq_free(r->recon);
   tq_free(r->board);
+  free_strings(r->property_keys, r->num_properties);
+  free_strings(r->property_values, r->num_properties);
   memset(r, 0, sizeof(*r));
 }
 
@@ -95,5 +97,23 @@ tq_status_t tqh_test_result_add_metric(tqh_test_result_t *r, const char *name, d
   r->metric_us = nu;
   TQ_TRY(grow_strings(&r->metric_names, r->num_metrics, name));
   nu[r->num_metrics++] = us;
+  return NULL;
+}
+
+tq_status_t tqh_test_result_add_property(tqh_test_result_t *r, const char *key, const char *value) {
+  if (r->num_properties >= TQH_RESULT_MAX_PROPERTIES)
+    return TQ_STATUS(TQ_LIMIT, "more than %d properties", TQH_RESULT_MAX_PROPERTIES);
+  if (!r->property_keys) {
+    r->property_keys = tq_calloc(TQH_RESULT_MAX_PROPERTIES, sizeof(char *));
+    r->property_values = tq_calloc(TQH_RESULT_MAX_PROPERTIES, sizeof(char *));
+  }
+  char *k = dup_cstr(key), *v = dup_cstr(value);
+  if (!r->property_keys || !r->property_values || !k || !v) {
+    tq_free(k);
+    tq_free(v);
+    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  }
+  r->property_keys[r->num_properties] = k;
+  r->property_values[r->num_properties++] = v;
   return NULL;
 }

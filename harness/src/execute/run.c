@@ -148,6 +148,7 @@ static int run_on_board(tqh_execution_t *e) {
 
 int tqh_execute_run(tqh_execution_t *e) {
   tqh_test_result_t *r = e->r;
+  if (e->external) return tqh__external_run(e);
   /* The built-in "main" names the entry point whatever it is called; a function given in a
    * config, suite, environment or command line must exist. */
   const char *want = tqh__exec_function_wanted(e->test);

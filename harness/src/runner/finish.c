@@ -118,6 +118,12 @@ static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
   const tqh_test_t *t = run->tests[i];
   char model[256];
   model_title(t, model, sizeof(model));
+  /* An overview without an annotator says so in its title (an external toolchain's). */
+  for (size_t k = 0; k < r->num_properties; k++)
+    if (!strcmp(r->property_keys[k], "overview")) {
+      size_t used = strlen(model);
+      snprintf(model + used, sizeof(model) - used, " (profile.csv alone: no annotator)");
+    }
   tqh_stats_t stats;
   memset(&stats, 0, sizeof(stats));
   if (r->num_samples) tq_status_free(tqh_stats_compute(r->samples, r->num_samples, &stats));
@@ -137,7 +143,7 @@ static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
   memset(&device, 0, sizeof(device));
   if (r->num_device_samples)
     tq_status_free(tqh_stats_compute(r->device_samples, r->num_device_samples, &device));
-  tqh_property_t props[5];
+  tqh_property_t props[5 + TQH_RESULT_MAX_PROPERTIES];
   size_t np = 0;
   tq_buf_t target;
   tq_buf_init(&target, 0);
@@ -159,6 +165,8 @@ static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
   }
   if (t->tag_count && tags.data) props[np++] = (tqh_property_t){"tags", tags.data};
   if (t->model.kind == TQH_MODEL_PATH) props[np++] = (tqh_property_t){"model_path", t->model.path};
+  for (size_t k = 0; k < r->num_properties; k++)
+    props[np++] = (tqh_property_t){r->property_keys[k], r->property_values[k]};
 
   double now = tqh_now_unix();
   tqh_test_record_t rec;

@@ -89,6 +89,11 @@ tq_status_t tqh__result_encode(const tqh_test_result_t *r, tq_buf_t *out) {
   TQ_TRY(put_u64(out, r->num_device_samples));
   for (size_t i = 0; i < r->num_device_samples; i++) TQ_TRY(put_f64(out, r->device_samples[i]));
   TQ_TRY(put_u64(out, (uint64_t)r->board_down));
+  TQ_TRY(put_u64(out, r->num_properties));
+  for (size_t i = 0; i < r->num_properties; i++) {
+    TQ_TRY(put_str(out, r->property_keys[i]));
+    TQ_TRY(put_str(out, r->property_values[i]));
+  }
   return NULL;
 }
 
@@ -219,6 +224,15 @@ tq_status_t tqh__result_decode(const void *data, size_t len, tqh_test_result_t *
       if (!rd.bad) r->num_device_samples = n;
     }
     r->board_down = (int)get_u64(&rd);
+    n = get_count(&rd);
+    for (size_t i = 0; i < n && !rd.bad; i++) {
+      char *k = get_str(&rd), *v = get_str(&rd);
+      tq_status_t pst = k && v ? tqh_test_result_add_property(r, k, v) : NULL;
+      if (!k || !v || pst) rd.bad = 1;
+      tq_status_free(pst);
+      tq_free(k);
+      tq_free(v);
+    }
   }
   if (rd.bad || rd.p != rd.end) {
     tqh_test_result_deinit(r);

@@ -88,6 +88,12 @@ void tqh_settings_merge(tqh_settings_t *dst, const tqh_settings_t *src) {
         dst->baseline_gate = src->baseline_gate;
         dst->baseline_gate_count = src->baseline_gate_count;
         break;
+      case TQH_SET_TOOL_COMPILE:
+      case TQH_SET_TOOL_RUN:
+      case TQH_SET_TOOL_ANNOTATE:
+      case TQH_SET_GOLDEN:
+        tqh__toolchain_merge(dst, src, i);
+        break;
       case TQH_SETTING_COUNT:
         break;
     }
@@ -132,7 +138,8 @@ const tqh_board_t *tqh_config_find_board(const tqh_config_t *config, const char 
 static const char *const config_keys[] = {
     "results_dir",     "cache_dir", "jobs",     "boards",    "targets",
     "repeat",          "warmup",    "timeout",  "reference", "seed",
-    "compile_options", "function",  "baseline", "memory",    "history", NULL};
+    "compile_options", "function",  "baseline", "memory",    "history", "toolchain",
+    NULL};
 static const char *const board_keys[] = {"name",     "host",        "port",       "user",
                                          "key_file", "known_hosts", "board_root", NULL};
 
@@ -441,7 +448,8 @@ static const char *const settable_keys[] = {
     "targets",     "repeat",    "warmup", "timeout",        "compile_timeout", "run_timeout",
     "reference",   "atol",      "rtol",   "seed",           "compile_options", "function",
     "results_dir", "cache_dir", "jobs",   "baseline_floor", "memory",          "baseline_gate",
-    "history",     NULL};
+    "history",     "toolchain", "toolchain_compile", "toolchain_run", "toolchain_annotate",
+    NULL};
 
 static int settable(const char *key) {
   for (size_t i = 0; settable_keys[i]; i++)
@@ -466,7 +474,10 @@ tq_status_t tqh_config_set(tqh_config_t *config, tqh_layer_t layer, const char *
   tqh_settings_t s;
   memset(&s, 0, sizeof(s));
   tq_arena_t *arena = &config->arena;
-  if (!strcmp(key, "targets")) {
+  tq_status_t tool_st = NULL;
+  if (tqh__toolchain_set(arena, layer, key, value, &s, &tool_st)) {
+    TQ_TRY(tool_st);
+  } else if (!strcmp(key, "targets")) {
     const char **v = NULL;
     size_t n = 0;
     TQ_TRY(split(arena, value, ", \t", &v, &n));
@@ -658,6 +669,7 @@ tq_status_t tqh_config_describe(const tqh_config_t *config, tq_buf_t *out) {
                        tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_MEMORY])));
   TQ_TRY(describe_list(out, "baseline_gate", s->baseline_gate, s->baseline_gate_count, ",",
                        (tqh_layer_t)s->layer[TQH_SET_BASELINE_GATE]));
+  TQ_TRY(tqh__toolchain_describe(s, out));
   TQ_TRY(tq_buf_printf(out, "results_dir = %s  (%s)\n", config->results_dir,
                        tqh_layer_name(config->results_dir_layer)));
   TQ_TRY(tq_buf_printf(out, "cache_dir = %s  (%s)\n", config->cache_dir,

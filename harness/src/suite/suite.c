@@ -21,10 +21,11 @@ static const char *const test_keys[] = {
     "name",   "description", "model",     "inputs", "targets",         "repeat",
     "warmup", "timeout",     "reference", "seed",   "compile_options", "function",
     "tags",   "expect",      "baseline",  "memory", "xfail",           "skip",
-    NULL};
+    "toolchain", NULL};
 static const char *const defaults_keys[] = {
     "inputs",          "targets",  "repeat", "warmup", "timeout",  "reference", "seed",
-    "compile_options", "function", "tags",   "expect", "baseline", "memory",    NULL};
+    "compile_options", "function", "tags",   "expect", "baseline", "memory",    "toolchain",
+    NULL};
 
 /* ---- Small helpers --------------------------------------------------------------------------- */
 

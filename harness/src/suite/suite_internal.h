@@ -126,6 +126,20 @@ int tqh__settings_parse_key(tqh__report_t *rep, tq_arena_t *arena, const char *c
                             const char *key, const tqh__ynode_t *value, tqh_layer_t layer,
                             tqh_settings_t *s);
 
+/* The toolchain setting and golden outputs (suite_toolchain.c). `toolchain:` of a YAML mapping
+ * and `golden:` of `reference:` (reported errors: 0); one setting from its text for
+ * tqh_config_set (1 when `key` is one of toolchain, toolchain_compile, toolchain_run,
+ * toolchain_annotate, with *out_status set on a bad value; else 0); the merge of setting `which`;
+ * the lines of tqh_config_describe. */
+int tqh__toolchain_parse(tqh__report_t *rep, tq_arena_t *arena, const char *const *env,
+                         const tqh__ynode_t *value, tqh_layer_t layer, tqh_settings_t *s);
+int tqh__golden_parse(tqh__report_t *rep, tq_arena_t *arena, const char *const *env,
+                      const tqh__ynode_t *value, tqh_layer_t layer, tqh_settings_t *s);
+int tqh__toolchain_set(tq_arena_t *arena, tqh_layer_t layer, const char *key, const char *value,
+                       tqh_settings_t *s, tq_status_t *out_status);
+void tqh__toolchain_merge(tqh_settings_t *dst, const tqh_settings_t *src, int which);
+tq_status_t tqh__toolchain_describe(const tqh_settings_t *s, tq_buf_t *out) TQ_MUST_USE;
+
 /* Substitutes ${NAME}, ${NAME:-DEFAULT} and $$ in the scalar `node` (or `text` when given).
  * Errors at the node: an unset variable without a default, a bad name, an unterminated ${.
  * Returns the new string in `arena`, or NULL after an error. */

@@ -17,7 +17,7 @@ extern char **environ;
 
 const char *const tqh__settings_keys[] = {
     "targets",         "repeat",   "warmup",   "timeout", "reference", "seed",
-    "compile_options", "function", "baseline", "memory",  NULL};
+    "compile_options", "function", "baseline", "memory",  "toolchain", NULL};
 
 void tqh__settings_builtin(tqh_settings_t *out) {
   static const char *const targets[] = {"sim"};
@@ -452,8 +452,10 @@ int tqh__settings_parse_key(tqh__report_t *rep, tq_arena_t *arena, const char *c
     int b;
     double v;
     if (value->kind == TQH__Y_MAP) {
-      static const char *const keys[] = {"compare", "atol", "rtol", NULL};
+      static const char *const keys[] = {"compare", "atol", "rtol", "golden", NULL};
       tqh__ycheck_keys(rep, value, "reference", keys);
+      const tqh__ynode_t *g = tqh__yget(value, "golden", NULL);
+      if (g) tqh__golden_parse(rep, arena, env, g, layer, s);
       const tqh__ynode_t *c = tqh__yget(value, "compare", NULL);
       const tqh__ynode_t *a = tqh__yget(value, "atol", NULL);
       const tqh__ynode_t *r = tqh__yget(value, "rtol", NULL);
@@ -476,7 +478,8 @@ int tqh__settings_parse_key(tqh__report_t *rep, tq_arena_t *arena, const char *c
       }
     } else {
       tqh__error(rep, value->line, value->col,
-                 "reference: expected true, false or {compare: BOOL, atol: X, rtol: Y}, found %s",
+                 "reference: expected true, false or {compare: BOOL, atol: X, rtol: Y, "
+                 "golden: [...]}, found %s",
                  tqh__ydescribe(value));
     }
   } else if (!strcmp(key, "seed")) {
@@ -509,6 +512,8 @@ int tqh__settings_parse_key(tqh__report_t *rep, tq_arena_t *arena, const char *c
       s->memory_bytes = v;
       set_layer(s, TQH_SET_MEMORY, layer);
     }
+  } else if (!strcmp(key, "toolchain")) {
+    tqh__toolchain_parse(rep, arena, env, value, layer, s);
   } else if (!strcmp(key, "function")) {
     const char *f;
     if (tqh__ystr(rep, value, "function", &f)) {

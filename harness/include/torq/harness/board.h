@@ -131,6 +131,12 @@ void tqh_board_log(const tqh_board_conn_t *conn, int level, const char *fmt, ...
  * uploaded (N bytes)". *out_uploaded (may be NULL) says which. */
 tq_status_t tqh_board_sync_runtime(tqh_board_conn_t *conn, int *out_uploaded) TQ_MUST_USE;
 
+/* The local runtime that tqh_board_sync_runtime copies from now on (an external toolchain's
+ * torq-run-module); borrowed. NULL keeps the options' runtime_path. */
+void tqh_board_set_runtime_path(tqh_board_conn_t *conn, const char *path);
+/* The local runtime tqh_board_sync_runtime copies. */
+const char *tqh_board_runtime_path(const tqh_board_conn_t *conn);
+
 /* Checks that the board has an executable runtime at tqh_board_runtime(); TQ_FAILED_PRECONDITION
  * naming the path and --update-astra-runtime when not. */
 tq_status_t tqh_board_check_runtime(tqh_board_conn_t *conn) TQ_MUST_USE;

@@ -39,6 +39,12 @@
  *     baseline_gate     metrics gated besides those    yes     TORQ_BASELINE_GATE=wall_time
  *                       of the target (baseline.h)
  *     history           the run history's file         no      TORQ_HISTORY=PATH (off: off)
+ *     toolchain         `builtin` (all three tools)    yes     TORQ_TOOLCHAIN=builtin
+ *     toolchain_compile the external torq-compile      yes     TORQ_TOOLCHAIN_COMPILE=PATH
+ *     toolchain_run     the external torq-run-module   yes     TORQ_TOOLCHAIN_RUN=PATH
+ *     toolchain_annotate the external annotator        yes     TORQ_TOOLCHAIN_ANNOTATE=PATH
+ *                       (YAML: `toolchain: builtin` or {compile: P, run: P, annotate: P}, each a
+ *                       path or an argv list; `reference: {golden: [out0.npy, ...]}`)
  *     results_dir       where runs write               no      TORQ_RESULTS_DIR=results
  *     cache_dir         the compile cache              no      TORQ_CACHE_DIR=build/cache
  *     jobs              parallel workers, >= 1         no      TORQ_JOBS=4
@@ -114,6 +120,10 @@ typedef enum tqh_setting_e {
   TQH_SET_BASELINE_FLOOR,
   TQH_SET_MEMORY,
   TQH_SET_BASELINE_GATE,
+  TQH_SET_TOOL_COMPILE, /* the toolchain's programs (tqh_tool_t), one setting each */
+  TQH_SET_TOOL_RUN,
+  TQH_SET_TOOL_ANNOTATE,
+  TQH_SET_GOLDEN,
   TQH_SETTING_COUNT
 } tqh_setting_t;
 
@@ -126,6 +136,23 @@ typedef enum tqh_setting_e {
  * ("512M", "8GiB", "1.5g"); "none" or 0 is no limit. 0 on success with *out_bytes (0: none);
  * otherwise -1 with `msg` saying what is wrong. */
 int tqh_parse_memory(const char *text, uint64_t *out_bytes, char *msg, size_t msg_size);
+
+/* The Torq toolchain's programs, by role: torq-compile, torq-run-module and the annotator. */
+typedef enum tqh_tool_role_e {
+  TQH_TOOL_COMPILE,
+  TQH_TOOL_RUN,
+  TQH_TOOL_ANNOTATE,
+  TQH_TOOL_COUNT
+} tqh_tool_role_t;
+
+/* One external program: its argv (a path, or a program and its first arguments); argc 0: none,
+ * the built-in libraries do that work. A relative argv[0] holding a '/' is resolved against the
+ * folder of the file that names it (the working directory for the environment and the command
+ * line); one without a '/' is looked up in $PATH when it runs. */
+typedef struct tqh_tool_s {
+  const char *const *argv;
+  size_t argc;
+} tqh_tool_t;
 
 /* Strings and arrays are borrowed from the object that holds the settings (a config or a suite)
  * and live as long as it. */
@@ -146,6 +173,9 @@ typedef struct tqh_settings_s {
   uint64_t memory_bytes; /* the test's address space (RLIMIT_AS of its worker); 0: no limit */
   const char *const *baseline_gate; /* metrics gated besides the target's ("wall_time") */
   size_t baseline_gate_count;
+  tqh_tool_t tools[TQH_TOOL_COUNT]; /* `toolchain:`; all argc 0 (the default): `builtin` */
+  const char *const *golden;        /* `reference: {golden: [...]}`: expected outputs (.npy) */
+  size_t golden_count;
   uint8_t layer[TQH_SETTING_COUNT]; /* tqh_layer_t: where each value came from */
 } tqh_settings_t;
 

@@ -71,7 +71,12 @@ typedef struct tqh_test_result_s {
                            * one (device_wall_time_us); NULL when none did */
   size_t num_device_samples;
   int board_down;       /* the board cannot be reached again: give it no more tests */
+  /* Free-form properties (report.json, JUnit): the external toolchain's provenance. */
+  char **property_keys, **property_values;
+  size_t num_properties; /* at most TQH_RESULT_MAX_PROPERTIES */
 } tqh_test_result_t;
+
+#define TQH_RESULT_MAX_PROPERTIES 8
 
 void tqh_test_result_init(tqh_test_result_t *r);
 void tqh_test_result_deinit(tqh_test_result_t *r);
@@ -85,6 +90,9 @@ void tqh_test_result_fail_status(tqh_test_result_t *r, tqh_outcome_t outcome, co
 tq_status_t tqh_test_result_add_file(tqh_test_result_t *r, const char *name) TQ_MUST_USE;
 tq_status_t tqh_test_result_add_metric(tqh_test_result_t *r, const char *name,
                                        double us) TQ_MUST_USE;
+/* Adds a property (copied); TQ_LIMIT past TQH_RESULT_MAX_PROPERTIES. */
+tq_status_t tqh_test_result_add_property(tqh_test_result_t *r, const char *key,
+                                         const char *value) TQ_MUST_USE;
 
 /* ---- Where an execution reports ------------------------------------------------------------- */
 

@@ -142,6 +142,16 @@ struct tqh_annotation_s;
 tq_status_t tqh_overview_compute(const struct tqh_annotation_s *annotation,
                                  tqh_overview_t *out) TQ_MUST_USE;
 
+struct tqh_profile_s;
+/* What a runtime profile CSV alone tells (overview_csv.c), for an external toolchain without an
+ * annotator: the work units paired from the profile (NSS programs first in first out per
+ * dispatch run, host programs likewise, host copies by action, a HAL call per __HAL_*__
+ * dispatch run), and of the metrics above those that need no debug info: OVERALL, TOTAL NPU
+ * OPERATIONS, Hal, Host, Host Copy, and NSS Programs (the NSS programs as a whole: which units
+ * each uses is in the debug info), appended to `out`. */
+tq_status_t tqh_overview_from_profile(const struct tqh_profile_s *profile,
+                                      tqh_overview_t *out) TQ_MUST_USE;
+
 /* ---- Reading it back, printing it ------------------------------------------------------------- */
 
 /* Reads the `Host Profile Overview` metrics of `count` Perfetto traces of one model (repetitions
