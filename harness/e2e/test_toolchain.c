@@ -462,14 +462,20 @@ START_TEST(board_and_local_runs_take_paths_with_spaces_and_quotes) {
   char *compile = e2e_path("%s/torq-compile", tools), *run = e2e_path("%s/torq-run-module", tools);
   char *annotate = e2e_path("%s/torq-annotate", tools);
   char *qc = yq(compile), *qr = yq(run), *qa = yq(annotate);
+  char *qm = yq("models " ODD "/add.mlir");
+  /* add: with the annotator; add_csv: without (the suite's defaults). */
   char *extra = e2e_path(
-      "    toolchain: {compile: [/bin/sh, %s], run: %s, annotate: [/bin/sh, %s]}\n", qc, qr, qa);
+      "    toolchain: {compile: [/bin/sh, %s], run: %s, annotate: [/bin/sh, %s]}\n"
+      "  - name: add_csv\n    model: %s\n",
+      qc, qr, qa, qm);
+  free(qm);
   char *suite = write_add_suite(&s, tools, extra);
   e2e_scratch_t local = results_in(&s, "local"), board = results_in(&s, "onboard");
   e2e_proc_t p;
   e2e_run(&local, s.dir, NULL, (const char *const[]){suite, "-v", NULL}, &p);
   ck_assert_msg(p.exit_code == 0, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
-  ck_assert_msg(strstr(p.out, "reference: 1 output match"), "%s", p.out);
+  ck_assert_msg(strstr(p.out, "2 tests: 2 passed"), "%s", p.out);
+  ck_assert_msg(e2e_count(p.out, "reference: 1 output match") == 2, "%s", p.out);
   e2e_proc_free(&p);
   e2e_run(&board, s.dir, NULL,
           (const char *const[]){suite, "--torq-runtime-hw-type=astra_machina",
@@ -477,8 +483,11 @@ START_TEST(board_and_local_runs_take_paths_with_spaces_and_quotes) {
           &p);
   ck_assert_msg(p.exit_code == 0, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
   ck_assert_msg(strstr(p.out, "runtime uploaded ("), "%s", p.out);
-  ck_assert_msg(strstr(p.out, "reference: 1 output match"), "%s", p.out);
-  ck_assert_msg(strstr(p.out, "Slice 0") || strstr(p.out, "OVERALL"), "%s", p.out);
+  ck_assert_msg(strstr(p.out, "2 tests: 2 passed"), "%s", p.out);
+  ck_assert_msg(e2e_count(p.out, "reference: 1 output match") == 2, "%s", p.out);
+  /* The overview with the annotator's .pb, and from the CSV alone. */
+  ck_assert_msg(strstr(p.out, "Model: add\n") && strstr(p.out, "Slice 0"), "%s", p.out);
+  ck_assert_msg(strstr(p.out, "Model: add (profile.csv alone: no annotator)"), "%s", p.out);
   /* The board's runtime is the external one, byte for byte. */
   char *remote = e2e_path("%s/%s/torq-run-module", root, pw ? pw->pw_name : "root");
   char *want = e2e_sha256_file(run), *have = e2e_sha256_file(remote);

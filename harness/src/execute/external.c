@@ -392,8 +392,9 @@ static tq_status_t make_inputs(tqh_execution_t *e) {
   e->num_outputs = fty ? fty->function.num_results : t->settings.golden_count;
   e->outputs = tq_calloc(e->num_outputs + 1, sizeof(*e->outputs));
   if (!e->outputs) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  /* As .npy files in the test's folder: what the runtime reads. */
-  for (size_t i = 0; i < n; i++) {
+  /* As .npy files in the test's folder: what the runtime reads (on a board, the board's run
+   * writes and uploads them). */
+  for (size_t i = 0; !e->exec->board && i < n; i++) {
     char name[32];
     snprintf(name, sizeof(name), "input_%zu.npy", i);
     tq_buf_t path;
