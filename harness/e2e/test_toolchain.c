@@ -291,28 +291,15 @@ END_TEST
 
 /* ---- Failures ------------------------------------------------------------------------------- */
 
-/* Whether a process runs whose command line is `sleep 100000` (what the hanging wrappers start). */
-static int hang_child_running(void) {
-  DIR *d = opendir("/proc");
-  struct dirent *e;
-  int found = 0;
-  while (d && (e = readdir(d)) && !found) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    char *path = e2e_path("/proc/%s/cmdline", e->d_name);
-    FILE *f = fopen(path, "rb");
-    free(path);
-    if (!f) continue;
-    char buf[256];
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    size_t first = strlen(buf);
-    const char *base = strrchr(buf, '/');
-    base = base ? base + 1 : buf;
-    if (!strcmp(base, "sleep") && first + 1 < n && !strcmp(buf + first + 1, "100000")) found = 1;
-  }
-  if (d) closedir(d);
-  return found;
+/* Whether process `pid` runs (a zombie does not: it is dead, waiting for its reaper). */
+static int pid_alive(long pid) {
+  char *path = e2e_path("/proc/%ld/stat", pid);
+  FILE *f = fopen(path, "r");
+  free(path);
+  char state = 'Z';
+  int alive = f && fscanf(f, "%*d %*s %c", &state) == 1 && state != 'Z';
+  if (f) fclose(f);
+  return alive;
 }
 
 START_TEST(each_failure_wrapper_is_classified_and_the_run_goes_on) {
@@ -356,8 +343,10 @@ START_TEST(each_failure_wrapper_is_classified_and_the_run_goes_on) {
   }
   char *suite = e2e_path("%s/fail.yaml", s.dir);
   e2e_write(suite, text);
+  char *pids = e2e_path("%s/pids", s.dir);
+  char *pids_env = e2e_path("TORQ_FAKE_PIDS=%s", pids);
   e2e_proc_t p;
-  e2e_run(&s, s.dir, NULL, (const char *const[]){suite, NULL}, &p);
+  e2e_run(&s, s.dir, (const char *const[]){pids_env, NULL}, (const char *const[]){suite, NULL}, &p);
   ck_assert_msg(p.exit_code == 1, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
   ck_assert_msg(strstr(p.out, "8 tests: 1 passed, 2 failed, 5 error"), "%s", p.out);
   char *run = e2e_only_run(&s);
@@ -380,7 +369,16 @@ START_TEST(each_failure_wrapper_is_classified_and_the_run_goes_on) {
     free(folder);
   }
   /* The hanging programs' children went with their process groups. */
-  ck_assert_msg(!hang_child_running(), "a hanging wrapper's child outlived its test");
+  char *listed = e2e_read(pids);
+  ck_assert_msg(listed && e2e_count(listed, "\n") == 2, "%s", listed ? listed : "no pids");
+  for (char *line = strtok(listed, "\n"); line; line = strtok(NULL, "\n")) {
+    long pid = atol(line);
+    for (int i = 0; i < 100 && pid_alive(pid); i++) usleep(10000);
+    ck_assert_msg(!pid_alive(pid), "the hanging wrapper's child %ld outlived its test", pid);
+  }
+  free(listed);
+  free(pids);
+  free(pids_env);
   e2e_proc_free(&p);
   free(run);
   free(suite);

@@ -3,6 +3,7 @@
  * a miss), the loaded module, and the compile outputs linked into the test's folder. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "execute_internal.h"
 #include "torq/base/alloc.h"
@@ -97,6 +98,24 @@ static void record_estimate(tqh_execution_t *e) {
   e->r->estimated_cycles = tqc_module_estimated_cycles(tqr_module_proto(e->module));
 }
 
+tq_status_t tqh__exec_link_compile_outputs(tqh_execution_t *e, int optional) {
+  tq_buf_t from, to;
+  tq_buf_init(&from, 0);
+  tq_buf_init(&to, 0);
+  tq_status_t st = NULL;
+  for (size_t i = 0; !st && i < 3; i++) {
+    tq_buf_clear(&from);
+    st = tq_buf_printf(&from, "%s/%s", e->entry_dir, k_compile_outputs[i]);
+    if (st || (optional && i > 0 && access(from.data, F_OK) != 0)) continue;
+    st = tqh__exec_path_in(e, k_compile_outputs[i], &to);
+    if (!st) st = tqh_link_tree(from.data, to.data);
+    if (!st) st = tqh_test_result_add_file(e->r, k_compile_outputs[i]);
+  }
+  tq_buf_deinit(&from);
+  tq_buf_deinit(&to);
+  return st;
+}
+
 /* Model bytes → cache entry → links in the test's folder → loaded module. */
 int tqh_execute_compile(tqh_execution_t *e) {
   tqh_test_result_t *r = e->r;
@@ -178,19 +197,7 @@ int tqh_execute_compile(tqh_execution_t *e) {
   }
   record_estimate(e);
   st = tqh__exec_recon_init(e);
-  /* The compile outputs, linked into the test's folder. */
-  tq_buf_t from, to;
-  tq_buf_init(&from, 0);
-  tq_buf_init(&to, 0);
-  for (size_t i = 0; !st && i < 3; i++) {
-    tq_buf_clear(&from);
-    st = tq_buf_printf(&from, "%s/%s", e->entry_dir, k_compile_outputs[i]);
-    if (!st) st = tqh__exec_path_in(e, k_compile_outputs[i], &to);
-    if (!st) st = tqh_link_tree(from.data, to.data);
-    if (!st) st = tqh_test_result_add_file(r, k_compile_outputs[i]);
-  }
-  tq_buf_deinit(&from);
-  tq_buf_deinit(&to);
+  if (!st) st = tqh__exec_link_compile_outputs(e, 0);
   if (st) {
     r->infrastructure = 1;
     tqh_test_result_fail_status(r, TQH_OUTCOME_ERROR, "infrastructure", st);

@@ -64,6 +64,14 @@ const char *tqh__exec_function_wanted(const tqh_test_t *t);
 tq_status_t tqh__exec_parse_model(tqh_execution_t *e) TQ_MUST_USE;
 /* One invocation of the module in `session`: the outputs replace e->outputs. */
 tq_status_t tqh__exec_invoke(tqh_execution_t *e, tqr_session_t *session) TQ_MUST_USE;
+/* The timed runs on the board (board_exec.c): e->outputs (made for the module's outputs unless
+ * already there) get the downloaded outputs and, with profiling, the test's folder gets
+ * profile.csv. `runtime_path`: the local runtime the board gets (an external toolchain's), or
+ * NULL for the options'. */
+int tqh__exec_run_on_board(tqh_execution_t *e, const char *runtime_path);
+/* Links the compile outputs of the cache entry (model.vmfb, trace.csv, debug/) into the test's
+ * folder; with `optional`, a trace or debug folder the entry lacks is left out. */
+tq_status_t tqh__exec_link_compile_outputs(tqh_execution_t *e, int optional) TQ_MUST_USE;
 /* Destroys the outputs (the array stays). */
 void tqh__exec_free_outputs(tqh_execution_t *e);
 

@@ -288,20 +288,7 @@ int tqh__external_compile(tqh_execution_t *e) {
   }
   tqh__exec_log(e, "compile: %s (%s) by %s", hit ? "cache hit" : "compiled", e->cache_key,
                 e->tools[TQH_TOOL_COMPILE].path);
-  static const char *const outputs[] = {"model.vmfb", "trace.csv", "debug"};
-  tq_buf_t from, to;
-  tq_buf_init(&from, 0);
-  tq_buf_init(&to, 0);
-  for (size_t i = 0; !st && i < 3; i++) {
-    tq_buf_clear(&from);
-    st = tq_buf_printf(&from, "%s/%s", e->entry_dir, outputs[i]);
-    if (st || (i > 0 && !exists(from.data))) continue; /* the trace and debug info are optional */
-    st = tqh__exec_path_in(e, outputs[i], &to);
-    if (!st) st = tqh_link_tree(from.data, to.data);
-    if (!st) st = tqh_test_result_add_file(r, outputs[i]);
-  }
-  tq_buf_deinit(&from);
-  tq_buf_deinit(&to);
+  st = tqh__exec_link_compile_outputs(e, 1);
   if (st) {
     r->infrastructure = 1;
     tqh_test_result_fail_status(r, TQH_OUTCOME_ERROR, "infrastructure", st);
@@ -501,41 +488,6 @@ static int run_local(tqh_execution_t *e) {
   return 1;
 }
 
-/* On the board, through the board's worker: the board runs its copy of the runtime
- * (--update-astra-runtime copies the external one there). */
-static int run_board(tqh_execution_t *e) {
-  tqh_test_result_t *r = e->r;
-  const tqh_settings_t *s = &e->test->settings;
-  tqh_board_worker_t *bw = tqh__board_worker(e->exec);
-  tq_buf_t model;
-  tq_buf_init(&model, 0);
-  tq_status_t st = bw ? tqh__exec_path_in(e, "model.vmfb", &model)
-                      : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  if (st) {
-    tq_buf_deinit(&model);
-    r->infrastructure = 1;
-    tqh_test_result_fail_status(r, TQH_OUTCOME_ERROR, "infrastructure", st);
-    return 0;
-  }
-  tqh__board_test_t bt;
-  memset(&bt, 0, sizeof(bt));
-  bt.test = e->test;
-  bt.dir = e->dir;
-  bt.model_path = model.data;
-  bt.inputs = e->inputs;
-  bt.num_inputs = e->num_inputs;
-  bt.num_outputs = e->num_outputs;
-  bt.function = tqh__exec_function_wanted(e->test);
-  bt.warmup = s->warmup;
-  bt.repeat = s->repeat;
-  bt.run_timeout_s = s->run_timeout_s;
-  bt.profile = e->exec->profiling;
-  bt.runtime_path = e->tools[TQH_TOOL_RUN].path;
-  int ok = tqh__board_run_test(bw, &bt, e->io, r, e->outputs);
-  tq_buf_deinit(&model);
-  return ok;
-}
-
 int tqh__external_run(tqh_execution_t *e) {
   tqh_test_result_t *r = e->r;
   uint64_t t0 = tqh_now_ns();
@@ -551,7 +503,8 @@ int tqh__external_run(tqh_execution_t *e) {
     }
     return 0;
   }
-  return e->exec->board ? run_board(e) : run_local(e);
+  /* On a board the board's copy of the runtime runs (--update-astra-runtime copies this one). */
+  return e->exec->board ? tqh__exec_run_on_board(e, e->tools[TQH_TOOL_RUN].path) : run_local(e);
 }
 
 /* ---- Profile -------------------------------------------------------------------------------- */

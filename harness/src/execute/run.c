@@ -110,16 +110,16 @@ static int run_timed(tqh_execution_t *e) {
   return 1;
 }
 
-/* The timed runs on the board (board_exec.c): e->outputs get the downloaded outputs and, with
- * profiling, the test's folder gets profile.csv. */
-static int run_on_board(tqh_execution_t *e) {
+int tqh__exec_run_on_board(tqh_execution_t *e, const char *runtime_path) {
   tqh_test_result_t *r = e->r;
   const tqh_settings_t *s = &e->test->settings;
   tqh_board_worker_t *bw = tqh__board_worker(e->exec);
   tq_buf_t model;
   tq_buf_init(&model, 0);
-  e->num_outputs = tqr_module_proto(e->module)->function->n_outputs;
-  e->outputs = tq_calloc(e->num_outputs + 1, sizeof(*e->outputs));
+  if (!e->outputs) {
+    e->num_outputs = tqr_module_proto(e->module)->function->n_outputs;
+    e->outputs = tq_calloc(e->num_outputs + 1, sizeof(*e->outputs));
+  }
   tq_status_t st = bw && e->outputs ? tqh__exec_path_in(e, "model.vmfb", &model)
                                     : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   if (st) {
@@ -141,6 +141,7 @@ static int run_on_board(tqh_execution_t *e) {
   bt.repeat = s->repeat;
   bt.run_timeout_s = s->run_timeout_s;
   bt.profile = e->exec->profiling;
+  bt.runtime_path = runtime_path;
   int ok = tqh__board_run_test(bw, &bt, e->io, r, e->outputs);
   tq_buf_deinit(&model);
   return ok;
@@ -164,5 +165,5 @@ int tqh_execute_run(tqh_execution_t *e) {
     tqh_test_result_fail_status(r, TQH_OUTCOME_FAILED, "input_error", st);
     return 0;
   }
-  return e->exec->board ? run_on_board(e) : run_timed(e);
+  return e->exec->board ? tqh__exec_run_on_board(e, NULL) : run_timed(e);
 }
