@@ -494,6 +494,32 @@ START_TEST(board_and_local_runs_take_paths_with_spaces_and_quotes) {
   char *report = test_file(runb, "tc+add", "report.json");
   ck_assert_msg(strstr(report, "\"board\"") && strstr(report, "\"toolchain.run\""), "%s", report);
   e2e_proc_free(&p);
+  /* The smoke suite on the board through the wrappers, annotated. */
+  char *smoke = e2e_path("%s/suites/smoke.yaml", e2e_top());
+  char *oc = e2e_path("--toolchain-compile=%s", compile), *orun = e2e_path("--toolchain-run=%s", run);
+  char *oa = e2e_path("--toolchain-annotate=%s", annotate);
+  e2e_scratch_t board_smoke = results_in(&s, "onboard-smoke");
+  e2e_run(&board_smoke, s.dir, NULL,
+          (const char *const[]){smoke, oc, orun, oa, "--torq-runtime-hw-type=astra_machina",
+                                "--repeat", "1", NULL},
+          &p);
+  ck_assert_msg(p.exit_code == 0, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
+  ck_assert_msg(strstr(p.out, "7 tests: 7 passed") && strstr(p.out, "Slice 0"), "%s", p.out);
+  char *runs = e2e_only_run(&board_smoke);
+  size_t t = 0, f = 0, er = 0, sk = 0;
+  const char *parser = NULL;
+  char *junit = e2e_path("%s/junit.xml", runs);
+  e2e_junit_counts(junit, &t, &f, &er, &sk, &parser);
+  ck_assert_uint_eq(t, 7);
+  ck_assert_uint_eq(f + er, 0);
+  e2e_proc_free(&p);
+  free(junit);
+  free(runs);
+  free(board_smoke.results);
+  free(oc);
+  free(orun);
+  free(oa);
+  free(smoke);
   const char *stop[] = {"/bin/sh", "-c", "\"$0\" stop \"$1\" >/dev/null", script, bdir, NULL};
   ck_assert_int_eq(run_argv(stop), 0);
   free(report);
