@@ -138,6 +138,7 @@ START_TEST(smoke_suite_runs_through_the_wrappers_with_and_without_an_annotator) 
   ck_assert_msg(runjson && strstr(runjson, "\"toolchain\"") && strstr(runjson, sha), "%s", runjson);
 
   /* With the annotator: the .pb it writes gives the overview; the cache has every module. */
+  e2e_proc_free(&p);
   e2e_scratch_t r2 = results_in(&s, "r2");
   const char *args2[] = {suite, compile, run, annotate, "-j", "2", NULL};
   e2e_run(&r2, s.dir, NULL, args2, &p);

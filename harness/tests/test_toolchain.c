@@ -250,6 +250,9 @@ START_TEST(overview_from_the_csv_alone_counts_work_units_as_a_whole) {
   /* Work units from the host copy (10) to the host program's end (70); INIT is a phase. */
   ck_assert(tqh_overview_get(&ov, "OVERALL", &ns));
   ck_assert_uint_eq(ns, 60000);
+  /* Its span (60) less the host program and copy that overlap no NSS program (15 + 4). */
+  ck_assert(tqh_overview_get(&ov, "TOTAL NPU OPERATIONS", &ns));
+  ck_assert_uint_eq(ns, 41000);
   /* Two NSS programs, 20-40 and 25-50, overlapping: 30 µs. */
   ck_assert(tqh_overview_get(&ov, "NSS Programs", &ns));
   ck_assert_uint_eq(ns, 30000);
