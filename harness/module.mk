@@ -74,7 +74,7 @@ bench-annotate: $(BIN)/torq-annotate
 FUZZ_SUITE := build/fuzz/fuzz-suite
 FUZZ_SUITE_SRCS := harness/fuzz/fuzz_suite.c $(addprefix harness/src/,suite/yaml_doc.c \
                    suite/suite_diag.c suite/suite_fields.c suite/suite_schema.c suite/config.c \
-                   suite/suite.c select/select.c common/diag.c)
+                   suite/suite_toolchain.c suite/suite.c select/select.c common/diag.c)
 $(FUZZ_SUITE): $(FUZZ_SUITE_SRCS) $(BUILD)/lib/libtorq-runtime.a $(BUILD)/lib/libtorq-sim.a \
                $(BUILD)/lib/libtorq-formats.a $(BUILD)/lib/libtorq-base.a
 	@mkdir -p $(@D)
