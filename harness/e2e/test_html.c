@@ -97,8 +97,8 @@ START_TEST(run_writes_index_html_that_chromium_renders) {
   char *page = e2e_path("%s/index.html", run);
   char *html = e2e_read(page);
   ck_assert_msg(html != NULL, "no %s", page);
-  ck_assert_ptr_nonnull(strstr(html, "id=\"t-h+a\""));
-  ck_assert_ptr_nonnull(strstr(html, "id=\"t-h+broken\""));
+  ck_assert_ptr_nonnull(strstr(html, "id=\"t-h/a\""));
+  ck_assert_ptr_nonnull(strstr(html, "id=\"t-h/broken\""));
   free(html);
 
   /* `report` writes it again. */
@@ -131,7 +131,7 @@ START_TEST(run_writes_index_html_that_chromium_renders) {
     ck_assert_msg(rc == 0, "chromium --dump-dom: %d", rc);
     char *dom = e2e_read(dom_path);
     ck_assert_ptr_nonnull(dom);
-    ck_assert_msg(strstr(dom, "id=\"t-h+a\"") && strstr(dom, "id=\"t-h+broken\""),
+    ck_assert_msg(strstr(dom, "id=\"t-h/a\"") && strstr(dom, "id=\"t-h/broken\""),
                   "a test id is missing from the DOM");
     ck_assert_uint_eq(e2e_count(dom, "<svg class=\"timeline\""), 1);
     ck_assert_uint_gt(e2e_count(dom, "<rect "), 5);

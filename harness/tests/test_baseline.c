@@ -13,7 +13,8 @@
 
 Suite *baseline_suite(void);
 
-/* One journal line: wall time median/mad (s) and OVERALL (µs), on the simulator. */
+/* One journal line of test s/NAME (folder s+NAME, no test_id: as older journals hold it, the id
+ * comes from the suite and the name): wall time median/mad (s) and OVERALL (µs). */
 static void line(tq_buf_t *b, const char *id, double median, double mad, double overall) {
   TH_OK(tq_buf_printf(b,
                       "{\"id\":\"s+%s\",\"name\":\"%s\",\"classname\":\"s\",\"outcome\":\"passed\","

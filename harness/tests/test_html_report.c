@@ -50,13 +50,14 @@ START_TEST(tick_steps_are_one_two_or_five_times_a_power_of_ten) {
 }
 END_TEST
 
-/* One journal line; `extra` adds members ("\"metrics\":{...}," and the like). */
+/* One journal line of the test in folder `id` ("s+ok": test s/ok); `extra` adds members
+ * ("\"metrics\":{...}," and the like). */
 static void line(tq_buf_t *b, const char *id, const char *outcome, const char *message,
                  const char *extra) {
   TH_OK(tq_buf_printf(b,
                       "{\"id\":\"%s\",\"name\":\"%s\",\"classname\":\"s\",\"outcome\":\"%s\","
                       "\"message\":%s,%s\"duration\":0.01}\n",
-                      id, id, outcome, message, extra));
+                      id, id + 2, outcome, message, extra));
 }
 
 #define METRICS(overall) \
@@ -132,7 +133,7 @@ START_TEST(every_test_has_a_row_and_a_section_and_a_corrupt_profile_is_a_note) {
   tqh_diags_init(&diags);
   TH_OK(tqh_html_report_write(dir, NULL, NULL, &diags));
   char *page = page_of(dir);
-  static const char *const ids[] = {"s+ok", "s+broken", "s+fail", "s+skip"};
+  static const char *const ids[] = {"s/ok", "s/broken", "s/fail", "s/skip"};
   for (size_t i = 0; i < 4; i++) {
     char want[64];
     snprintf(want, sizeof(want), "<a href=\"#t-%s\">%s</a>", ids[i], ids[i]);
@@ -151,8 +152,8 @@ START_TEST(every_test_has_a_row_and_a_section_and_a_corrupt_profile_is_a_note) {
   ck_assert_ptr_nonnull(strstr(page, ">NDMA In</text>"));
   ck_assert_ptr_nonnull(strstr(page, ">Slice 0</text>"));
   /* The corrupt profile: a note in its own section, a warning, and the rest of the page. */
-  const char *broken = strstr(page, "id=\"t-s+broken\"");
-  const char *next = strstr(page, "id=\"t-s+fail\"");
+  const char *broken = strstr(page, "id=\"t-s/broken\"");
+  const char *next = strstr(page, "id=\"t-s/fail\"");
   const char *note = strstr(page, "The profile could not be read: ");
   ck_assert(broken && next && note && broken < note && note < next);
   ck_assert_uint_eq(diags.warnings, 1);

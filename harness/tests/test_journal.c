@@ -212,7 +212,8 @@ START_TEST(record_without_optional_fields_reads_back_with_defaults) {
   RT_OK(tqh__record_to_json(&r, 0, &buf));
   ck_assert_str_eq(
       buf.data,
-      "{\"id\":\"a\",\"name\":\"a\",\"classname\":null,\"model\":null,\"host\":null,"
+      "{\"id\":\"a\",\"test_id\":\"a\",\"name\":\"a\",\"classname\":null,\"model\":null,"
+      "\"host\":null,"
       "\"outcome\":\"not_run\",\"message\":null,\"failure_type\":null,\"text\":null,"
       "\"started_at\":0,\"duration\":0,\"wall_time\":null,\"wall_time_stats\":{\"n\":0,"
       "\"min\":0,\"max\":0,\"median\":0,\"mean\":0,\"stddev\":0,\"mad\":0,"
@@ -550,6 +551,38 @@ START_TEST(records_by_id_keep_the_last_line_of_each_test) {
 }
 END_TEST
 
+/* A test is known by its id, suite/test, never by its folder; a journal written before records
+ * carried test_id (an old run, an old baseline) gets it from the suite and the name. */
+START_TEST(records_are_found_by_test_id_also_in_an_old_journal) {
+  const char *text =
+      "{\"id\":\"smoke+tosa+add%20i8\",\"name\":\"tosa/add i8\",\"classname\":\"smoke\","
+      "\"outcome\":\"passed\"}\n"
+      "{\"id\":\"smoke+conv\",\"test_id\":\"smoke/conv\",\"name\":\"conv\","
+      "\"classname\":\"smoke\",\"outcome\":\"failed\"}\n";
+  tqh_records_t list;
+  tqh_records_init(&list);
+  tqh_journal_read_t info;
+  RT_OK(tqh_journal_parse("j", text, strlen(text), &list, NULL, &info));
+  ck_assert_uint_eq(list.count, 2);
+  ck_assert_str_eq(list.items[0].test_id, "smoke/tosa/add i8");
+  ck_assert_str_eq(tqh_record_test_id(&list.items[1]), "smoke/conv");
+  tqh_records_index_t index;
+  RT_OK(tqh_records_index(&list, &index));
+  ck_assert_ptr_eq(tqh_records_find(&index, "smoke/tosa/add i8"), &list.items[0]);
+  ck_assert_ptr_eq(tqh_records_find(&index, "smoke/conv"), &list.items[1]);
+  ck_assert_ptr_null(tqh_records_find(&index, "smoke+conv"));
+  tqh_records_index_deinit(&index);
+  /* Written again, the old record carries its test id. */
+  tq_buf_t buf;
+  tq_buf_init(&buf, 0);
+  list.items[0].test_id = NULL;
+  RT_OK(tqh__record_to_json(&list.items[0], 0, &buf));
+  ck_assert_ptr_nonnull(strstr(buf.data, "\"test_id\":\"smoke/tosa/add i8\""));
+  tq_buf_deinit(&buf);
+  tqh_records_deinit(&list);
+}
+END_TEST
+
 START_TEST(journal_read_of_a_missing_file_is_not_found) {
   tqh_records_t list;
   tqh_records_init(&list);
@@ -645,6 +678,7 @@ Suite *journal_suite(void) {
   tcase_add_test(tc, journal_reader_keeps_good_lines_around_a_corrupt_one_and_a_torn_tail);
   tcase_add_test(tc, journal_reader_accepts_a_complete_last_line_without_newline);
   tcase_add_test(tc, records_by_id_keep_the_last_line_of_each_test);
+  tcase_add_test(tc, records_are_found_by_test_id_also_in_an_old_journal);
   tcase_add_test(tc, journal_read_of_a_missing_file_is_not_found);
   tcase_add_test(tc, journal_open_in_a_missing_folder_fails_with_the_path);
   suite_add_tcase(s, tc);

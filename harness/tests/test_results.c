@@ -164,6 +164,78 @@ START_TEST(create_makes_a_fresh_run_folder_with_run_json) {
 }
 END_TEST
 
+/* What a run prints at its end, as asked: run order or sorted, one line with -q, the overview
+ * blocks of all, the failed or no tests, the slowest tests with their compile/run split. */
+START_TEST(summary_follows_run_order_or_sorts_and_shortens_on_request) {
+  tqh_test_record_t r[3];
+  r[0] = record("b", TQH_OUTCOME_PASSED);
+  r[0].started_at = 20;
+  r[0].duration_s = 0.1;
+  r[1] = record("a", TQH_OUTCOME_FAILED);
+  r[1].started_at = 30;
+  r[1].duration_s = 0.9;
+  r[1].compile_s = 0.6;
+  r[1].run_s = 0.2;
+  r[2] = record("c", TQH_OUTCOME_PASSED);
+  r[2].classname = "other";
+  r[2].started_at = 10;
+  r[2].duration_s = 0.5;
+  r[0].test_id = "smoke/b", r[1].test_id = "smoke/a", r[2].test_id = "other/c";
+  tqh_summary_options_t o;
+  tqh_summary_options_initialize(&o);
+  tq_buf_t out;
+  tq_buf_init(&out, 0);
+  RT_OK(tqh_summary_render(r, 3, &o, &out));
+  /* Run order: by start time, whatever the journal's order. */
+  const char *c = strstr(out.data, "  other/c  "), *b = strstr(out.data, "  smoke/b  "),
+             *a = strstr(out.data, "  smoke/a  ");
+  ck_assert_msg(c && b && a && c < b && b < a, "%s", out.data);
+  ck_assert_int_eq(count_of(out.data, "Host Profile Overview"), 3);
+  ck_assert_ptr_null(strstr(out.data, "Slowest"));
+
+  tq_buf_clear(&out);
+  o.order = TQH_SUMMARY_BY_ID;
+  o.overview = TQH_OVERVIEW_FAILED;
+  RT_OK(tqh_summary_render(r, 3, &o, &out));
+  c = strstr(out.data, "  other/c  "), b = strstr(out.data, "  smoke/b  "),
+  a = strstr(out.data, "  smoke/a  ");
+  ck_assert_msg(c && b && a && c < a && a < b, "%s", out.data);
+  ck_assert_int_eq(count_of(out.data, "Host Profile Overview"), 1);
+  ck_assert_ptr_nonnull(strstr(out.data, "  Test: smoke/a  Model: a\n"));
+
+  tq_buf_clear(&out);
+  o.order = TQH_SUMMARY_BY_OUTCOME;
+  o.overview = TQH_OVERVIEW_NONE;
+  o.durations = 2;
+  RT_OK(tqh_summary_render(r, 3, &o, &out));
+  ck_assert_int_eq(count_of(out.data, "Host Profile Overview"), 0);
+  ck_assert_msg(strstr(out.data, "  smoke/a  ") < strstr(out.data, "  other/c  "), "%s", out.data);
+  const char *slow = strstr(out.data, "=== Slowest 2 tests ===");
+  ck_assert_msg(slow != NULL, "%s", out.data);
+  ck_assert_ptr_nonnull(strstr(slow, "TOTAL      COMPILE          RUN        OTHER  TEST\n"));
+  ck_assert_ptr_nonnull(strstr(slow, "  900.000ms    600.000ms    200.000ms    100.000ms  smoke/a\n"));
+  ck_assert_ptr_nonnull(strstr(slow, "  500.000ms          0ns          0ns    500.000ms  other/c\n"));
+  ck_assert_ptr_null(strstr(slow, "smoke/b"));
+
+  /* -q: one line. */
+  tq_buf_clear(&out);
+  tqh_summary_options_initialize(&o);
+  o.brief = 1;
+  o.elapsed_s = 1.5;
+  o.run_dir = "results/R";
+  RT_OK(tqh_summary_render(r, 3, &o, &out));
+  ck_assert_str_eq(out.data, "3 tests: 2 passed, 1 failed in 1.500s; results in results/R/\n");
+  tq_buf_deinit(&out);
+
+  tqh_summary_order_t order;
+  tqh_overview_shown_t shown;
+  ck_assert(tqh_summary_order_parse("duration", &order) && order == TQH_SUMMARY_BY_DURATION);
+  ck_assert(!tqh_summary_order_parse("name", &order));
+  ck_assert(tqh_overview_shown_parse("failed", &shown) && shown == TQH_OVERVIEW_FAILED);
+  ck_assert(!tqh_overview_shown_parse("some", &shown));
+}
+END_TEST
+
 START_TEST(finished_test_writes_its_files_journal_and_reports) {
   char *root = rt_tmpdir();
   tqh_results_t *r = create(root, "run");
@@ -211,7 +283,7 @@ START_TEST(finished_test_writes_its_files_journal_and_reports) {
 
   char *journal = run_file(r, "journal.jsonl");
   ck_assert_int_eq(count_of(journal, "\n"), 3);
-  ck_assert_ptr_nonnull(strstr(journal, "{\"id\":\"conv\",\"name\":\"conv\",\"classname\":\"smoke\""));
+  ck_assert_ptr_nonnull(strstr(journal, "{\"id\":\"conv\",\"test_id\":\"smoke/conv\",\"name\":\"conv\",\"classname\":\"smoke\""));
   tq_free(journal);
 
   size_t counts[TQH_OUTCOME_COUNT];
@@ -238,9 +310,14 @@ START_TEST(finished_test_writes_its_files_journal_and_reports) {
   ck_assert_msg(strstr(summary, "  3 tests: 1 passed, 1 failed, 1 skipped\n"
                                 "  Cache: 1 hit, 1 miss\n") != NULL,
                 "%s", summary);
-  ck_assert_ptr_nonnull(strstr(summary, "  conv  passed              207.123ms    12.845ms\n"));
-  ck_assert_ptr_nonnull(strstr(summary, "  pool  skipped                     -           -\n"));
-  ck_assert_ptr_nonnull(strstr(summary, "  Model: conv\n"));
+  /* One id per test, suite/test, as everywhere; in run order. */
+  ck_assert_ptr_nonnull(
+      strstr(summary, "  smoke/conv  passed              207.123ms    12.845ms\n"));
+  ck_assert_ptr_nonnull(
+      strstr(summary, "  smoke/pool  skipped                     -           -\n"));
+  ck_assert(strstr(summary, "  smoke/conv  ") < strstr(summary, "  tosa/add    ") &&
+            strstr(summary, "  tosa/add    ") < strstr(summary, "  smoke/pool  "));
+  ck_assert_ptr_nonnull(strstr(summary, "  Test: smoke/conv  Model: conv\n"));
   ck_assert_int_eq(count_of(summary, "Host Profile Overview"), 2);
   /* WALL_TIME first, then OVERALL, then the rest with shares of OVERALL. */
   const char *w = strstr(summary, "WALL_TIME");
@@ -583,6 +660,7 @@ Suite *results_suite(void) {
   tcase_add_test(tc, run_id_is_utc_time_and_four_hex_digits);
   tcase_add_test(tc, create_makes_a_fresh_run_folder_with_run_json);
   tcase_add_test(tc, finished_test_writes_its_files_journal_and_reports);
+  tcase_add_test(tc, summary_follows_run_order_or_sorts_and_shortens_on_request);
   tcase_add_test(tc, rebuild_from_the_journal_equals_the_incremental_reports);
   tcase_add_test(tc, reports_are_throttled_beyond_the_threshold_and_finished_at_the_end);
   tcase_add_loop_test(tc, test_ids_must_be_safe_folder_names, 0,

@@ -430,9 +430,17 @@ static tq_status_t metric_line(const tqh_overview_metric_t *m, int has_overall, 
 
 tq_status_t tqh_overview_format(const tqh_overview_t *ov, const char *model, int64_t wall_time_ns,
                                 tq_buf_t *out) {
+  return tqh_overview_format_test(ov, NULL, model, wall_time_ns, out);
+}
+
+tq_status_t tqh_overview_format_test(const tqh_overview_t *ov, const char *test_id,
+                                     const char *model, int64_t wall_time_ns, tq_buf_t *out) {
   TQ_TRY(tq_buf_append_cstr(out, "====================== Host Profile Overview "
                                  "=======================\n"));
-  TQ_TRY(tq_buf_printf(out, "  Model: %s\n  ", model ? model : ""));
+  if (test_id)
+    TQ_TRY(tq_buf_printf(out, "  Test: %s  Model: %s\n  ", test_id, model ? model : ""));
+  else
+    TQ_TRY(tq_buf_printf(out, "  Model: %s\n  ", model ? model : ""));
   for (int i = 0; i < RULE_COLS; i++) TQ_TRY(tq_buf_append_cstr(out, "─"));
   TQ_TRY(tq_buf_putc(out, '\n'));
   uint64_t wall = 0;

@@ -220,9 +220,9 @@ static tq_status_t summary_row(const page_t *p, size_t k, tq_buf_t *out) {
   const tqh_test_record_t *r = &p->records.items[p->order[k]];
   const char *o = tqh_outcome_name(r->outcome);
   TQ_TRY(tq_buf_append_cstr(out, "<tr><td><a href=\"#t-"));
-  TQ_TRY(esc(out, r->id));
+  TQ_TRY(esc(out, tqh_record_test_id(r)));
   TQ_TRY(tq_buf_append_cstr(out, "\">"));
-  TQ_TRY(esc(out, r->id));
+  TQ_TRY(esc(out, tqh_record_test_id(r)));
   TQ_TRY(tq_buf_append_cstr(out, "</a></td><td>"));
   TQ_TRY(esc(out, r->classname));
   TQ_TRY(tq_buf_printf(out, "</td><td class=\"o-%s\">%s</td>", o, o));
@@ -443,9 +443,9 @@ static tq_status_t section(page_t *p, size_t k, tq_buf_t *out) {
   const tqh_test_record_t *r = &p->records.items[p->order[k]];
   const char *o = tqh_outcome_name(r->outcome);
   TQ_TRY(tq_buf_append_cstr(out, "<section class=\"test\" id=\"t-"));
-  TQ_TRY(esc(out, r->id));
+  TQ_TRY(esc(out, tqh_record_test_id(r)));
   TQ_TRY(tq_buf_append_cstr(out, "\"><h2>"));
-  TQ_TRY(esc(out, r->id));
+  TQ_TRY(esc(out, tqh_record_test_id(r)));
   TQ_TRY(tq_buf_printf(out, " <span class=\"o-%s\">%s</span></h2>\n", o, o));
   if (r->message && *r->message) {
     TQ_TRY(tq_buf_append_cstr(out, "<p class=\"msg\">"));

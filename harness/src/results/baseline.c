@@ -349,8 +349,7 @@ tq_status_t tqh_baseline_apply(tqh_baseline_t *baseline, double floor_pct,
       tqh_baseline_compare_record(baseline, record, floor_pct, gate, gate_count, &c, &found);
   if (!st && !found) {
     st = tq_buf_append_cstr(&note, "not in the baseline");
-    if (!st) st = tq_buf_printf(&log, "%s/%s: not in the baseline\n",
-                                record->classname ? record->classname : "", record->name);
+    if (!st) st = tq_buf_printf(&log, "%s: not in the baseline\n", tqh_record_test_id(record));
   } else if (!st) {
     v->found = 1;
     v->regressions = c.regressions;
@@ -363,8 +362,8 @@ tq_status_t tqh_baseline_apply(tqh_baseline_t *baseline, double floor_pct,
     }
     if (!st && c.improvements) {
       st = tq_buf_append_cstr(&note, c.regressions ? "; improved: " : "improved: ");
-      if (!st) st = tq_buf_printf(&log, "%s/%s: improved against the baseline: ",
-                                  record->classname ? record->classname : "", record->name);
+      if (!st) st = tq_buf_printf(&log, "%s: improved against the baseline: ",
+                                  tqh_record_test_id(record));
       if (!st) st = list_rows(&c, TQH_BASELINE_IMPROVED, &note);
       if (!st) st = list_rows(&c, TQH_BASELINE_IMPROVED, &log);
       if (!st) st = tq_buf_putc(&log, '\n');
@@ -464,29 +463,24 @@ tq_status_t tqh_baseline_compare_runs(const char *run_a, const char *run_b,
     st = tqh_baseline_set_now(a, first, id);
     tq_free(id);
   }
-  tq_buf_t test_id;
-  tq_buf_init(&test_id, 0);
   for (size_t i = 0; !st && i < count; i++) {
     const tqh_test_record_t *now = &b->records.items[latest[i]];
-    tq_buf_clear(&test_id);
-    st = tq_buf_printf(&test_id, "%s/%s", now->classname ? now->classname : "", now->name);
-    if (st) break;
+    const char *test_id = tqh_record_test_id(now);
     tqh_baseline_comparison_t c;
     int found = 0;
     st = tqh_baseline_compare_record(a, now, -1, NULL, 0, &c, &found);
     if (st) break;
     if (!found) {
       missing++;
-      st = tqh_baseline_table_note(table, test_id.data, "not in the baseline");
+      st = tqh_baseline_table_note(table, test_id, "not in the baseline");
       continue;
     }
-    st = tqh_baseline_table_add(table, test_id.data, &c, 0);
+    st = tqh_baseline_table_add(table, test_id, &c, 0);
     compared++;
     if (c.regressions) regressed++;
     if (c.improvements) improved++;
     tqh_baseline_comparison_deinit(&c);
   }
-  tq_buf_deinit(&test_id);
   if (!st) {
     const tqh_baseline_options_t *o = &a->options;
     st = tq_buf_printf(out,

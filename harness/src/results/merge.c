@@ -52,12 +52,12 @@ tq_status_t tqh_merge_runs(const char *const *run_dirs, size_t num_runs,
   }
   for (size_t i = 0; !s && i < num_runs; i++) {
     for (size_t r = 0; !s && r < runs[i].records.count; r++) {
-      const char *id = runs[i].records.items[r].id;
+      const char *id = tqh_record_test_id(&runs[i].records.items[r]);
       for (size_t j = 0; !s && j <= i; j++) {
         size_t end = j == i ? r : runs[j].records.count;
         size_t hit = SIZE_MAX;
         for (size_t q = 0; q < end && hit == SIZE_MAX; q++)
-          if (!strcmp(runs[j].records.items[q].id, id)) hit = q;
+          if (!strcmp(tqh_record_test_id(&runs[j].records.items[q]), id)) hit = q;
         if (hit == SIZE_MAX) continue;
         num_dups++;
         s = tq_buf_printf(&dups, "\n  %s (in %s and %s)", id, run_dirs[j], run_dirs[i]);

@@ -111,12 +111,35 @@ static void write_stats(tqh_jw_t *w, const char *key, const tqh_stats_t *st, con
   tqh_jw_array_end(w);
 }
 
+/* "suite/name", the test id of a record that does not carry one (written before test_id was);
+ * without a suite, its folder name. */
+static tq_status_t made_test_id(const tqh_test_record_t *r, tq_buf_t *out) {
+  if (r->classname && *r->classname)
+    return tq_buf_printf(out, "%s/%s", r->classname, r->name ? r->name : "");
+  return tq_buf_append_cstr(out, r->id ? r->id : "");
+}
+
 tq_status_t tqh__record_to_json(const tqh_test_record_t *r, int pretty, tq_buf_t *out) {
   tqh_jw_t w;
   tqh_jw_init(&w, out, pretty);
   tqh_jw_object_begin(&w);
   tqh_jw_key(&w, "id");
   tqh_jw_string(&w, r->id);
+  tqh_jw_key(&w, "test_id");
+  if (r->test_id && *r->test_id) {
+    tqh_jw_string(&w, r->test_id);
+  } else {
+    tq_buf_t id;
+    tq_buf_init(&id, 0);
+    tq_status_t s = made_test_id(r, &id);
+    if (s) {
+      tq_status_free(tqh_jw_finish(&w));
+      tq_buf_deinit(&id);
+      return s;
+    }
+    tqh_jw_string(&w, id.data);
+    tq_buf_deinit(&id);
+  }
   tqh_jw_key(&w, "name");
   tqh_jw_string(&w, r->name);
   tqh_jw_key(&w, "classname");
@@ -218,7 +241,7 @@ void tqh_records_deinit(tqh_records_t *list) {
 static int cmp_by_id(const void *a, const void *b, void *ctx) {
   const tqh_test_record_t *items = ctx;
   size_t x = *(const size_t *)a, y = *(const size_t *)b;
-  int c = strcmp(items[x].id, items[y].id);
+  int c = strcmp(tqh_record_test_id(&items[x]), tqh_record_test_id(&items[y]));
   return c ? c : (x > y) - (x < y);
 }
 
@@ -234,7 +257,8 @@ static tq_status_t latest_by_id(const tqh_records_t *list, size_t **out, size_t 
   qsort_r(sorted, n, sizeof(*sorted), cmp_by_id, list->items);
   size_t kept = 0;
   for (size_t i = 0; i < n; i++)
-    if (i + 1 == n || strcmp(list->items[sorted[i]].id, list->items[sorted[i + 1]].id) != 0)
+    if (i + 1 == n || strcmp(tqh_record_test_id(&list->items[sorted[i]]),
+                             tqh_record_test_id(&list->items[sorted[i + 1]])) != 0)
       sorted[kept++] = sorted[i];
   *out = sorted;
   *out_count = kept;
@@ -267,7 +291,7 @@ const tqh_test_record_t *tqh_records_find(const tqh_records_index_t *index, cons
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     const tqh_test_record_t *r = &index->list->items[index->by_id[mid]];
-    int c = strcmp(r->id, id);
+    int c = strcmp(tqh_record_test_id(r), id);
     if (!c) return r;
     if (c < 0) lo = mid + 1;
     else hi = mid;
@@ -466,8 +490,19 @@ static tq_status_t read_record(rd_t *rd, tqh_test_record_t *r) {
   if (rd->obj->kind != TQH_JSON_OBJECT)
     return TQ_STATUS(TQ_INVALID_INPUT, "expected a JSON object");
   TQ_TRY(get_string(rd, "id", 1, &r->id));
+  TQ_TRY(get_string(rd, "test_id", 0, &r->test_id));
   TQ_TRY(get_string(rd, "name", 1, &r->name));
   TQ_TRY(get_string(rd, "classname", 0, &r->classname));
+  if (!r->test_id || !*r->test_id) {
+    /* A line written before records carried their test id. */
+    tq_buf_t id;
+    tq_buf_init(&id, 0);
+    tq_status_t s = made_test_id(r, &id);
+    if (!s && !(r->test_id = tq_arena_strndup(rd->arena, id.data ? id.data : "", id.len)))
+      s = oom();
+    tq_buf_deinit(&id);
+    TQ_TRY(s);
+  }
   TQ_TRY(get_string(rd, "model", 0, &r->model));
   TQ_TRY(get_string(rd, "host", 0, &r->host));
   const char *outcome;

@@ -460,7 +460,8 @@ static tq_status_t regenerate(tqh_results_t *r) {
   if (!s && r->junit_copy) s = put_file(r, r->junit_copy, r->render.data, r->render.len);
   TQ_TRY(s);
   tq_buf_clear(&r->render);
-  TQ_TRY(tqh__summary_render(r->records.items, r->records.count, &r->summary_pieces, &r->render));
+  TQ_TRY(tqh__summary_render(r->records.items, r->records.count, NULL, &r->summary_pieces,
+                             &r->render));
   path = join(r->run_dir, "summary.txt");
   if (!path) return oom();
   s = put_file(r, path, r->render.data ? r->render.data : "", r->render.len);
@@ -576,11 +577,16 @@ tq_status_t tqh_results_finish(tqh_results_t *results) {
 }
 
 tq_status_t tqh_results_summary(tqh_results_t *results, char **out_text) {
+  return tqh_results_summary_with(results, NULL, out_text);
+}
+
+tq_status_t tqh_results_summary_with(tqh_results_t *results, const tqh_summary_options_t *options,
+                                     char **out_text) {
   *out_text = NULL;
   tq_buf_t buf;
   tq_buf_init(&buf, 0);
   pthread_mutex_lock(&results->mu);
-  tq_status_t s = tqh__summary_render(results->records.items, results->records.count,
+  tq_status_t s = tqh__summary_render(results->records.items, results->records.count, options,
                                       &results->summary_pieces, &buf);
   pthread_mutex_unlock(&results->mu);
   if (!s) {

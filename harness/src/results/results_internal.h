@@ -17,7 +17,8 @@
 
 /* ---- Test records as JSON (record.c) ----------------------------------------------------------
  * The journal line and report.json hold one object with these keys, in this order:
- *   id name classname model host outcome message failure_type text started_at duration
+ *   id (the folder) test_id ("smoke/conv2d"; made from classname/name when absent) name
+ *   classname model host outcome message failure_type text started_at duration
  *   wall_time (null when not measured) wall_time_stats {n min max median mean stddev mad
  *   ci95_low ci95_high} wall_time_samples [..], on boards device_time (the median)
  *   device_time_stats {...} device_time_samples [..] (absent when not measured), cache ("hit"|"miss"|"none") compile_time run_time
@@ -63,10 +64,12 @@ tq_status_t tqh__junit_render(const tqh_test_record_t *records, size_t count,
 
 /* ---- The summary (summary.c) ---------------------------------------------------------------- */
 
-/* Appends summary.txt for `count` records: the outcome counts, a table of the tests (outcome,
- * name, wall time median, OVERALL), the cache line, and one Host Profile Overview block per test
- * that has overview metrics (WALL_TIME first). `cache` (may be NULL) keeps the blocks. */
+/* Appends the summary for `count` records as `options` say (NULL: summary.txt): a table of the
+ * tests (id, outcome, wall time median, OVERALL), the outcome counts, the cache line, and one
+ * Host Profile Overview block per test that has overview metrics (WALL_TIME first). `cache` (may
+ * be NULL) keeps the blocks. */
 tq_status_t tqh__summary_render(const tqh_test_record_t *records, size_t count,
-                                tqh__pieces_t *cache, tq_buf_t *out) TQ_MUST_USE;
+                                const tqh_summary_options_t *options, tqh__pieces_t *cache,
+                                tq_buf_t *out) TQ_MUST_USE;
 
 #endif

@@ -88,7 +88,7 @@ static tq_status_t load_durations(const char *run_dir, item_t *items, size_t n,
   size_t known = 0;
   for (size_t i = 0; !s && i < n; i++) {
     const tqh_test_t *t = tests[items[i].pos];
-    const tqh_test_record_t *r = tqh_records_find(&index, t->fs_id ? t->fs_id : t->id);
+    const tqh_test_record_t *r = tqh_records_find(&index, t->id);
     if (r) {
       items[i].duration = r->duration_s > 0 ? r->duration_s : 0;
       sum += items[i].duration;

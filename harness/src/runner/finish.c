@@ -172,6 +172,7 @@ static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
   tqh_test_record_t rec;
   memset(&rec, 0, sizeof(rec));
   rec.id = t->fs_id;
+  rec.test_id = t->id;
   rec.host = r->board;
   rec.name = case_name(t);
   rec.classname = t->suite->name;

@@ -40,6 +40,7 @@ void tqh_runner_options_initialize(tqh_runner_options_t *options) {
   options->color = -1;
   options->profiling = 1;
   options->print_summary = 1;
+  tqh_summary_options_initialize(&options->summary);
 }
 
 int tqh_runner_exit_code(const tqh_runner_summary_t *summary) {
@@ -582,7 +583,10 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   out_summary->elapsed_s = (double)(tqh_now_ns() - t0) / 1e9;
   if (!st && options->print_summary) {
     char *text = NULL;
-    st = tqh_results_summary(results, &text);
+    tqh_summary_options_t so = options->summary;
+    so.elapsed_s = out_summary->elapsed_s;
+    if (so.brief && !so.run_dir) so.run_dir = tqh_results_run_dir(results);
+    st = tqh_results_summary_with(results, &so, &text);
     if (!st && text) tqh__progress_write(&run.progress, text);
     tq_free(text);
   }

@@ -33,7 +33,7 @@
  *
  * Printed as (tqh_overview_format):
  *     ====================== Host Profile Overview =======================
- *       Model: conv2d_f4_s4_64x64x16_i16
+ *       Model: conv2d_f4_s4_64x64x16_i16      (in a run: Test: smoke/conv2d  Model: ...)
  *       ────────────────────────────────────────────────────
  *       WALL_TIME                       207.000ms
  *       OVERALL                          12.845ms
@@ -167,6 +167,12 @@ tq_status_t tqh_overview_read(const char *const *paths, size_t count,
  * the overview has a WALL_TIME metric of its own. */
 tq_status_t tqh_overview_format(const tqh_overview_t *overview, const char *model,
                                 int64_t wall_time_ns, tq_buf_t *out) TQ_MUST_USE;
+
+/* The same block for a test of a run: its header line names the test id with the model beside
+ * it ("  Test: smoke/conv2d  Model: conv2d_3x3_16x16x8_i8"); NULL `test_id`: as above. */
+tq_status_t tqh_overview_format_test(const tqh_overview_t *overview, const char *test_id,
+                                     const char *model, int64_t wall_time_ns,
+                                     tq_buf_t *out) TQ_MUST_USE;
 
 /* The name of a metric's slice in profile.pb: "DMA total: 453.000µs (3.53%)", "OVERALL:
  * 12.845ms" (no percentage for OVERALL; 0.00% of an OVERALL of 0), into `out` (cleared). */

@@ -20,7 +20,7 @@
  *   opts.root = "results";
  *   TQ_TRY(tqh_results_create(&opts, &info, &results));
  *   for each test:
- *     TQ_TRY(tqh_results_test_dir(results, test_id, &dir));   // mkdir; put profile.pb etc. there
+ *     TQ_TRY(tqh_results_test_dir(results, folder, &dir));    // mkdir; put profile.pb etc. there
  *     ... run it, fill a tqh_test_record_t ...
  *     TQ_TRY(tqh_results_test_finished(results, &record));    // report.json, journal, reports
  *   TQ_TRY(tqh_results_finish(results));                      // final junit.xml, summary.txt
@@ -137,7 +137,10 @@ void tqh_recon_percentiles(double *errors, size_t n, double *out_median, double 
  * replaced by U+FFFD in the XML. */
 typedef struct tqh_test_record_s {
   const char *id;           /* file-system-safe id: the test's folder name (required) */
-  const char *name;         /* test name, JUnit testcase name (required) */
+  const char *test_id;      /* the test's id as shown everywhere, "smoke/conv2d"; NULL: made
+                             * from classname/name when the record is written (and when an
+                             * older journal line without it is read) */
+  const char *name;         /* test name within its suite, JUnit testcase name (required) */
   const char *classname;    /* the suite, JUnit classname and testsuite name */
   const char *model;        /* the Host Profile Overview block's title; NULL: `name` */
   const char *host;         /* machine that ran the test; NULL: the run's hostname */
@@ -184,6 +187,12 @@ typedef struct tqh_test_record_s {
   const char *const *files; /* the test's files, relative to its folder ("profile.pb") */
   size_t file_count;
 } tqh_test_record_t;
+
+/* The id a record shows and is matched by ("smoke/conv2d"): test_id, else the folder name. Records
+ * read back from a journal always have a test_id. */
+static inline const char *tqh_record_test_id(const tqh_test_record_t *r) {
+  return r->test_id && *r->test_id ? r->test_id : r->id;
+}
 
 /* ---- The run ------------------------------------------------------------------------------ */
 
@@ -246,15 +255,15 @@ tq_status_t tqh_results_create(const tqh_results_options_t *options, const tqh_r
 const char *tqh_results_run_dir(const tqh_results_t *results);
 const char *tqh_results_run_id(const tqh_results_t *results);
 
-/* Creates the test's folder RUN_DIR/<test_id>/ (no error if it exists) and returns its path in
- * *out_path (heap, caller frees with tq_free). TQ_INVALID_ARGUMENT when `test_id` is not a
+/* Creates the test's folder RUN_DIR/<folder>/ (no error if it exists) and returns its path in
+ * *out_path (heap, caller frees with tq_free). TQ_INVALID_ARGUMENT when `folder` is not a
  * safe name (see tqh_results_id_is_safe). */
-tq_status_t tqh_results_test_dir(tqh_results_t *results, const char *test_id,
+tq_status_t tqh_results_test_dir(tqh_results_t *results, const char *folder,
                                  char **out_path) TQ_MUST_USE;
 
-/* Writes RUN_DIR/<test_id>/<name> atomically (creating the folder). `name` is a relative path
+/* Writes RUN_DIR/<folder>/<name> atomically (creating the folder). `name` is a relative path
  * without ".." components (e.g. "stdout.txt"). */
-tq_status_t tqh_results_write_file(tqh_results_t *results, const char *test_id, const char *name,
+tq_status_t tqh_results_write_file(tqh_results_t *results, const char *folder, const char *name,
                                    const void *data, size_t len) TQ_MUST_USE;
 
 /* Records a finished test: writes its report.json and (when it has a wall time) wall_time.txt,
@@ -279,6 +288,48 @@ tq_status_t tqh_results_finish(tqh_results_t *results) TQ_MUST_USE;
  * Overview blocks), for the runner to print at the end. Heap string, caller frees with tq_free;
  * TQ_OUT_OF_MEMORY. */
 tq_status_t tqh_results_summary(tqh_results_t *results, char **out_text) TQ_MUST_USE;
+
+/* ---- The summary, as the user asks for it ----------------------------------------------------
+ * summary.txt always holds the whole summary in run order. What a run prints at its end may be
+ * shorter (-q: one line after the failures), sorted (--sort), hold fewer overview blocks
+ * (--overview) or more (--durations: the slowest tests with their compile/run split). */
+
+typedef enum tqh_summary_order_e {
+  TQH_SUMMARY_RUN_ORDER, /* the order the tests started (the journal's order for equal times) */
+  TQH_SUMMARY_BY_ID,     /* by test id (byte order) */
+  TQH_SUMMARY_BY_DURATION, /* the slowest test first */
+  TQH_SUMMARY_BY_OUTCOME,  /* failed and errors first, then run order */
+} tqh_summary_order_t;
+
+typedef enum tqh_overview_shown_e {
+  TQH_OVERVIEW_ALL,    /* one Host Profile Overview block per test that has metrics */
+  TQH_OVERVIEW_FAILED, /* only those of failed and errored tests */
+  TQH_OVERVIEW_NONE,
+} tqh_overview_shown_t;
+
+typedef struct tqh_summary_options_s {
+  tqh_summary_order_t order;
+  tqh_overview_shown_t overview;
+  int brief;          /* one line: the counts, the elapsed time and the run folder */
+  size_t durations;   /* after the rest, the N slowest tests (SIZE_MAX: all; 0: none) */
+  double elapsed_s;   /* the run's wall-clock time for the brief line; < 0: not shown */
+  const char *run_dir; /* named by the brief line; NULL: not named */
+} tqh_summary_options_t;
+
+/* Run order, every overview block, not brief, no durations, elapsed unknown. */
+void tqh_summary_options_initialize(tqh_summary_options_t *options);
+
+/* Parses "run", "id", "duration", "outcome" / "all", "failed", "none"; 0 when unknown. */
+int tqh_summary_order_parse(const char *text, tqh_summary_order_t *out);
+int tqh_overview_shown_parse(const char *text, tqh_overview_shown_t *out);
+
+/* Appends the summary of `count` records (a journal's, in its order) as `options` ask. */
+tq_status_t tqh_summary_render(const tqh_test_record_t *records, size_t count,
+                               const tqh_summary_options_t *options, tq_buf_t *out) TQ_MUST_USE;
+
+/* tqh_results_summary with options (NULL: the defaults, which give summary.txt). */
+tq_status_t tqh_results_summary_with(tqh_results_t *results, const tqh_summary_options_t *options,
+                                     char **out_text) TQ_MUST_USE;
 
 /* Frees the results object (the files stay). Accepts NULL. */
 void tqh_results_destroy(tqh_results_t *results);

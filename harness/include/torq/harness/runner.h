@@ -67,6 +67,7 @@ typedef struct tqh_runner_options_s {
   int profiling;                 /* profile, annotate, compute the overview; default 1 */
   const volatile sig_atomic_t *cancel; /* may be NULL */
   int print_summary;             /* print the summary and overview at the end; default 1 */
+  tqh_summary_options_t summary; /* how (results.h); the runner fills its elapsed_s and run_dir */
   struct tqh_baseline_s *baseline; /* --baseline: gate each test on it (baseline.h); borrowed */
   /* --upload: each recorded test is queued for it (upload.h); the workers close its pipe. */
   struct tqh_uploader_s *uploader;
