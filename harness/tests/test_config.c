@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "suite_testutil.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/config.h"
+#include "torq/harness/json.h"
 #include "torq/harness/suite.h"
 #include "tq_test.h"
 
@@ -567,6 +569,129 @@ START_TEST(config_describe_names_each_layer) {
 }
 END_TEST
 
+/* Each value says where it came from: the file and line, the variable, the option. */
+START_TEST(config_remembers_the_source_of_every_value) {
+  tqh_config_t *cfg = new_config();
+  st_write(dir, "c.yaml", "# defaults\nrepeat: 3\ntimeout: {compile: 9, run: 8}\njobs: auto\n");
+  must(tqh_config_load_file(cfg, st_path(dir, "c.yaml"), NULL));
+  const char *env[] = {"TORQ_WARMUP=2", NULL};
+  must(tqh_config_apply_env(cfg, env, NULL));
+  must(tqh_config_set_from(cfg, TQH_LAYER_CLI, "seed", "7", "--seed"));
+  must(tqh_config_set_from(cfg, TQH_LAYER_ENV, "seed", "8", "TORQ_SEED")); /* lower: ignored */
+  char text[64], where[4200];
+  tqh_layer_t layer;
+  const char *source;
+  ck_assert(tqh_config_get(cfg, "repeat", text, sizeof(text), &layer, &source));
+  snprintf(where, sizeof(where), "%s:2", st_path(dir, "c.yaml"));
+  ck_assert_str_eq(text, "3");
+  ck_assert_int_eq(layer, TQH_LAYER_CONFIG);
+  ck_assert_str_eq(source, where);
+  ck_assert(tqh_config_get(cfg, "run_timeout", text, sizeof(text), &layer, &source));
+  snprintf(where, sizeof(where), "%s:3", st_path(dir, "c.yaml"));
+  ck_assert_str_eq(text, "8");
+  ck_assert_str_eq(source, where);
+  ck_assert(tqh_config_get(cfg, "warmup", text, sizeof(text), &layer, &source));
+  ck_assert_int_eq(layer, TQH_LAYER_ENV);
+  ck_assert_str_eq(source, "TORQ_WARMUP");
+  ck_assert(tqh_config_get(cfg, "seed", text, sizeof(text), &layer, &source));
+  ck_assert_str_eq(text, "7");
+  ck_assert_str_eq(source, "--seed");
+  ck_assert(tqh_config_get(cfg, "function", text, sizeof(text), &layer, &source));
+  ck_assert_int_eq(layer, TQH_LAYER_BUILTIN);
+  ck_assert_ptr_null(source);
+  ck_assert(!tqh_config_get(cfg, "nope", text, sizeof(text), &layer, &source));
+  /* jobs: auto is the processors online. */
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  ck_assert_uint_eq(cfg->jobs, cpus < 1 ? 1 : (unsigned)cpus);
+  must(tqh_config_set(cfg, TQH_LAYER_CLI, "jobs", "auto"));
+  ck_assert_uint_eq(cfg->jobs, cpus < 1 ? 1 : (unsigned)cpus);
+
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  must(tqh_config_describe(cfg, &b));
+  ck_assert_ptr_nonnull(strstr(b.data, "warmup = 2  (environment: TORQ_WARMUP)\n"));
+  ck_assert_ptr_nonnull(strstr(b.data, "seed = 7  (command line: --seed)\n"));
+  tq_buf_clear(&b);
+  must(tqh_config_to_json(cfg, &b));
+  tq_arena_t arena;
+  tq_arena_init(&arena, 0, 0);
+  tqh_json_t *v = NULL;
+  must(tqh_json_parse(&arena, "config", b.data, b.len, &v));
+  const tqh_json_t *repeat = tqh_json_get(tqh_json_get(v, "settings"), "repeat");
+  ck_assert(tqh_json_get(repeat, "value")->number == 3);
+  ck_assert_str_eq(tqh_json_get(repeat, "layer")->string, "config");
+  ck_assert_ptr_nonnull(strstr(tqh_json_get(repeat, "source")->string, "c.yaml:2"));
+  const tqh_json_t *targets = tqh_json_get(tqh_json_get(tqh_json_get(v, "settings"), "targets"),
+                                           "value");
+  ck_assert_int_eq(targets->kind, TQH_JSON_ARRAY);
+  ck_assert_str_eq(targets->items[0]->string, "sim");
+  ck_assert_int_eq(tqh_json_get(tqh_json_get(tqh_json_get(v, "settings"), "reference"),
+                                "value")->kind, TQH_JSON_BOOL);
+  ck_assert_int_eq(tqh_json_get(v, "files")->len, 1);
+  tq_arena_deinit(&arena);
+  tq_buf_deinit(&b);
+  tqh_config_destroy(cfg);
+}
+END_TEST
+
+/* The project: the nearest folder upwards with configs/; its results and cache by default,
+ * relative paths of its configs against it, of other files against their folder. */
+START_TEST(config_project_is_found_from_the_suite_upwards) {
+  st_write(dir, "proj/configs/a.yaml", "repeat: 4\ncache_dir: cache\n");
+  st_write(dir, "proj/suites/deep/s.yaml", "tests: []\n");
+  st_write(dir, "lone/s.yaml", "tests: []\n");
+  st_write(dir, "extra/more.yaml", "results_dir: out\nwarmup: 3\n");
+  char proj[4096], want[4200];
+  ck_assert_ptr_nonnull(realpath(st_path(dir, "proj"), proj));
+  char *found = NULL;
+  must(tqh_config_find_project(st_path(dir, "proj/suites/deep/s.yaml"), &found));
+  ck_assert_ptr_nonnull(found);
+  ck_assert_str_eq(found, proj);
+  tq_free(found);
+  must(tqh_config_find_project(st_path(dir, "proj/suites"), &found));
+  ck_assert_str_eq(found, proj);
+  tq_free(found);
+  /* A file that does not exist yet still has its folder's project. */
+  must(tqh_config_find_project(st_path(dir, "proj/suites/none.yaml"), &found));
+  ck_assert_str_eq(found, proj);
+  tq_free(found);
+  must(tqh_config_find_project(st_path(dir, "lone/s.yaml"), &found));
+  ck_assert_ptr_null(found);
+  must(tqh_config_find_project(st_path(dir, "missing/x/s.yaml"), &found));
+  ck_assert_ptr_null(found);
+
+  tqh_config_t *cfg = new_config();
+  must(tqh_config_load_project(cfg, proj, NULL));
+  ck_assert_str_eq(cfg->project_dir, proj);
+  ck_assert_uint_eq(cfg->defaults.repeat, 4);
+  snprintf(want, sizeof(want), "%s/results", proj);
+  ck_assert_str_eq(cfg->results_dir, want);
+  ck_assert_int_eq(cfg->results_dir_layer, TQH_LAYER_BUILTIN);
+  snprintf(want, sizeof(want), "%s/cache", proj);
+  ck_assert_str_eq(cfg->cache_dir, want);
+  ck_assert_int_eq(cfg->cache_dir_layer, TQH_LAYER_CONFIG);
+  /* --config / TORQ_CONFIG: a file's relative paths are against its folder; a folder's files
+   * are read in order. */
+  must(tqh_config_load_path(cfg, st_path(dir, "extra/more.yaml"), NULL));
+  snprintf(want, sizeof(want), "%s/out", st_path(dir, "extra"));
+  ck_assert_str_eq(cfg->results_dir, want);
+  ck_assert_uint_eq(cfg->defaults.warmup, 3);
+  ck_assert_uint_eq(cfg->defaults.repeat, 4);
+  tq_status_t st = tqh_config_load_path(cfg, st_path(dir, "nothing.yaml"), NULL);
+  ck_assert_int_eq(tq_status_code(st), TQ_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(strstr(tq_status_message(st), "nothing.yaml"));
+  tq_status_free(st);
+  tqh_config_destroy(cfg);
+
+  cfg = new_config();
+  st_write(dir, "folder/1.yaml", "repeat: 7\n");
+  st_write(dir, "folder/2.yaml", "repeat: 8\n");
+  must(tqh_config_load_path(cfg, st_path(dir, "folder"), NULL));
+  ck_assert_uint_eq(cfg->defaults.repeat, 8);
+  tqh_config_destroy(cfg);
+}
+END_TEST
+
 /* SQLite style: every allocation in turn fails. Each attempt reports TQ_OUT_OF_MEMORY or, once
  * enough allocations succeed, gives the whole configuration; never a crash or a leak (valgrind
  * and ASan check the latter). */
@@ -643,6 +768,8 @@ Suite *config_suite(void) {
   tcase_add_loop_test(tc, config_set_rejects_bad_values, 0,
                       (int)(sizeof(bad_sets) / sizeof(bad_sets[0])));
   tcase_add_test(tc, config_describe_names_each_layer);
+  tcase_add_test(tc, config_remembers_the_source_of_every_value);
+  tcase_add_test(tc, config_project_is_found_from_the_suite_upwards);
   suite_add_tcase(s, tc);
   return s;
 }

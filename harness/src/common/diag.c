@@ -103,3 +103,37 @@ tq_status_t tqh_diags_format_report(const tqh_diags_t *diags, tq_buf_t *out) {
     TQ_TRY(tq_buf_printf(out, "%zu error%s\n", diags->errors, diags->errors == 1 ? "" : "s"));
   return NULL;
 }
+
+/* Levenshtein distance of two short words (99 beyond 40 bytes: never "near"). */
+static size_t edit_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 40 || lb > 40) return 99;
+  size_t row[41];
+  for (size_t j = 0; j <= lb; j++) row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t prev = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t cur = row[j];
+      size_t best = prev + (a[i - 1] != b[j - 1]);
+      if (row[j] + 1 < best) best = row[j] + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      prev = cur;
+    }
+  }
+  return row[lb];
+}
+
+const char *tqh_did_you_mean(const char *word, const char *const *candidates) {
+  const char *near = NULL;
+  size_t near_d = 3;
+  for (size_t j = 0; candidates && candidates[j]; j++) {
+    size_t d = edit_distance(word, candidates[j]);
+    if (d < near_d) {
+      near_d = d;
+      near = candidates[j];
+    }
+  }
+  return near;
+}

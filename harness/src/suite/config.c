@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "suite_internal.h"
 #include "torq/base/alloc.h"
@@ -149,9 +150,41 @@ typedef struct pending_s {
   const char *results_dir, *cache_dir, *history;
   uint32_t jobs;
   tqh_layer_t results_dir_layer, cache_dir_layer, jobs_layer, history_layer;
+  const char *sources[TQH_SETTING_COUNT];
+  const char *results_dir_source, *cache_dir_source, *jobs_source, *history_source;
   tqh_board_t *boards; /* arena */
   size_t board_count;
 } pending_t;
+
+/* "FILE:LINE" in the arena (NULL without memory: the value stays, its source is unknown). */
+static const char *where(tq_arena_t *arena, const char *file, uint32_t line) {
+  char buf[64];
+  int n = snprintf(buf, sizeof(buf), ":%u", (unsigned)line);
+  size_t fl = strlen(file);
+  char *s = tq_arena_alloc(arena, fl + (size_t)n + 1);
+  if (!s) return NULL;
+  memcpy(s, file, fl);
+  memcpy(s + fl, buf, (size_t)n + 1);
+  return s;
+}
+
+/* `path` joined to `base` when it is relative and a base is given. */
+static const char *against(tq_arena_t *arena, const char *base, const char *path) {
+  if (!path || !base || path[0] == '/' || !strcmp(base, ".")) return path;
+  size_t bl = strlen(base), pl = strlen(path);
+  char *s = tq_arena_alloc(arena, bl + pl + 2);
+  if (!s) return NULL;
+  memcpy(s, base, bl);
+  s[bl] = '/';
+  memcpy(s + bl + 1, path, pl + 1);
+  return s;
+}
+
+/* The processors online: what `jobs: auto` and `-j auto` mean. */
+static uint32_t auto_jobs(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (uint32_t)n;
+}
 
 static const char *read_path(tqh__report_t *rep, tq_arena_t *arena, const tqh__ynode_t *v,
                              const char *key) {
@@ -240,7 +273,7 @@ static void read_board(tqh__report_t *rep, tqh_config_t *config, const tqh__ynod
 }
 
 static void read_config(tqh__report_t *rep, tqh_config_t *config, const tqh__ynode_t *root,
-                        const char *file, pending_t *p) {
+                        const char *file, const char *base_dir, pending_t *p) {
   if (root->kind != TQH__Y_MAP) {
     tqh__error(rep, root->line, root->col, "a configuration is a mapping of settings, found %s",
                tqh__ydescribe(root));
@@ -249,33 +282,58 @@ static void read_config(tqh__report_t *rep, tqh_config_t *config, const tqh__yno
   tqh__ycheck_keys(rep, root, "a configuration", config_keys);
   tqh_settings_t s;
   memset(&s, 0, sizeof(s));
+  const char *key_source[TQH_SETTING_COUNT] = {0};
   for (size_t i = 0; i < root->count; i++) {
     const tqh__ynode_t *k = root->keys[i], *v = root->items[i];
     if (k->kind != TQH__Y_SCALAR) continue;
-    if (tqh__settings_parse_key(rep, &config->arena, NULL, k->str, v, TQH_LAYER_CONFIG, &s))
+    uint8_t before[TQH_SETTING_COUNT];
+    memcpy(before, s.layer, sizeof(before));
+    if (tqh__settings_parse_key(rep, &config->arena, NULL, k->str, v, TQH_LAYER_CONFIG, &s)) {
+      for (int j = 0; j < TQH_SETTING_COUNT; j++)
+        if (s.layer[j] != before[j]) key_source[j] = where(&config->arena, file, k->line);
       continue;
+    }
     if (!strcmp(k->str, "results_dir")) {
       const char *d = read_path(rep, &config->arena, v, "results_dir");
-      if (d) p->results_dir = d, p->results_dir_layer = TQH_LAYER_CONFIG;
+      if (d) {
+        p->results_dir = against(&config->arena, base_dir, d);
+        p->results_dir_layer = TQH_LAYER_CONFIG;
+        p->results_dir_source = where(&config->arena, file, k->line);
+      }
     } else if (!strcmp(k->str, "cache_dir")) {
       const char *d = read_path(rep, &config->arena, v, "cache_dir");
-      if (d) p->cache_dir = d, p->cache_dir_layer = TQH_LAYER_CONFIG;
+      if (d) {
+        p->cache_dir = against(&config->arena, base_dir, d);
+        p->cache_dir_layer = TQH_LAYER_CONFIG;
+        p->cache_dir_source = where(&config->arena, file, k->line);
+      }
     } else if (!strcmp(k->str, "history")) {
       /* A path, or false: no history. */
       int on = 1;
       if (v->kind == TQH__Y_SCALAR && v->scalar == TQH__S_BOOL && tqh__parse_bool(v->str, &on)) {
-        if (on)
+        if (on) {
           tqh__error(rep, v->line, v->col, "history: expected a path, or false for none");
-        else
+        } else {
           p->history = "", p->history_layer = TQH_LAYER_CONFIG;
+          p->history_source = where(&config->arena, file, k->line);
+        }
         continue;
       }
       const char *d = read_path(rep, &config->arena, v, "history");
-      if (d) p->history = d, p->history_layer = TQH_LAYER_CONFIG;
+      if (d) {
+        p->history = against(&config->arena, base_dir, d);
+        p->history_layer = TQH_LAYER_CONFIG;
+        p->history_source = where(&config->arena, file, k->line);
+      }
     } else if (!strcmp(k->str, "jobs")) {
       int64_t j;
-      if (tqh__yint(rep, v, "jobs", 1, MAX_JOBS, &j))
+      if (v->kind == TQH__Y_SCALAR && v->scalar == TQH__S_STRING && !strcmp(v->str, "auto")) {
+        p->jobs = auto_jobs(), p->jobs_layer = TQH_LAYER_CONFIG;
+        p->jobs_source = where(&config->arena, file, k->line);
+      } else if (tqh__yint(rep, v, "jobs", 1, MAX_JOBS, &j)) {
         p->jobs = (uint32_t)j, p->jobs_layer = TQH_LAYER_CONFIG;
+        p->jobs_source = where(&config->arena, file, k->line);
+      }
     } else if (!strcmp(k->str, "boards")) {
       if (v->kind == TQH__Y_SCALAR && v->scalar == TQH__S_NULL) continue;
       if (v->kind != TQH__Y_SEQ) {
@@ -286,6 +344,9 @@ static void read_config(tqh__report_t *rep, tqh_config_t *config, const tqh__yno
       for (size_t b = 0; b < v->count; b++) read_board(rep, config, v->items[b], file, p);
     }
   }
+  for (int j = 0; j < TQH_SETTING_COUNT; j++)
+    if (s.layer[j] != TQH_LAYER_UNSET && s.layer[j] >= p->defaults.layer[j])
+      p->sources[j] = key_source[j];
   tqh_settings_merge(&p->defaults, &s);
 }
 
@@ -294,6 +355,11 @@ static int layer_allows(tqh_layer_t current, tqh_layer_t layer) {
 }
 
 tq_status_t tqh_config_load_file(tqh_config_t *config, const char *path, tqh_diags_t *errors) {
+  return tqh_config_load_file_at(config, path, NULL, errors);
+}
+
+tq_status_t tqh_config_load_file_at(tqh_config_t *config, const char *path, const char *base_dir,
+                                    tqh_diags_t *errors) {
   /* The path is kept for locations. */
   char **files = tq_realloc(config->files, (config->file_count + 1) * sizeof(*files));
   if (!files) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory reading %s", path);
@@ -321,21 +387,35 @@ tq_status_t tqh_config_load_file(tqh_config_t *config, const char *path, tqh_dia
     p.jobs_layer = config->jobs_layer;
     p.history = config->history;
     p.history_layer = config->history_layer;
+    memcpy(p.sources, config->sources, sizeof(p.sources));
+    p.results_dir_source = config->results_dir_source;
+    p.cache_dir_source = config->cache_dir_source;
+    p.jobs_source = config->jobs_source;
+    p.history_source = config->history_source;
     p.boards = config->boards;
     p.board_count = config->board_count;
     tqh__ynode_t *root = tqh__yaml_parse(&config->arena, &rep, buf.data ? buf.data : "", buf.len);
-    if (root) read_config(&rep, config, root, file, &p);
+    if (root) read_config(&rep, config, root, file, base_dir, &p);
     if (rep.errors.errors == 0) {
       config->defaults = p.defaults;
+      memcpy(config->sources, p.sources, sizeof(p.sources));
       /* A file never overrides the environment or the command line. */
-      if (layer_allows(config->results_dir_layer, p.results_dir_layer))
+      if (layer_allows(config->results_dir_layer, p.results_dir_layer) && p.results_dir) {
         config->results_dir = p.results_dir, config->results_dir_layer = p.results_dir_layer;
-      if (layer_allows(config->cache_dir_layer, p.cache_dir_layer))
+        config->results_dir_source = p.results_dir_source;
+      }
+      if (layer_allows(config->cache_dir_layer, p.cache_dir_layer) && p.cache_dir) {
         config->cache_dir = p.cache_dir, config->cache_dir_layer = p.cache_dir_layer;
-      if (layer_allows(config->jobs_layer, p.jobs_layer))
+        config->cache_dir_source = p.cache_dir_source;
+      }
+      if (layer_allows(config->jobs_layer, p.jobs_layer)) {
         config->jobs = p.jobs, config->jobs_layer = p.jobs_layer;
-      if (layer_allows(config->history_layer, p.history_layer))
+        config->jobs_source = p.jobs_source;
+      }
+      if (layer_allows(config->history_layer, p.history_layer) && p.history) {
         config->history = p.history, config->history_layer = p.history_layer;
+        config->history_source = p.history_source;
+      }
       config->boards = p.boards;
       config->board_count = p.board_count;
     }
@@ -353,6 +433,11 @@ static int is_yaml_name(const char *n) {
 }
 
 tq_status_t tqh_config_load_dir(tqh_config_t *config, const char *dir, tqh_diags_t *errors) {
+  return tqh__config_load_dir_at(config, dir, NULL, errors);
+}
+
+tq_status_t tqh__config_load_dir_at(tqh_config_t *config, const char *dir, const char *base_dir,
+                                    tqh_diags_t *errors) {
   /* stat first: a missing folder is no configuration, and tq_dir_list's errors do not tell it
    * apart from a path that is not a folder. */
   struct stat sb;
@@ -374,7 +459,7 @@ tq_status_t tqh_config_load_dir(tqh_config_t *config, const char *dir, tqh_diags
     tq_buf_clear(&path);
     st = tq_buf_printf(&path, "%s/%s", dir, names[i]);
     if (st) break;
-    tq_status_t fst = tqh_config_load_file(config, path.data, errors);
+    tq_status_t fst = tqh_config_load_file_at(config, path.data, base_dir, errors);
     if (!fst) continue;
     if (tq_status_code(fst) != TQ_INVALID_ARGUMENT) {
       st = fst;
@@ -459,6 +544,11 @@ static int settable(const char *key) {
 
 tq_status_t tqh_config_set(tqh_config_t *config, tqh_layer_t layer, const char *key,
                            const char *value) {
+  return tqh_config_set_from(config, layer, key, value, NULL);
+}
+
+tq_status_t tqh_config_set_from(tqh_config_t *config, tqh_layer_t layer, const char *key,
+                                const char *value, const char *source) {
   if (!settable(key)) {
     tq_buf_t list;
     tq_buf_init(&list, 0);
@@ -474,6 +564,8 @@ tq_status_t tqh_config_set(tqh_config_t *config, tqh_layer_t layer, const char *
   tqh_settings_t s;
   memset(&s, 0, sizeof(s));
   tq_arena_t *arena = &config->arena;
+  const char *src = source ? tq_arena_strndup(arena, source, strlen(source)) : NULL;
+  if (source && !src) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   tq_status_t tool_st = NULL;
   if (tqh__toolchain_set(arena, layer, key, value, &s, &tool_st)) {
     TQ_TRY(tool_st);
@@ -583,23 +675,30 @@ tq_status_t tqh_config_set(tqh_config_t *config, tqh_layer_t layer, const char *
                            : tq_arena_strndup(arena, value, strlen(value));
     if (!copy) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
     if (layer_allows(config->history_layer, layer))
-      config->history = copy, config->history_layer = layer;
+      config->history = copy, config->history_layer = layer, config->history_source = src;
     return NULL;
   } else if (!strcmp(key, "results_dir") || !strcmp(key, "cache_dir")) {
     if (!*value) return bad_value(key, value, "a folder");
     const char *copy = tq_arena_strndup(arena, value, strlen(value));
     if (!copy) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
     if (key[0] == 'r' && layer_allows(config->results_dir_layer, layer))
-      config->results_dir = copy, config->results_dir_layer = layer;
+      config->results_dir = copy, config->results_dir_layer = layer, config->results_dir_source = src;
     if (key[0] == 'c' && layer_allows(config->cache_dir_layer, layer))
-      config->cache_dir = copy, config->cache_dir_layer = layer;
+      config->cache_dir = copy, config->cache_dir_layer = layer, config->cache_dir_source = src;
     return NULL;
   } else if (!strcmp(key, "jobs")) {
     uint32_t j = 0;
-    TQ_TRY(parse_count(key, value, 1, MAX_JOBS, &j));
-    if (layer_allows(config->jobs_layer, layer)) config->jobs = j, config->jobs_layer = layer;
+    if (!strcmp(value, "auto"))
+      j = auto_jobs();
+    else
+      TQ_TRY(parse_count(key, value, 1, MAX_JOBS, &j));
+    if (layer_allows(config->jobs_layer, layer))
+      config->jobs = j, config->jobs_layer = layer, config->jobs_source = src;
     return NULL;
   }
+  for (int i = 0; i < TQH_SETTING_COUNT; i++)
+    if (s.layer[i] != TQH_LAYER_UNSET && s.layer[i] >= config->defaults.layer[i])
+      config->sources[i] = src;
   tqh_settings_merge(&config->defaults, &s);
   return NULL;
 }
@@ -619,7 +718,9 @@ tq_status_t tqh_config_apply_env(tqh_config_t *config, const char *const *env,
     for (size_t j = 0; j < n; j++) key[j] = (char)tolower((unsigned char)env[i][5 + j]);
     key[n] = '\0';
     if (!settable(key)) continue;
-    tq_status_t st = tqh_config_set(config, TQH_LAYER_ENV, key, eq + 1);
+    char name[40];
+    snprintf(name, sizeof(name), "%.*s", (int)(eq - env[i]), env[i]);
+    tq_status_t st = tqh_config_set_from(config, TQH_LAYER_ENV, key, eq + 1, name);
     if (st) {
       tqh__error(&rep, 0, 0, "%.*s: %s", (int)(eq - env[i]), env[i], tq_status_message(st));
       tq_status_free(st);
@@ -628,64 +729,6 @@ tq_status_t tqh_config_apply_env(tqh_config_t *config, const char *const *env,
   tq_status_t st = tqh__report_finish(&rep, errors);
   tqh__report_deinit(&rep);
   return st;
-}
-
-/* ---- Description ----------------------------------------------------------------------------- */
-
-static tq_status_t describe_list(tq_buf_t *out, const char *key, const char *const *v, size_t n,
-                                 const char *sep, tqh_layer_t layer) {
-  TQ_TRY(tq_buf_printf(out, "%s = ", key));
-  for (size_t i = 0; i < n; i++) TQ_TRY(tq_buf_printf(out, "%s%s", i ? sep : "", v[i]));
-  return tq_buf_printf(out, "  (%s)\n", tqh_layer_name(layer));
-}
-
-tq_status_t tqh_config_describe(const tqh_config_t *config, tq_buf_t *out) {
-  const tqh_settings_t *s = &config->defaults;
-  TQ_TRY(describe_list(out, "targets", s->targets, s->target_count, ",",
-                       (tqh_layer_t)s->layer[TQH_SET_TARGETS]));
-  TQ_TRY(tq_buf_printf(out, "repeat = %u  (%s)\n", s->repeat,
-                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_REPEAT])));
-  TQ_TRY(tq_buf_printf(out, "warmup = %u  (%s)\n", s->warmup,
-                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_WARMUP])));
-  TQ_TRY(tq_buf_printf(out, "compile_timeout = %g  (%s)\n", s->compile_timeout_s,
-                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_COMPILE_TIMEOUT])));
-  TQ_TRY(tq_buf_printf(out, "run_timeout = %g  (%s)\n", s->run_timeout_s,
-                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_RUN_TIMEOUT])));
-  TQ_TRY(tq_buf_printf(out, "reference = %s  (%s)\n", s->reference ? "true" : "false",
-                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_REFERENCE])));
-  TQ_TRY(tq_buf_printf(out, "atol = %g  (%s)\n", s->atol,
-                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_ATOL])));
-  TQ_TRY(tq_buf_printf(out, "rtol = %g  (%s)\n", s->rtol,
-                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_RTOL])));
-  TQ_TRY(tq_buf_printf(out, "seed = %llu  (%s)\n", (unsigned long long)s->seed,
-                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_SEED])));
-  TQ_TRY(describe_list(out, "compile_options", s->compile_options, s->compile_option_count, " ",
-                       (tqh_layer_t)s->layer[TQH_SET_COMPILE_OPTIONS]));
-  TQ_TRY(tq_buf_printf(out, "function = %s  (%s)\n", s->function,
-                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_FUNCTION])));
-  TQ_TRY(tq_buf_printf(out, "baseline_floor = %g  (%s)\n", s->baseline_floor_pct,
-                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_BASELINE_FLOOR])));
-  TQ_TRY(tq_buf_printf(out, "memory = %llu  (%s)\n", (unsigned long long)s->memory_bytes,
-                       tqh_layer_name((tqh_layer_t)s->layer[TQH_SET_MEMORY])));
-  TQ_TRY(describe_list(out, "baseline_gate", s->baseline_gate, s->baseline_gate_count, ",",
-                       (tqh_layer_t)s->layer[TQH_SET_BASELINE_GATE]));
-  TQ_TRY(tqh__toolchain_describe(s, out));
-  TQ_TRY(tq_buf_printf(out, "results_dir = %s  (%s)\n", config->results_dir,
-                       tqh_layer_name(config->results_dir_layer)));
-  TQ_TRY(tq_buf_printf(out, "cache_dir = %s  (%s)\n", config->cache_dir,
-                       tqh_layer_name(config->cache_dir_layer)));
-  TQ_TRY(tq_buf_printf(out, "jobs = %u  (%s)\n", config->jobs, tqh_layer_name(config->jobs_layer)));
-  char *history = tqh_config_history_path(config);
-  tq_status_t hst = tq_buf_printf(out, "history = %s  (%s)\n", history ? history : "off",
-                                  tqh_layer_name(config->history_layer));
-  tq_free(history);
-  TQ_TRY(hst);
-  for (size_t i = 0; i < config->board_count; i++) {
-    const tqh_board_t *b = &config->boards[i];
-    TQ_TRY(tq_buf_printf(out, "board %s = %s%s%s:%u  (%s:%u)\n", b->name, b->user ? b->user : "",
-                         b->user ? "@" : "", b->host, b->port, b->loc.file, b->loc.line));
-  }
-  return NULL;
 }
 
 /* Declared in baseline.h; defined here because the floor is a setting, and the configuration

@@ -115,6 +115,11 @@ int tqh__compile_option_check(const char *option, char *msg, size_t cap);
 /* The built-in defaults (static storage). */
 void tqh__settings_builtin(tqh_settings_t *out);
 
+/* tqh_config_load_dir with relative results_dir and cache_dir joined to `base_dir` (NULL: as
+ * written) (config.c). */
+tq_status_t tqh__config_load_dir_at(tqh_config_t *config, const char *dir, const char *base_dir,
+                                    tqh_diags_t *errors) TQ_MUST_USE;
+
 /* The YAML keys of settings: targets, repeat, warmup, timeout, reference, seed, compile_options,
  * function, baseline (NULL-terminated). */
 extern const char *const tqh__settings_keys[];

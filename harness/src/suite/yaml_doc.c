@@ -469,26 +469,6 @@ const tqh__ynode_t *tqh__yget(const tqh__ynode_t *map, const char *key,
   return NULL;
 }
 
-static size_t edit_distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  if (la > 40 || lb > 40) return 99;
-  size_t row[41];
-  for (size_t j = 0; j <= lb; j++) row[j] = j;
-  for (size_t i = 1; i <= la; i++) {
-    size_t prev = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= lb; j++) {
-      size_t cur = row[j];
-      size_t best = prev + (a[i - 1] != b[j - 1]);
-      if (row[j] + 1 < best) best = row[j] + 1;
-      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-      row[j] = best;
-      prev = cur;
-    }
-  }
-  return row[lb];
-}
-
 size_t tqh__ycheck_keys(tqh__report_t *rep, const tqh__ynode_t *map, const char *what,
                         const char *const *allowed) {
   size_t unknown = 0;
@@ -496,20 +476,10 @@ size_t tqh__ycheck_keys(tqh__report_t *rep, const tqh__ynode_t *map, const char 
     const tqh__ynode_t *k = map->keys[i];
     if (k->kind != TQH__Y_SCALAR) continue; /* reported by the builder */
     int found = 0;
-    const char *near = NULL;
-    size_t near_d = 3;
-    for (size_t j = 0; allowed[j]; j++) {
-      if (!strcmp(k->str, allowed[j]) && strlen(allowed[j]) == k->len) {
-        found = 1;
-        break;
-      }
-      size_t d = edit_distance(k->str, allowed[j]);
-      if (d < near_d) {
-        near_d = d;
-        near = allowed[j];
-      }
-    }
+    for (size_t j = 0; allowed[j] && !found; j++)
+      found = !strcmp(k->str, allowed[j]) && strlen(allowed[j]) == k->len;
     if (found) continue;
+    const char *near = tqh_did_you_mean(k->str, allowed);
     unknown++;
     char list[512];
     size_t used = 0;

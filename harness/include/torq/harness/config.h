@@ -196,16 +196,21 @@ typedef struct tqh_board_s {
 
 typedef struct tqh_config_s {
   tqh_settings_t defaults; /* what tests inherit */
-  const char *results_dir; /* "results" */
-  const char *cache_dir;   /* "build/cache" */
+  const char *results_dir; /* "results" (PROJECT/results in a project) */
+  const char *cache_dir;   /* "build/cache" (PROJECT/build/cache in a project) */
   uint32_t jobs;           /* 1 */
   const char *history;     /* the run history: NULL = <results_dir>/history.sqlite, "" = none */
   tqh_layer_t results_dir_layer, cache_dir_layer, jobs_layer, history_layer;
+  /* Where each value came from, beyond its layer: "configs/default.yaml:7" (a file and line),
+   * "TORQ_REPEAT" (a variable), "--repeat" (an option), or NULL (a built-in value). */
+  const char *sources[TQH_SETTING_COUNT];
+  const char *results_dir_source, *cache_dir_source, *jobs_source, *history_source;
+  const char *project_dir; /* the project whose configs/ were read (tqh_config_load_project) */
   tqh_board_t *boards; /* board_count of them, in the order of the files */
   size_t board_count;
   /* Private. */
   tq_arena_t arena; /* every string and array above */
-  char **files;     /* the paths of the files read, for locations */
+  char **files;     /* the paths of the files read, in order, for locations */
   size_t file_count;
 } tqh_config_t;
 
@@ -220,18 +225,52 @@ tq_status_t tqh_config_create(tqh_config_t **out_config) TQ_MUST_USE;
 void tqh_config_destroy(tqh_config_t *config);
 
 /* Reads one YAML configuration file (layer CONFIG; later files override earlier ones). Keys:
- * results_dir, cache_dir, jobs, history, targets, repeat, warmup, timeout, reference, seed,
- * compile_options, function, baseline (as in suites) and `boards`, a list of {name, host, port,
- * user, key_file, known_hosts, board_root}; ${VAR} works in paths and board fields. Relative
- * results_dir and cache_dir stay relative to the working directory. Errors (all collected): as the
- * suite loader's (unknown keys, wrong types, a board name given twice ...). `errors` may be NULL.
- * On error the configuration is left as it was. */
+ * results_dir, cache_dir, jobs (a number or "auto": the online processors), history, targets, repeat,
+ * warmup, timeout, reference, seed, compile_options, function, baseline (as in suites) and
+ * `boards`, a list of {name, host, port, user, key_file, known_hosts, board_root}; ${VAR} works
+ * in paths and board fields. Relative results_dir and cache_dir stay relative to the working
+ * directory. Errors (all collected): as the suite loader's (unknown keys, wrong types, a board
+ * name given twice ...). `errors` may be NULL. On error the configuration is left as it was. */
 tq_status_t tqh_config_load_file(tqh_config_t *config, const char *path,
                                  tqh_diags_t *errors) TQ_MUST_USE;
+
+/* As tqh_config_load_file, with relative results_dir and cache_dir joined to `base_dir` (NULL:
+ * left relative to the working directory). */
+tq_status_t tqh_config_load_file_at(tqh_config_t *config, const char *path, const char *base_dir,
+                                    tqh_diags_t *errors) TQ_MUST_USE;
 
 /* Reads every DIR/ *.yaml in name order (strcmp); a missing folder is not an error. */
 tq_status_t tqh_config_load_dir(tqh_config_t *config, const char *dir,
                                 tqh_diags_t *errors) TQ_MUST_USE;
+
+/* ---- Where configuration is found ---------------------------------------------------------------
+ * A project is the nearest folder, from a suite's folder upwards, that holds a configs/ folder
+ * (the repository of torq-test, a copy made by `torq-test init`). A run reads, each file
+ * overriding the ones before it (all at layer CONFIG, below the suites):
+ *
+ *     PROJECT/configs/ *.yaml  <  $TORQ_CONFIG (files or folders, ':'-separated)
+ *     <  --config=FILE (repeatable; a file or a folder)
+ *
+ * and, in a project, results and the cache go to PROJECT/results and PROJECT/build/cache unless
+ * a setting says otherwise. Relative results_dir and cache_dir in PROJECT/configs are relative to
+ * the project; in other files, to the file's folder. */
+
+/* The project that holds `start` (a file or a folder, which need not exist; its folder is where
+ * the search begins): *out_dir is "." when that is the working directory, its absolute path
+ * otherwise, and NULL when no folder up to the root holds configs/ (heap string, tq_free).
+ * Errors: TQ_OUT_OF_MEMORY. */
+tq_status_t tqh_config_find_project(const char *start, char **out_dir) TQ_MUST_USE;
+
+/* Makes `project_dir` the configuration's project: the built-in results_dir and cache_dir become
+ * PROJECT/results and PROJECT/build/cache, then PROJECT/configs/ *.yaml are read (as
+ * tqh_config_load_dir, relative paths against the project). */
+tq_status_t tqh_config_load_project(tqh_config_t *config, const char *project_dir,
+                                    tqh_diags_t *errors) TQ_MUST_USE;
+
+/* Reads a file, or every *.yaml of a folder, with relative paths against the file's folder (for
+ * TORQ_CONFIG and --config). A missing path is an error naming it. */
+tq_status_t tqh_config_load_path(tqh_config_t *config, const char *path,
+                                 tqh_diags_t *errors) TQ_MUST_USE;
 
 /* Applies the TORQ_* variables of the table above (layer ENV) from `env` ("NAME=VALUE" strings,
  * NULL-terminated; NULL means the process environment). Other variables, TORQ_ ones included
@@ -252,11 +291,32 @@ tq_status_t tqh_config_set(tqh_config_t *config, tqh_layer_t layer, const char *
  * it is off; heap, caller frees with tq_free. */
 char *tqh_config_history_path(const tqh_config_t *config);
 
+/* tqh_config_set that also records where the value came from ("--repeat", "TORQ_REPEAT"; copied;
+ * NULL: the layer's name alone). */
+tq_status_t tqh_config_set_from(tqh_config_t *config, tqh_layer_t layer, const char *key,
+                                const char *value, const char *source) TQ_MUST_USE;
+
 /* The board of that name, or NULL. Borrowed from the configuration. */
 const tqh_board_t *tqh_config_find_board(const tqh_config_t *config, const char *name);
 
-/* Appends "key = value  (layer)\n" for every setting: for --verbose and run.json. */
+/* Appends "key = value  (layer: source)\n" for every setting, then "board NAME = ..." lines. */
 tq_status_t tqh_config_describe(const tqh_config_t *config, tq_buf_t *out) TQ_MUST_USE;
+
+/* Appends the effective configuration as one JSON object (for run.json and `torq-test config
+ * --json`): {"project": DIR|null, "files": [paths read], "settings": {KEY: {"value": V, "layer":
+ * "config", "source": "configs/default.yaml:7"|null}, ...}, "boards": [{name, host, port, user,
+ * key_file, known_hosts, board_root, "source": "FILE:LINE"}]}; values are numbers, booleans,
+ * strings or lists of strings as the setting is. */
+tq_status_t tqh_config_to_json(const tqh_config_t *config, tq_buf_t *out) TQ_MUST_USE;
+
+/* The keys of the settings, in the order describe and the JSON list them ("targets", "repeat",
+ * ..., "results_dir", "cache_dir", "jobs"), NULL-terminated. */
+extern const char *const tqh_config_keys[];
+
+/* The value of setting `key` as text ("3", "sim,astra1", "--a --b") with its layer and source
+ * (NULL for built-in); 0 when `key` is not a setting. `text` gets at most `size` bytes. */
+int tqh_config_get(const tqh_config_t *config, const char *key, char *text, size_t size,
+                   tqh_layer_t *out_layer, const char **out_source);
 
 /* Merges settings: every value of `src` whose layer is at least that of the same value in `dst`
  * replaces it (with its layer). Borrowed pointers are copied as pointers. */

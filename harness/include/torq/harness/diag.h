@@ -76,6 +76,11 @@ tq_status_t tqh_diags_format(const tqh_diags_t *diags, tq_buf_t *out) TQ_MUST_US
  * "N errors", or "... and N more errors (only the first M are shown)" when some were dropped. */
 tq_status_t tqh_diags_format_report(const tqh_diags_t *diags, tq_buf_t *out) TQ_MUST_USE;
 
+/* "Did you mean": the candidate (NULL-terminated list) nearest to `word` by edit distance, when
+ * it is at most 2 edits away (the first of equally near ones), else NULL. The suite checker's
+ * unknown keys and torq-test's unknown options and subcommands use it. Borrowed from `candidates`. */
+const char *tqh_did_you_mean(const char *word, const char *const *candidates);
+
 #ifdef __cplusplus
 }
 #endif
