@@ -200,6 +200,27 @@ START_TEST(select_limits_depth_and_length) {
 }
 END_TEST
 
+/* The names of an expression, for the check that -m names tags some test has. */
+START_TEST(select_lists_the_names_of_an_expression) {
+  tqh_select_t *sel = NULL;
+  ck_assert_ptr_null(tqh_select_parse("(slow or gpu) and not smoke or slow", TQH_SELECT_MARKER,
+                                      "-m", &sel));
+  ck_assert_uint_eq(tqh_select_name_count(sel), 4);
+  static const char *const want[] = {"slow", "gpu", "smoke", "slow"};
+  char name[8];
+  for (size_t i = 0; i < 4; i++) {
+    tqh_select_name(sel, i, name, sizeof(name));
+    ck_assert_str_eq(name, want[i]);
+  }
+  tqh_select_name(sel, 9, name, sizeof(name));
+  ck_assert_str_eq(name, "");
+  tqh_select_destroy(sel);
+  ck_assert_ptr_null(tqh_select_parse("", TQH_SELECT_MARKER, "-m", &sel));
+  ck_assert_uint_eq(tqh_select_name_count(sel), 0);
+  tqh_select_destroy(sel);
+}
+END_TEST
+
 Suite *select_suite(void) {
   Suite *s = suite_create("select");
   TCase *tc = tcase_create("select");
@@ -211,6 +232,7 @@ Suite *select_suite(void) {
                       (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
   tcase_add_test(tc, select_error_shows_expression_and_caret);
   tcase_add_test(tc, select_limits_depth_and_length);
+  tcase_add_test(tc, select_lists_the_names_of_an_expression);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,18 +1,11 @@
 /* torq-test: the command-line client of the runner (runner.h). It parses every option into one
- * plain struct before doing any work, builds the configuration (built-in < configs/ *.yaml < suite
- * < TORQ_* environment < command line), loads and checks every suite (all errors printed before
- * any test runs), selects tests with -k / -m, and runs them.
- *
- *   torq-test [SUITE.yaml ...] [options]      run (default suite: suites/smoke.yaml)
- *   torq-test report RUN_DIR [--baseline=RUN_DIR]  rebuild junit.xml, summary.txt and index.html
- *   torq-test compare RUN_A RUN_B             compare two runs' metrics (baseline.h)
- *   torq-test merge RUN_DIR... [--results-dir=DIR]  merge shard runs into a new run
- *   torq-test upload RUN_DIR [--upload=URL]   send a run's upload backlog (upload.h)
- *   torq-test history import RUN_DIR... | list | show TEST   the run history (history.h)
- *   torq-test trends [--last N] [-k EXPR] [-o FILE]          the trends page (trends.h)
+ * plain struct before doing any work (torq_test_cli.c, where the subcommands are listed), builds
+ * the configuration (built-in < the project's configs/ *.yaml < TORQ_CONFIG < --config < suite <
+ * TORQ_* environment < command line), loads and checks every suite (all errors printed before
+ * any test runs), selects tests with -k / -m (and --lf, --ff, --shard), and runs them.
  *
  * Exit status: 0 all passed, 1 tests failed, 2 bad usage or configuration, 3 infrastructure,
- * 130 interrupted. */
+ * 5 no test selected, 130 interrupted. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,317 +19,6 @@
 #include "torq/harness/select.h"
 #include "torq/harness/shard.h"
 #include "torq/runtime/runtime.h"
-static void usage(FILE *f) {
-  fputs("usage: " TOOL " [SUITE.yaml ...] [options]\n"
-        "       " TOOL " report RUN_DIR [--baseline=RUN_DIR]\n"
-        "       " TOOL " compare RUN_A RUN_B\n"
-        "       " TOOL " merge RUN_DIR... [--results-dir=DIR]\n"
-        "       " TOOL " upload RUN_DIR [--upload=URL]\n"
-        "       " TOOL " history import RUN_DIR... | history list [--last N]\n"
-        "       " TOOL " history show TEST [--metric M]... [--last N]\n"
-        "       " TOOL " trends [--last N] [-k EXPR] [-o FILE]\n"
-        "\n"
-        "Compiles, runs (on the simulator), checks and profiles the tests of YAML suites, and\n"
-        "writes results/<run-id>/ with junit.xml, summary.txt, index.html (the HTML report)\n"
-        "and one folder per test.\n"
-        "Without a suite, runs " DEFAULT_SUITE ".\n"
-        "\n"
-        "Selection:\n"
-        "  -k EXPR                     tests whose id contains the words of EXPR (and, or, not,\n"
-        "                              parentheses; case-insensitive): -k 'conv and not i16'\n"
-        "  -m TAG-EXPR                 tests whose tags satisfy TAG-EXPR: -m 'smoke and not slow'\n"
-        "  --list                      print the selected tests and exit\n"
-        "  --shard=K/N                 run only shard K (1..N) of the selected tests\n"
-        "                              (default: CI_NODE_INDEX/CI_NODE_TOTAL when set)\n"
-        "  --shard-durations=RUN_DIR   balance the shards by that run's test durations\n"
-        "Running:\n"
-        "  -j, --jobs N                run N tests at once (default 1)\n"
-        "  --repeat N                  timed runs per test (default 1)\n"
-        "  --warmup N                  untimed runs before them (default 0)\n"
-        "  --recompute-cache           compile every model, even when the cache has it\n"
-        "  --strict                    an expected failure that passes fails the run\n"
-        "  --no-profiling              no runtime profile, annotation or overview (faster)\n"
-        "  --torq-runtime-hw-type=sim|astra_machina\n"
-        "                              where models run (default sim, the embedded simulator;\n"
-        "                              astra_machina: the boards of --torq-addr, else those of\n"
-        "                              configs/*.yaml, one worker per board)\n"
-        "Toolchain (default: the built-in compiler, simulator and annotator):\n"
-        "  --toolchain-compile=PATH    an external torq-compile (compiled through the cache;\n"
-        "                              its SHA-256 and --version are in the key)\n"
-        "  --toolchain-run=PATH        an external torq-run-module (run as a process, or on\n"
-        "                              the boards; --update-astra-runtime copies it there)\n"
-        "  --toolchain-annotate=PATH   an external annotator (DEBUG_DIR PROFILE.csv OUT)\n"
-        "  --toolchain=builtin         the built-in libraries, whatever configs and suites say\n"
-        "Boards (over SSH; keys from ssh-agent or ~/.ssh, host keys from ~/.ssh/known_hosts):\n"
-        "  --torq-addr=user@host[:port]  a board; repeat it (or separate with commas) for a pool\n"
-        "  --torq-port=N               the port when --torq-addr gives none (default 22)\n"
-        "  --update-astra-runtime      copy this build's torq-run-module to\n"
-        "                              BOARD_ROOT/<you>/torq-run-module when it differs\n"
-        "  --torq-run-module=FILE      the runtime to copy (default: beside torq-test)\n"
-        "  --torq-board-root=DIR       the harness's folder on the boards\n"
-        "                              (default " TQH_BOARD_ROOT_DEFAULT ")\n"
-        "  --torq-ssh-key=FILE         the private key (default: ssh-agent, ~/.ssh/id_*)\n"
-        "  --torq-known-hosts=FILE     the known_hosts file (default ~/.ssh/known_hosts)\n"
-        "  --torq-accept-new-host-key  accept (and remember) a board's unknown host key\n"
-        "  --torq-lease-ttl=S          a lease lasts S seconds unless renewed (default 60)\n"
-        "  --torq-lease-renew=S        renew it every S seconds (default 10)\n"
-        "  --torq-lease-wait=S         wait S seconds for a board another run holds (600)\n"
-        "Output:\n"
-        "  --results-dir=DIR           where runs are written (default results)\n"
-        "  --junitxml=FILE             also write the JUnit XML report to FILE\n"
-        "Baseline and history:\n"
-        "  --baseline=RUN_DIR          compare every test with the same test of that run\n"
-        "                              (or a saved journal.jsonl); a regression fails it\n"
-        "  --baseline=history[:K]      ... with its last K runs in the history (default 10)\n"
-        "  --baseline-floor=PCT        the smallest change that is a verdict (default 5;\n"
-        "                              TORQ_BASELINE_FLOOR; beats a suite's baseline: floor);\n"
-        "                              measured times also need a U test (p < 0.01) and a\n"
-        "                              change beyond the spread of earlier runs\n"
-        "  --history=PATH              the run history (default RESULTS_DIR/history.sqlite;\n"
-        "                              history: in configs/*.yaml, TORQ_HISTORY)\n"
-        "  --no-history                record nothing, read no history\n"
-        "  --last N                    history list/show, trends: the last N runs\n"
-        "  --metric M                  history show: also this metric (repeatable)\n"
-        "  -o FILE                     trends: the page (default trends.html beside the\n"
-        "                              history)\n"
-        "  --torq-runtime-profiling-output-dir=DIR\n"
-        "                              also copy each test's profile files to DIR/<test>/\n"
-        "Upload (to a results server; a server that is down never fails nor stalls the run):\n"
-        "  --upload=URL                POST each test's report.json to URL/runs/RUN/tests/TEST\n"
-        "                              as it finishes, then URL/runs/RUN/complete; what is not\n"
-        "                              sent stays in RUN_DIR/upload/ for `upload RUN_DIR`\n"
-        "  --upload=torq-dashboard+URL  the Torq performance dashboard instead: the tests in\n"
-        "                              batches to URL/api/test-sessions/upload_zip/, the session\n"
-        "                              closed at the end (by `merge` for shards); also when\n"
-        "                              " TQH_DASHBOARD_SERVER_ENV "=URL is set (token: "
-        TQH_DASHBOARD_TOKEN_ENV ")\n"
-        "  --upload-batch=N            the dashboard's batches: N tests at most (default 8), or\n"
-        "                              what finished within 10 s\n"
-        "  --upload-profiles           also POST the profile files of each test\n"
-        "  --upload-token-env=NAME     the bearer token's environment variable\n"
-        "                              (default " TQH_UPLOAD_TOKEN_ENV ")\n"
-        "  --upload-timeout=S          the longest one request may take (default 30); also\n"
-        "                              how long the backlog may take once the run is over\n"
-        "  -q, --quiet                 only failures and the summary\n"
-        "  -v, --verbose               every test and its log (Wall time: ...)\n"
-        "  --no-color                  no colors (also when NO_COLOR is set)\n"
-        "  --help, --version\n"
-        "\n"
-        "Compiled models are kept in a content-addressed cache (key: the model's bytes, the\n"
-        "compile options and the compiler build), build/cache by default (cache_dir in\n"
-        "configs/*.yaml, TORQ_CACHE_DIR); the summary counts its hits and misses.\n"
-        "\n"
-        "Environment: TORQ_REPEAT, TORQ_WARMUP, TORQ_JOBS, TORQ_RESULTS_DIR, TORQ_CACHE_DIR, ...\n"
-        "(see the README); for boards TORQ_BOARD_ROOT, TORQ_SSH_KEY, TORQ_KNOWN_HOSTS,\n"
-        "TORQ_RUN_MODULE, TORQ_LEASE_TTL, TORQ_LEASE_RENEW, TORQ_LEASE_WAIT (options win).\n"
-        "Configuration files: configs/*.yaml (boards: name, host, port, user, key_file,\n"
-        "known_hosts, board_root).\n"
-        "\n"
-        "Exit status: 0 all passed, 1 tests failed, 2 bad usage or configuration,\n"
-        "3 infrastructure fault (a board unreachable, ...), 130 interrupted.\n",
-        f);
-}
-
-
-/* Matches "--name=VALUE" or "--name VALUE" (and, for a one-letter "-k", "-kVALUE") at argv[*i].
- * Returns 1 with *value set, 0 when argv[*i] is something else, -1 when the value is missing. */
-static int option(int argc, char **argv, int *i, const char *name, const char **value) {
-  const char *a = argv[*i];
-  size_t n = strlen(name);
-  if (strncmp(a, name, n) != 0) return 0;
-  if (a[n] == '=' && n > 2) {
-    *value = a + n + 1;
-    return 1;
-  }
-  if (a[n] != 0) {
-    if (n == 2 && a[1] != '-') { /* -j4, -kconv */
-      *value = a + 2;
-      return 1;
-    }
-    return 0;
-  }
-  if (*i + 1 >= argc) return -1;
-  *value = argv[++*i];
-  return 1;
-}
-
-/* Parses argv into `cli`; returns 0, or the exit status of a usage error. */
-static int parse_args(int argc, char **argv, cli_t *cli) {
-  memset(cli, 0, sizeof(*cli));
-  cli->suites = tq_calloc((size_t)argc + 1, sizeof(*cli->suites));
-  cli->addrs = tq_calloc((size_t)argc + 1, sizeof(*cli->addrs));
-  cli->metrics = tq_calloc((size_t)argc + 1, sizeof(*cli->metrics));
-  if (!cli->suites || !cli->addrs || !cli->metrics) return bad_usage("out of memory");
-  static const struct {
-    const char *name;
-    size_t offset;
-  } valued[] = {
-      {"-k", offsetof(cli_t, keyword)},
-      {"-m", offsetof(cli_t, marker)},
-      {"-j", offsetof(cli_t, jobs)},
-      {"--jobs", offsetof(cli_t, jobs)},
-      {"--repeat", offsetof(cli_t, repeat)},
-      {"--warmup", offsetof(cli_t, warmup)},
-      {"--junitxml", offsetof(cli_t, junitxml)},
-      {"--results-dir", offsetof(cli_t, results_dir)},
-      {"--torq-runtime-hw-type", offsetof(cli_t, hw_type)},
-      {"--torq-port", offsetof(cli_t, port)},
-      {"--torq-ssh-key", offsetof(cli_t, ssh_key)},
-      {"--torq-known-hosts", offsetof(cli_t, known_hosts)},
-      {"--torq-board-root", offsetof(cli_t, board_root)},
-      {"--torq-run-module", offsetof(cli_t, run_module)},
-      {"--toolchain-compile", offsetof(cli_t, tool_compile)},
-      {"--toolchain-run", offsetof(cli_t, tool_run)},
-      {"--toolchain-annotate", offsetof(cli_t, tool_annotate)},
-      {"--toolchain", offsetof(cli_t, toolchain)},
-      {"--torq-lease-ttl", offsetof(cli_t, lease_ttl)},
-      {"--torq-lease-renew", offsetof(cli_t, lease_renew)},
-      {"--torq-lease-wait", offsetof(cli_t, lease_wait)},
-      {"--torq-runtime-profiling-output-dir", offsetof(cli_t, profile_dir)},
-      {"--baseline", offsetof(cli_t, baseline)},
-      {"--baseline-floor", offsetof(cli_t, baseline_floor)},
-      {"--shard-durations", offsetof(cli_t, shard_durations)},
-      {"--shard", offsetof(cli_t, shard)},
-      {"--upload", offsetof(cli_t, upload)},
-      {"--upload-token-env", offsetof(cli_t, upload_token_env)},
-      {"--upload-timeout", offsetof(cli_t, upload_timeout)},
-      {"--upload-batch", offsetof(cli_t, upload_batch)},
-      {"--history", offsetof(cli_t, history)},
-      {"--last", offsetof(cli_t, last)},
-      {"-o", offsetof(cli_t, output)},
-      {"--output", offsetof(cli_t, output)},
-  };
-  static const struct {
-    const char *name;
-    size_t offset;
-    int value;
-  } flags[] = {
-      {"--list", offsetof(cli_t, list), 1},
-      {"--recompute-cache", offsetof(cli_t, recompute_cache), 1},
-      {"--update-astra-runtime", offsetof(cli_t, update_astra_runtime), 1},
-      {"--torq-accept-new-host-key", offsetof(cli_t, accept_new_host_key), 1},
-      {"--strict", offsetof(cli_t, strict), 1},
-      {"--no-color", offsetof(cli_t, no_color), 1},
-      {"--no-profiling", offsetof(cli_t, no_profiling), 1},
-      {"--upload-profiles", offsetof(cli_t, upload_profiles), 1},
-      {"--no-history", offsetof(cli_t, no_history), 1},
-      {"--help", offsetof(cli_t, help), 1},
-      {"-h", offsetof(cli_t, help), 1},
-      {"--version", offsetof(cli_t, version), 1},
-      {"-q", offsetof(cli_t, verbosity), -1},
-      {"--quiet", offsetof(cli_t, verbosity), -1},
-      {"-v", offsetof(cli_t, verbosity), 1},
-      {"--verbose", offsetof(cli_t, verbosity), 1},
-  };
-  int positional_only = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (positional_only || a[0] != '-' || !a[1]) {
-      if (cli->num_suites == 0 && !cli->report_dir && !strcmp(a, "report") && !positional_only) {
-        if (i + 1 >= argc) return bad_usage("'report' needs the run folder: report RUN_DIR");
-        cli->report_dir = argv[++i];
-        continue;
-      }
-      if (cli->report_dir) return bad_usage("unexpected argument '%s' after report RUN_DIR", a);
-      if (cli->num_suites == 0 && !cli->compare_a && !strcmp(a, "compare") && !positional_only) {
-        if (i + 2 >= argc) return bad_usage("'compare' needs two run folders: compare RUN_A RUN_B");
-        cli->compare_a = argv[++i];
-        cli->compare_b = argv[++i];
-        continue;
-      }
-      if (cli->compare_a) return bad_usage("unexpected argument '%s' after compare RUN_A RUN_B", a);
-      if (cli->num_suites == 0 && !cli->upload_dir && !strcmp(a, "upload") && !positional_only) {
-        if (i + 1 >= argc) return bad_usage("'upload' needs the run folder: upload RUN_DIR");
-        cli->upload_dir = argv[++i];
-        continue;
-      }
-      if (cli->upload_dir) return bad_usage("unexpected argument '%s' after upload RUN_DIR", a);
-      if (cli->num_suites == 0 && !cli->merge && !strcmp(a, "merge") && !positional_only) {
-        cli->merge = 1;
-        continue;
-      }
-      if (cli->num_suites == 0 && !cli->history_cmd && !cli->trends && !cli->merge &&
-          !strcmp(a, "history") && !positional_only) {
-        if (i + 1 >= argc || (strcmp(argv[i + 1], "import") && strcmp(argv[i + 1], "list") &&
-                              strcmp(argv[i + 1], "show")))
-          return bad_usage("'history' needs a command: history import RUN_DIR..., history list, "
-                           "history show TEST");
-        cli->history_cmd = argv[++i];
-        continue;
-      }
-      if (cli->num_suites == 0 && !cli->history_cmd && !cli->trends && !cli->merge &&
-          !strcmp(a, "trends") && !positional_only) {
-        cli->trends = 1;
-        continue;
-      }
-      if (cli->trends) return bad_usage("unexpected argument '%s' after trends", a);
-      cli->suites[cli->num_suites++] = a;
-      continue;
-    }
-    if (!strcmp(a, "--")) {
-      positional_only = 1;
-      continue;
-    }
-    int matched = 0;
-    const char *metric = NULL;
-    int mr = option(argc, argv, &i, "--metric", &metric);
-    if (mr < 0) return bad_usage("option '--metric' needs a value");
-    if (mr > 0) {
-      if (!*metric) return bad_usage("option '--metric' needs a non-empty value");
-      cli->metrics[cli->num_metrics++] = metric;
-      continue;
-    }
-    const char *addr = NULL;
-    int ar = option(argc, argv, &i, "--torq-addr", &addr);
-    if (ar < 0) return bad_usage("option '--torq-addr' needs a value");
-    if (ar > 0) {
-      if (!*addr) return bad_usage("option '--torq-addr' needs a non-empty value");
-      cli->addrs[cli->num_addrs++] = addr;
-      continue;
-    }
-    for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]) && !matched; k++) {
-      if (strcmp(a, flags[k].name) != 0) continue;
-      *(int *)(void *)((char *)cli + flags[k].offset) = flags[k].value;
-      matched = 1;
-    }
-    for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]) && !matched; k++) {
-      const char *v = NULL;
-      int r = option(argc, argv, &i, valued[k].name, &v);
-      if (r < 0) return bad_usage("option '%s' needs a value", valued[k].name);
-      if (r == 0) continue;
-      if (!*v) return bad_usage("option '%s' needs a non-empty value", valued[k].name);
-      *(const char **)(void *)((char *)cli + valued[k].offset) = v;
-      matched = 1;
-    }
-    if (!matched) {
-      if (!strncmp(a, "--", 2)) {
-        const char *eq = strchr(a, '=');
-        for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++) {
-          size_t n = strlen(flags[k].name);
-          if (eq && (size_t)(eq - a) == n && !strncmp(a, flags[k].name, n))
-            return bad_usage("option '%s' takes no value", flags[k].name);
-        }
-      }
-      return bad_usage("unknown option '%s'", a);
-    }
-  }
-  if (cli->report_dir && (cli->keyword || cli->marker || cli->list))
-    return bad_usage("'report' takes only the run folder");
-  if (cli->merge && !cli->num_suites)
-    return bad_usage("'merge' needs the run folders: merge RUN_DIR...");
-  if (cli->history_cmd && !strcmp(cli->history_cmd, "import") && !cli->num_suites)
-    return bad_usage("'history import' needs the run folders: history import RUN_DIR...");
-  if (cli->history_cmd && !strcmp(cli->history_cmd, "show") && cli->num_suites != 1)
-    return bad_usage("'history show' needs one test: history show SUITE/TEST");
-  if (cli->history_cmd && !strcmp(cli->history_cmd, "list") && cli->num_suites)
-    return bad_usage("unexpected argument '%s' after history list", cli->suites[0]);
-  if (cli->no_history && cli->history)
-    return bad_usage("--history and --no-history contradict each other");
-  if ((cli->history_cmd || cli->trends) && cli->no_history)
-    return bad_usage("--no-history: '%s' needs the history", cli->trends ? "trends" : "history");
-  return 0;
-}
-
 /* Prints a status that ends the program and returns the exit status for it. */
 int tt_fail(tq_status_t st, int code) {
   if (tq_status_code(st) == TQ_INVALID_ARGUMENT || tq_status_code(st) == TQ_INVALID_INPUT) {
@@ -369,11 +51,11 @@ static void on_signal(int sig) {
   g_cancel = 1;
 }
 
-/* The runner's progress and summary (tqh_output_fn): on stdout, at once. */
-static void to_stdout(void *ctx, const char *text, size_t len) {
-  (void)ctx;
-  fwrite(text, 1, len, stdout);
-  fflush(stdout);
+/* The runner's progress and summary (tqh_output_fn): on `ctx` (stdout, or stderr when --json
+ * prints the run's document on stdout), at once. */
+static void to_stream(void *ctx, const char *text, size_t len) {
+  fwrite(text, 1, len, ctx);
+  fflush(ctx);
 }
 
 static void install_signals(void) {
@@ -399,8 +81,8 @@ static char *git_revision(void) {
 
 /* --shard (or CI_NODE_INDEX/CI_NODE_TOTAL): keeps the shard's tests of `selected`. Returns 0,
  * or an exit status (a usage error; an empty shard is a green run with nothing to do: -1 → 0). */
-static int select_shard(const cli_t *cli, tqh_test_t **selected, size_t *num_selected,
-                        size_t total, char *shard, size_t shard_size) {
+static int select_shard(const cli_t *cli, FILE *out, tqh_test_t **selected,
+                        size_t *num_selected, size_t total, char *shard, size_t shard_size) {
   size_t k = 0, n = 0;
   int set = 0;
   tq_status_t st = NULL;
@@ -429,19 +111,77 @@ static int select_shard(const cli_t *cli, tqh_test_t **selected, size_t *num_sel
   tqh_diags_deinit(&diags);
   if (st) return tt_fail(st, EXIT_USAGE);
   if (cli->verbosity >= 0 && !cli->list)
-    printf(TOOL ": shard %zu/%zu: %zu of %zu selected test%s\n", k, n, *num_selected, before,
-           before == 1 ? "" : "s");
+    fprintf(out, TOOL ": shard %zu/%zu: %zu of %zu selected test%s\n", k, n, *num_selected,
+            before, before == 1 ? "" : "s");
   if (!*num_selected && before && !cli->list) {
-    printf(TOOL ": shard %zu/%zu has no test (of %zu in the suite%s); nothing to run\n", k, n,
-           total, total == 1 ? "" : "s");
+    fprintf(out, TOOL ": shard %zu/%zu has no test (of %zu in the suite%s); nothing to run\n", k,
+            n, total, total == 1 ? "" : "s");
     return -1;
+  }
+  return 0;
+}
+
+/* A count option: an integer from `min` up; 0 and sets *out, else a usage error's exit status. */
+static int count_option(const char *option, const char *text, size_t min, size_t *out) {
+  char *end = NULL;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (!*text || *end || text[0] == '-' || v < min || v > 1000000000ull)
+    return bad_usage("%s=%s: expected a whole number from %zu", option, text, min);
+  *out = (size_t)v;
+  return 0;
+}
+
+/* How the run ends its output: -q, --overview, --sort, --durations. */
+static int summary_options(const cli_t *cli, tqh_summary_options_t *o) {
+  tqh_summary_options_initialize(o);
+  o->brief = cli->verbosity < 0;
+  o->overview = cli->verbosity < 0 ? TQH_OVERVIEW_NONE : TQH_OVERVIEW_ALL;
+  if (cli->overview && !tqh_overview_shown_parse(cli->overview, &o->overview))
+    return bad_usage("--overview=%s: expected all, failed or none", cli->overview);
+  if (cli->sort && !tqh_summary_order_parse(cli->sort, &o->order))
+    return bad_usage("--sort=%s: expected run, id, duration or outcome", cli->sort);
+  /* -q with an explicit --overview or --sort asks for the summary they shape. */
+  if (o->brief && (cli->overview || cli->sort)) o->brief = 0;
+  if (cli->durations) {
+    int rc = count_option("--durations", cli->durations, 0, &o->durations);
+    if (rc) return rc;
+    if (!o->durations) o->durations = SIZE_MAX;
   }
   return 0;
 }
 
 int main(int argc, char **argv) {
   cli_t cli;
-  int rc = parse_args(argc, argv, &cli);
+  int rc = tt_parse_args(argc, argv, &cli);
+  if (!rc && cli.help) {
+    tt_print_help(stdout, cli.command);
+  } else if (!rc && cli.version) {
+    printf(TOOL " " TQ_VERSION " (runtime " TQ_VERSION ", module format %u)\n",
+           TQF_MODULE_FORMAT_VERSION);
+  } else if (!rc) {
+    rc = tt_dispatch(&cli, argc, argv);
+  }
+  tt_cli_free(&cli);
+  return rc;
+}
+
+/* The suites of the run: those given, else the project's smoke suite. */
+static const char *default_suite(char **keep) {
+  *keep = NULL;
+  char *project = NULL;
+  tq_status_free(tqh_config_find_project(".", &project));
+  if (project && strcmp(project, ".") != 0) {
+    size_t n = strlen(project) + sizeof("/" DEFAULT_SUITE);
+    *keep = tq_malloc(n);
+    if (*keep) snprintf(*keep, n, "%s/" DEFAULT_SUITE, project);
+  }
+  tq_free(project);
+  return *keep ? *keep : DEFAULT_SUITE;
+}
+
+int tt_run_tests(const cli_t *cli_in, int argc, char **argv) {
+  cli_t cli = *cli_in;
+  int rc = 0;
   tqh_config_t *cfg = NULL;
   tqh_suite_t **suites = NULL;
   size_t num_suites = 0;
@@ -455,47 +195,24 @@ int main(int argc, char **argv) {
   tqh_uploader_t *uploader = NULL;
   boards_t boards;
   memset(&boards, 0, sizeof(boards));
-  char *git = NULL;
-  tq_buf_t cmdline, config_text, errors_text, board_text, upload_env, toolchain_text;
+  char *git = NULL, *default_path = NULL;
+  const char *one_suite[1];
+  tq_buf_t cmdline, config_json, board_text, upload_env, toolchain_text;
   tq_buf_init(&upload_env, 0);
   tq_buf_init(&toolchain_text, 0);
   tq_buf_init(&cmdline, 0);
-  tq_buf_init(&config_text, 0);
-  tq_buf_init(&errors_text, 0);
+  tq_buf_init(&config_json, 0);
   tq_buf_init(&board_text, 0);
   tq_status_t st = NULL;
-  if (rc) goto done;
-  if (cli.help) {
-    usage(stdout);
-    goto done;
-  }
-  if (cli.version) {
-    printf(TOOL " " TQ_VERSION " (runtime " TQ_VERSION ", module format %u)\n",
-           TQF_MODULE_FORMAT_VERSION);
-    goto done;
-  }
-  if (cli.report_dir) {
-    rc = tt_run_report(&cli);
-    goto done;
-  }
-  if (cli.compare_a) {
-    rc = tt_run_compare(&cli);
-    goto done;
-  }
-  if (cli.merge) {
-    rc = tt_run_merge(&cli, argc, argv);
-    goto done;
-  }
-  if (cli.upload_dir) {
-    rc = tt_run_upload(&cli);
-    goto done;
-  }
-  if (cli.history_cmd) {
-    rc = tt_run_history(&cli);
-    goto done;
-  }
-  if (cli.trends) {
-    rc = tt_run_trends(&cli);
+  /* With --json and no file, stdout holds the JSON document alone. */
+  FILE *out = cli.json && !*cli.json ? stderr : stdout;
+  tqh_summary_options_t summary_opts;
+  size_t maxfail = 0;
+  if ((rc = summary_options(&cli, &summary_opts))) goto done;
+  if (cli.maxfail && (rc = count_option("--maxfail", cli.maxfail, 1, &maxfail))) goto done;
+  if (cli.exitfirst) maxfail = 1;
+  if (cli.last_failed && cli.failed_first) {
+    rc = bad_usage("--lf runs only the last failures and --ff runs them first: give one");
     goto done;
   }
   if (cli.hw_type && strcmp(cli.hw_type, "sim") != 0 && strcmp(cli.hw_type, "astra_machina") != 0) {
@@ -517,49 +234,18 @@ int main(int argc, char **argv) {
     rc = tt_fail(st, EXIT_USAGE);
     goto done;
   }
+  if (!cli.num_suites) {
+    one_suite[0] = default_suite(&default_path);
+    cli.suites = one_suite;
+    cli.num_suites = 1;
+  }
   if ((st = tt_build_config(&cli, &cfg))) {
     rc = tt_fail(st, EXIT_USAGE);
     goto done;
   }
 
   /* Every suite is loaded and checked before any test runs; all their errors are printed. */
-  if (!cli.num_suites) cli.suites[cli.num_suites++] = DEFAULT_SUITE;
-  suites = tq_calloc(cli.num_suites + 1, sizeof(*suites));
-  if (!suites) {
-    rc = tt_fail(TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory"), EXIT_INFRA);
-    goto done;
-  }
-  int bad_suites = 0;
-  for (size_t i = 0; i < cli.num_suites; i++) {
-    tqh_suite_options_t so;
-    tqh_suite_options_initialize(&so);
-    so.config = cfg;
-    tq_status_t s = tqh_suite_load(cli.suites[i], &so, &suites[num_suites]);
-    if (s) {
-      bad_suites = 1;
-      const char *m = tq_status_message(s);
-      tq_status_free(tq_buf_printf(&errors_text, "%s%s", m,
-                                   *m && m[strlen(m) - 1] == '\n' ? "" : "\n"));
-      tq_status_free(s);
-      continue;
-    }
-    for (size_t k = 0; k < num_suites; k++) {
-      if (!strcmp(suites[k]->name, suites[num_suites]->name)) {
-        bad_suites = 1;
-        tq_status_free(tq_buf_printf(&errors_text,
-                                     "%s: error: suite name '%s' is already used by %s; test ids "
-                                     "must be unique in a run (give one a `suite:` name)\n",
-                                     cli.suites[i], suites[k]->name, suites[k]->path));
-      }
-    }
-    num_suites++;
-  }
-  if (bad_suites) {
-    fputs(errors_text.data ? errors_text.data : "", stderr);
-    fprintf(stderr, TOOL ": bad suite%s: no test was run\n", cli.num_suites == 1 ? "" : "s");
-    rc = EXIT_USAGE;
-    goto done;
-  }
+  if ((rc = tt_load_suites(&cli, cfg, &suites, &num_suites))) goto done;
 
   size_t total = 0;
   for (size_t i = 0; i < num_suites; i++) total += suites[i]->test_count;
@@ -572,8 +258,12 @@ int main(int argc, char **argv) {
     for (size_t k = 0; k < suites[i]->test_count; k++)
       if (tqh_select_test(keyword, marker, &suites[i]->tests[k]))
         selected[num_selected++] = &suites[i]->tests[k];
+  tt_warn_unused_tags(marker, suites, num_suites);
+  if ((cli.last_failed || cli.failed_first) &&
+      (rc = tt_select_last_failed(&cli, out, cfg->results_dir, selected, &num_selected)))
+    goto done;
   char shard[64] = "";
-  if ((rc = select_shard(&cli, selected, &num_selected, total, shard, sizeof(shard)))) {
+  if ((rc = select_shard(&cli, out, selected, &num_selected, total, shard, sizeof(shard)))) {
     if (rc < 0) rc = 0; /* an empty shard */
     goto done;
   }
@@ -585,17 +275,18 @@ int main(int argc, char **argv) {
   if (cli.list) {
     for (size_t i = 0; i < num_selected; i++) {
       const tqh_test_t *t = selected[i];
-      printf("%s", t->id);
-      for (size_t k = 0; k < t->tag_count; k++) printf("%s%s", k ? "," : "  [", t->tags[k]);
-      printf("%s\n", t->tag_count ? "]" : "");
+      fprintf(out, "%s", t->id);
+      for (size_t k = 0; k < t->tag_count; k++) fprintf(out, "%s%s", k ? "," : "  [", t->tags[k]);
+      fprintf(out, "%s\n", t->tag_count ? "]" : "");
     }
-    printf("%zu of %zu test%s selected\n", num_selected, total, total == 1 ? "" : "s");
+    fprintf(out, "%zu of %zu test%s selected\n", num_selected, total, total == 1 ? "" : "s");
+    if (!num_selected) rc = EXIT_NOTHING_SELECTED;
     goto done;
   }
   if (num_selected == 0) {
     fprintf(stderr, TOOL ": no test selected (%zu in the suite%s)\n", total,
             num_suites == 1 ? "" : "s");
-    rc = EXIT_USAGE;
+    rc = EXIT_NOTHING_SELECTED;
     goto done;
   }
 
@@ -629,15 +320,14 @@ int main(int argc, char **argv) {
   /* The run folder. */
   for (int i = 0; i < argc; i++)
     tq_status_free(tq_buf_printf(&cmdline, "%s%s", i ? " " : "", argv[i]));
-  tq_status_free(tqh_config_describe(cfg, &config_text));
+  if ((st = tqh_config_to_json(cfg, &config_json))) {
+    rc = tt_fail(st, EXIT_INFRA);
+    goto done;
+  }
   git = git_revision();
   char compiler_version[64];
   snprintf(compiler_version, sizeof(compiler_version), "torq-compiler %s", TQ_VERSION);
   tt_toolchain_provenance(cfg, &toolchain_text);
-  tqh_property_t config_props[3] = {
-      {"configuration", config_text.data ? config_text.data : ""},
-      {"cache_dir", cfg->cache_dir},
-      {"toolchain", toolchain_text.data ? toolchain_text.data : "builtin"}};
   tqh_run_info_t info;
   memset(&info, 0, sizeof(info));
   info.tool_version = TOOL " " TQ_VERSION;
@@ -653,8 +343,8 @@ int main(int argc, char **argv) {
   info.board = boards.count ? board_text.data : NULL;
   info.git_revision = git;
   info.command_line = cmdline.data;
-  info.config = config_props;
-  info.config_count = 3;
+  info.config_json = config_json.data;
+  info.toolchain = toolchain_text.data ? toolchain_text.data : "builtin";
   if (cli.junitxml) {
     /* --junitxml=reports/junit.xml: the folder is made, as CI scripts expect. */
     char *dir = tq_strndup(cli.junitxml, strlen(cli.junitxml));
@@ -675,7 +365,7 @@ int main(int argc, char **argv) {
   ro.junit_copy = cli.junitxml;
   if ((st = tqh_results_create(&ro, &info, &results))) {
     rc = tt_fail(tq_status_annotate(st, "while creating the run folder under %s", cfg->results_dir),
-              EXIT_INFRA);
+                 EXIT_INFRA);
     goto done;
   }
   /* The run is not its own history (its tests are recorded there when it ends). */
@@ -688,10 +378,13 @@ int main(int argc, char **argv) {
   tqh_runner_options_initialize(&opts);
   opts.jobs = cfg->jobs;
   opts.strict = cli.strict;
+  opts.maxfail = maxfail;
   opts.verbosity = cli.verbosity;
+  opts.summary = summary_opts;
   if (cli.no_color) opts.color = 0;
-  opts.tty = isatty(STDOUT_FILENO);
-  opts.output = to_stdout;
+  opts.tty = isatty(fileno(out));
+  opts.output = to_stream;
+  opts.output_ctx = out;
   opts.cache_dir = cfg->cache_dir;
   opts.recompute_cache = cli.recompute_cache;
   opts.profile_copy_dir = cli.profile_dir;
@@ -710,15 +403,15 @@ int main(int argc, char **argv) {
   opts.uploader = uploader;
   install_signals();
   if (cli.verbosity >= 0 && boards.on_boards)
-    printf(TOOL ": %zu test%s from %zu suite%s on %zu board%s (%s), results in %s\n",
-           num_selected, num_selected == 1 ? "" : "s", num_suites, num_suites == 1 ? "" : "s",
-           boards.count, boards.count == 1 ? "" : "s", board_text.data,
-           tqh_results_run_dir(results));
+    fprintf(out, TOOL ": %zu test%s from %zu suite%s on %zu board%s (%s), results in %s\n",
+            num_selected, num_selected == 1 ? "" : "s", num_suites, num_suites == 1 ? "" : "s",
+            boards.count, boards.count == 1 ? "" : "s", board_text.data,
+            tqh_results_run_dir(results));
   else if (cli.verbosity >= 0)
-    printf(TOOL ": %zu test%s from %zu suite%s, %zu worker%s%s%s, results in %s\n", num_selected,
-           num_selected == 1 ? "" : "s", num_suites, num_suites == 1 ? "" : "s", opts.jobs,
-           opts.jobs == 1 ? "" : "s", boards.count ? " and boards " : "",
-           boards.count ? board_text.data : "", tqh_results_run_dir(results));
+    fprintf(out, TOOL ": %zu test%s from %zu suite%s, %zu worker%s%s%s, results in %s\n",
+            num_selected, num_selected == 1 ? "" : "s", num_suites, num_suites == 1 ? "" : "s",
+            opts.jobs, opts.jobs == 1 ? "" : "s", boards.count ? " and boards " : "",
+            boards.count ? board_text.data : "", tqh_results_run_dir(results));
   tqh_runner_summary_t summary;
   st = tqh_runner_run_boards(&opts, boards.count ? &boards.run : NULL,
                              (const tqh_test_t *const *)selected, num_selected, results, &summary);
@@ -742,16 +435,21 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (cli.verbosity >= 0 || summary.cancelled)
-    printf("Results: %s/\n", tqh_results_run_dir(results));
+    fprintf(out, "Results: %s/\n", tqh_results_run_dir(results));
   if (cli.verbosity > 0 && num_selected) {
     /* With -v, where the time went, per test (scripts/bench-runner reads this line). */
     double n = (double)num_selected;
-    printf("Runner: %.3f s for %zu tests; per test: compile %.3f ms, run %.3f ms; parent: "
-           "starting workers %.3f ms, recording results %.3f ms\n",
-           summary.elapsed_s, num_selected, summary.compile_s / n * 1e3, summary.run_s / n * 1e3,
-           summary.spawn_s / n * 1e3, summary.record_s / n * 1e3);
+    fprintf(out,
+            "Runner: %.3f s for %zu tests; per test: compile %.3f ms, run %.3f ms; parent: "
+            "starting workers %.3f ms, recording results %.3f ms\n",
+            summary.elapsed_s, num_selected, summary.compile_s / n * 1e3,
+            summary.run_s / n * 1e3, summary.spawn_s / n * 1e3, summary.record_s / n * 1e3);
   }
   rc = tqh_runner_exit_code(&summary);
+  if (cli.json) {
+    int jrc = tt_write_json(cli.json, tqh_results_run_dir(results), baseline);
+    if (jrc && !rc) rc = jrc;
+  }
 
 done:
   tqh_uploader_destroy(uploader);
@@ -760,21 +458,18 @@ done:
   tt_boards_free(&boards);
   tq_buf_deinit(&board_text);
   tq_buf_deinit(&upload_env);
-  tq_free(cli.addrs);
-  tq_free(cli.metrics);
   tq_free(trends_href);
   tqh_history_close(history);
   tq_free(git);
+  tq_free(default_path);
   tq_buf_deinit(&cmdline);
-  tq_buf_deinit(&config_text);
+  tq_buf_deinit(&config_json);
   tq_buf_deinit(&toolchain_text);
-  tq_buf_deinit(&errors_text);
   tq_free(selected);
   for (size_t i = 0; i < num_suites; i++) tqh_suite_destroy(suites[i]);
   tq_free(suites);
   tqh_select_destroy(keyword);
   tqh_select_destroy(marker);
   tqh_config_destroy(cfg);
-  tq_free(cli.suites);
   return rc;
 }

@@ -1,9 +1,10 @@
 /* torq-test's subcommands (report, compare, merge, upload), the configuration it builds, and the
- * upload and HTML report around a run (torq_test.h). */
+ * upload, HTML report and JSON document around a run (torq_test.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "torq_test.h"
@@ -11,6 +12,8 @@
 #include "torq/base/file.h"
 #include "torq/base/version.h"
 #include "torq/harness/html_report.h"
+#include "torq/harness/journal.h"
+#include "torq/harness/run_json.h"
 #include "torq/harness/shard.h"
 #include "torq/harness/toolchain.h"
 /* Writes RUN_DIR/index.html (html_report.h). The run's results are complete without it, so a
@@ -69,11 +72,48 @@ static char *run_id_of_dir(const char *run_dir) {
   return tq_strdup_printf("%s", slash ? slash + 1 : run_dir);
 }
 
-int tt_run_report(const cli_t *cli) {
+/* Writes `text` to `path`, or to stdout when `path` is "". 0, or EXIT_INFRA (reported). */
+static int put_json(const char *path, const tq_buf_t *text) {
+  if (!*path) {
+    fwrite(text->data ? text->data : "", 1, text->len, stdout);
+    fflush(stdout);
+    return 0;
+  }
+  tq_status_t st = tq_file_write_atomic(path, text->data ? text->data : "", text->len);
+  if (st) return tt_fail(tq_status_annotate(st, "--json=%s", path), EXIT_INFRA);
+  return 0;
+}
+
+int tt_write_json(const char *path, const char *run_dir, tqh_baseline_t *baseline) {
+  tq_buf_t text;
+  tq_buf_init(&text, 0);
+  tq_status_t st = tqh_run_json(run_dir, baseline, NULL, &text);
+  int rc = st ? tt_fail(st, EXIT_INFRA) : put_json(path, &text);
+  tq_buf_deinit(&text);
+  return rc;
+}
+
+int tt_run_report(const cli_t *cli, int argc, char **argv) {
+  (void)argc, (void)argv;
   tqh_baseline_t *baseline = NULL;
   tqh_history_t *history = NULL;
   char *problems = NULL, *href = NULL;
   tqh_config_t *cfg = NULL;
+  tqh_summary_options_t so;
+  tqh_summary_options_initialize(&so);
+  so.brief = cli->verbosity < 0;
+  if (cli->overview && !tqh_overview_shown_parse(cli->overview, &so.overview))
+    return bad_usage("--overview=%s: expected all, failed or none", cli->overview);
+  if (cli->sort && !tqh_summary_order_parse(cli->sort, &so.order))
+    return bad_usage("--sort=%s: expected run, id, duration or outcome", cli->sort);
+  if (cli->durations) {
+    char *end = NULL;
+    unsigned long long n = strtoull(cli->durations, &end, 10);
+    if (!*cli->durations || *end || cli->durations[0] == '-')
+      return bad_usage("--durations=%s: expected a whole number", cli->durations);
+    so.durations = n ? (size_t)n : SIZE_MAX;
+  }
+  FILE *out = cli->json && !*cli->json ? stderr : stdout;
   tq_status_t st = tt_build_config(cli, &cfg);
   if (st) return tt_fail(st, EXIT_USAGE);
   if (cli->baseline) {
@@ -93,7 +133,6 @@ int tt_run_report(const cli_t *cli) {
     tt_print_baseline_problems(baseline);
   }
   href = tt_trends_href(cfg, cli->report_dir);
-  tqh_config_destroy(cfg);
   st = tqh_results_rebuild(cli->report_dir, NULL, &problems);
   size_t bad = 0; /* journal lines that could not be read: named, and the exit status says so */
   if (problems) {
@@ -103,28 +142,60 @@ int tt_run_report(const cli_t *cli) {
   }
   int html = !st && tt_write_html_report(cli->report_dir, baseline, href);
   tq_free(href);
-  tqh_baseline_destroy(baseline);
-  tqh_history_close(history);
-  if (st) return tt_fail(st, tq_status_code(st) == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
+  if (st) {
+    tqh_baseline_destroy(baseline);
+    tqh_history_close(history);
+    tqh_config_destroy(cfg);
+    return tt_fail(st, tq_status_code(st) == TQ_NOT_FOUND ? EXIT_USAGE : EXIT_INFRA);
+  }
+  /* The summary as asked (by default, summary.txt's text). */
   tq_buf_t path, text;
   tq_buf_init(&path, 0);
-  st = tq_buf_printf(&path, "%s/summary.txt", cli->report_dir);
-  if (!st) st = tq_file_read(path.data, 0, &text);
-  if (!st && text.data) fputs(text.data, stdout);
-  if (!st) tq_buf_deinit(&text);
+  tq_buf_init(&text, 0);
+  tqh_records_t list;
+  tqh_records_init(&list);
+  tqh_journal_read_t ji;
+  size_t *order = NULL, count = 0;
+  st = tq_buf_printf(&path, "%s/journal.jsonl", cli->report_dir);
+  if (!st) st = tqh_journal_read(path.data, &list, NULL, &ji);
+  if (!st) st = tqh_records_latest(&list, &order, &count);
+  tqh_test_record_t *shown = st ? NULL : tq_calloc(count + 1, sizeof(*shown));
+  for (size_t k = 0; shown && k < count; k++) shown[k] = list.items[order[k]];
+  if (!st) st = shown ? tqh_summary_render(shown, count, &so, &text)
+                      : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  if (!st && text.data) fputs(text.data, out);
+  tq_free(shown);
+  tq_free(order);
+  tqh_records_deinit(&list);
+  tq_buf_deinit(&text);
   tq_buf_deinit(&path);
-  if (st) return tt_fail(st, EXIT_INFRA);
-  printf("Rebuilt %s/junit.xml, %s/summary.txt%s%s%s from the journal.\n", cli->report_dir,
-         cli->report_dir, html ? " and " : "", html ? cli->report_dir : "",
-         html ? "/" TQH_HTML_REPORT_FILE : "");
+  if (st) {
+    tqh_baseline_destroy(baseline);
+    tqh_history_close(history);
+    tqh_config_destroy(cfg);
+    return tt_fail(st, EXIT_INFRA);
+  }
+  if (cli->verbosity >= 0)
+    fprintf(out, "Rebuilt %s/junit.xml, %s/summary.txt%s%s%s from the journal.\n",
+            cli->report_dir, cli->report_dir, html ? " and " : "", html ? cli->report_dir : "",
+            html ? "/" TQH_HTML_REPORT_FILE : "");
   if (bad)
     fprintf(stderr,
             TOOL
             ": report: %zu line%s of the journal could not be read (named above): the "
             "reports hold the other tests, and not %s\n",
             bad, bad == 1 ? "" : "s", bad == 1 ? "that one" : "those");
-  return html && !bad ? 0 : EXIT_INFRA;
+  int rc = html && !bad ? 0 : EXIT_INFRA;
+  if (cli->json) {
+    int jrc = tt_write_json(cli->json, cli->report_dir, baseline);
+    if (jrc && !rc) rc = jrc;
+  }
+  tqh_baseline_destroy(baseline);
+  tqh_history_close(history);
+  tqh_config_destroy(cfg);
+  return rc;
 }
+
 const char *tt_upload_spec(const cli_t *cli, tq_buf_t *buf) {
   if (cli->upload) return cli->upload;
   const char *server = getenv(TQH_DASHBOARD_SERVER_ENV);
@@ -188,7 +259,8 @@ void tt_print_upload_report(const char *run_dir, const char *url, const tqh_uplo
 
 /* `torq-test upload RUN_DIR`: sends the backlog (made from the journal for a run that had no
  * --upload). 0 when nothing is left, EXIT_INFRA otherwise. */
-int tt_run_upload(const cli_t *cli) {
+int tt_run_upload(const cli_t *cli, int argc, char **argv) {
+  (void)argc, (void)argv;
   char *recorded = NULL;
   int profiles = 0;
   tq_status_t st = tqh_upload_outbox_url(cli->upload_dir, &recorded, &profiles);
@@ -269,18 +341,65 @@ static int merge_upload(const cli_t *cli, const char *run_dir) {
   return rc;
 }
 
-/* The configuration: built-in, configs/, environment, then the command line. */
+/* A --config or TORQ_CONFIG path (`from`); one that cannot be read is an error in `errors`. */
+static tq_status_t load_config_path(tqh_config_t *cfg, const char *path, const char *from,
+                                    tqh_diags_t *errors) {
+  struct stat sb;
+  if (stat(path, &sb) != 0) {
+    tqh_diags_add(errors, TQH_ERROR, path, 0, "cannot read this configuration (%s): %s", from,
+                  strerror(errno));
+    return TQ_STATUS(TQ_INVALID_ARGUMENT, "%s: cannot read %s", from, path);
+  }
+  return tqh_config_load_path(cfg, path, errors);
+}
+
+char *tt_project_of(const cli_t *cli) {
+  char *project = NULL;
+  tq_status_t st = tqh_config_find_project(cli->num_suites && cli->command != TT_MERGE &&
+                                                   cli->command != TT_REPORT &&
+                                                   cli->command != TT_COMPARE &&
+                                                   cli->command != TT_UPLOAD
+                                               ? cli->suites[0]
+                                               : ".",
+                                           &project);
+  tq_status_free(st);
+  return project;
+}
+
+/* The configuration: built-in, the project's configs/, TORQ_CONFIG, --config, the environment,
+ * then the command line. */
 tq_status_t tt_build_config(const cli_t *cli, tqh_config_t **out_cfg) {
   *out_cfg = NULL;
   tqh_config_t *cfg = NULL;
   TQ_TRY(tqh_config_create(&cfg));
   tqh_diags_t errors;
   tqh_diags_init_max(&errors, TQH_ERRORS_DEFAULT_MAX);
-  tq_status_t st1 = tqh_config_load_dir(cfg, "configs", &errors);
-  tq_status_t st2 = tqh_config_apply_env(cfg, NULL, &errors);
+  tq_status_t st1 = NULL, st2 = NULL;
+  char *project = tt_project_of(cli);
+  if (project) st1 = tqh_config_load_project(cfg, project, &errors);
+  tq_free(project);
+  /* TORQ_CONFIG: files or folders, ':'-separated; then each --config. */
+  const char *env = getenv("TORQ_CONFIG");
+  char *list = env && *env ? tq_strndup(env, strlen(env)) : NULL;
+  char *save = NULL;
+  for (char *p = list ? strtok_r(list, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save)) {
+    tq_status_t s = load_config_path(cfg, p, "TORQ_CONFIG", &errors);
+    if (!st1) st1 = s;
+    else tq_status_free(s);
+  }
+  tq_free(list);
+  for (size_t i = 0; i < cli->num_configs; i++) {
+    tq_status_t s = load_config_path(cfg, cli->configs[i], "--config", &errors);
+    if (!st1) st1 = s;
+    else tq_status_free(s);
+  }
+  st2 = tqh_config_apply_env(cfg, NULL, &errors);
   tq_status_t st = NULL;
   /* All configuration errors at once: the files', the environment's, then the options'. */
-  if (st1 || st2) {
+  if (st1 && tq_status_code(st1) != TQ_INVALID_ARGUMENT) {
+    st = st1;
+    st1 = NULL;
+  } else if (st1 || st2) {
     tq_buf_t text;
     tq_buf_init(&text, 0);
     tq_status_t fst = tqh_diags_format_report(&errors, &text);
@@ -305,7 +424,8 @@ tq_status_t tt_build_config(const cli_t *cli, tqh_config_t **out_cfg) {
               {"toolchain_annotate", cli->tool_annotate, "--toolchain-annotate"}};
   for (size_t i = 0; !st && i < sizeof(sets) / sizeof(sets[0]); i++) {
     if (!sets[i].value) continue;
-    tq_status_t s = tqh_config_set(cfg, TQH_LAYER_CLI, sets[i].key, sets[i].value);
+    tq_status_t s =
+        tqh_config_set_from(cfg, TQH_LAYER_CLI, sets[i].key, sets[i].value, sets[i].option);
     if (s) {
       st = TQ_STATUS(TQ_INVALID_ARGUMENT, TOOL ": %s %s: %s", sets[i].option, sets[i].value,
                      tq_status_message(s));
@@ -329,7 +449,8 @@ void tt_baseline_options(const tqh_config_t *cfg, tqh_baseline_options_t *o) {
   o->gate_count = cfg->defaults.baseline_gate_count;
 }
 
-int tt_run_compare(const cli_t *cli) {
+int tt_run_compare(const cli_t *cli, int argc, char **argv) {
+  (void)argc, (void)argv;
   tqh_config_t *cfg = NULL;
   tq_status_t st = tt_build_config(cli, &cfg);
   if (st) return tt_fail(st, EXIT_USAGE);
@@ -345,8 +466,14 @@ int tt_run_compare(const cli_t *cli) {
   tq_buf_t text;
   tq_buf_init(&text, 0);
   size_t regressions = 0;
-  st = tqh_baseline_compare_runs(cli->compare_a, cli->compare_b, &o, history, &text, &regressions);
-  if (text.data) fputs(text.data, stdout);
+  if (cli->json)
+    st = tqh_compare_json(cli->compare_a, cli->compare_b, &o, history, &text, &regressions);
+  else
+    st = tqh_baseline_compare_runs(cli->compare_a, cli->compare_b, &o, history, &text,
+                                   &regressions);
+  int rc = 0;
+  if (!st && cli->json) rc = put_json(cli->json, &text);
+  else if (text.data) fputs(text.data, stdout);
   tq_buf_deinit(&text);
   tqh_history_close(history);
   tqh_config_destroy(cfg);
@@ -355,7 +482,7 @@ int tt_run_compare(const cli_t *cli) {
                                tq_status_code(st) == TQ_INVALID_ARGUMENT
                            ? EXIT_USAGE
                            : EXIT_INFRA);
-  return regressions ? EXIT_FAILED : 0;
+  return rc ? rc : regressions ? EXIT_FAILED : 0;
 }
 
 tq_status_t tt_parse_seconds(const char *option, const char *env, const char *text, double *out) {
@@ -408,7 +535,7 @@ int tt_run_merge(const cli_t *cli, int argc, char **argv) {
   tq_buf_t path, text;
   tq_buf_init(&path, 0);
   tq_status_free(tq_buf_printf(&path, "%s/summary.txt", run_dir));
-  if (path.data && !(st = tq_file_read(path.data, 0, &text))) {
+  if (cli->verbosity >= 0 && path.data && !(st = tq_file_read(path.data, 0, &text))) {
     if (text.data) fputs(text.data, stdout);
     tq_buf_deinit(&text);
   }

@@ -392,7 +392,8 @@ static int open_for(const cli_t *cli, int write, tqh_config_t **cfg, tqh_history
   return 0;
 }
 
-int tt_run_history(const cli_t *cli) {
+int tt_run_history(const cli_t *cli, int argc, char **argv) {
+  (void)argc, (void)argv;
   tqh_config_t *cfg = NULL;
   tqh_history_t *h = NULL;
   int write = !strcmp(cli->history_cmd, "import");
@@ -410,7 +411,8 @@ int tt_run_history(const cli_t *cli) {
   return rc;
 }
 
-int tt_run_trends(const cli_t *cli) {
+int tt_run_trends(const cli_t *cli, int argc, char **argv) {
+  (void)argc, (void)argv;
   tqh_trends_options_t o;
   tqh_trends_options_initialize(&o);
   size_t last = 0;

@@ -203,3 +203,33 @@ tq_status_t tqh_jw_finish(tqh_jw_t *w) {
     s = TQ_STATUS(TQ_INTERNAL, "JSON writer: %d unclosed levels", w->depth);
   return s;
 }
+
+void tqh_jw_value(tqh_jw_t *w, const tqh_json_t *v) {
+  switch (v ? v->kind : TQH_JSON_NULL) {
+    case TQH_JSON_NULL:
+      tqh_jw_null(w);
+      return;
+    case TQH_JSON_BOOL:
+      tqh_jw_bool(w, v->boolean);
+      return;
+    case TQH_JSON_NUMBER:
+      tqh_jw_number(w, v->number);
+      return;
+    case TQH_JSON_STRING:
+      tqh_jw_stringn(w, v->string, v->len);
+      return;
+    case TQH_JSON_ARRAY:
+      tqh_jw_array_begin(w);
+      for (size_t i = 0; i < v->len; i++) tqh_jw_value(w, v->items[i]);
+      tqh_jw_array_end(w);
+      return;
+    case TQH_JSON_OBJECT:
+      tqh_jw_object_begin(w);
+      for (size_t i = 0; i < v->len; i++) {
+        tqh_jw_key(w, v->keys[i]);
+        tqh_jw_value(w, v->items[i]);
+      }
+      tqh_jw_object_end(w);
+      return;
+  }
+}

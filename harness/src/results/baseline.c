@@ -436,35 +436,52 @@ static char *run_id_of(const char *run_dir) {
   return id;
 }
 
+tq_status_t tqh__compare_pair_open(const char *run_a, const char *run_b,
+                                   const tqh_baseline_options_t *options, tqh_history_t *history,
+                                   tqh__compare_pair_t *out) {
+  memset(out, 0, sizeof(*out));
+  TQ_TRY(tqh_baseline_load(run_a, options, history, &out->a));
+  tq_status_t st = tqh_baseline_load(run_b, options, NULL, &out->b);
+  if (!st && out->b->from_history)
+    st = TQ_STATUS(TQ_INVALID_ARGUMENT, "compare: the second run must be a run folder, not %s",
+                   run_b);
+  if (!st) st = tqh_records_latest(&out->b->records, &out->latest, &out->count);
+  if (!st) {
+    out->records = &out->b->records;
+    /* B's earlier runs: those that started before its first test and are not B. */
+    double first = 0;
+    for (size_t i = 0; i < out->count; i++) {
+      double t = out->records->items[out->latest[i]].started_at;
+      if (t > 0 && (first == 0 || t < first)) first = t;
+    }
+    char *id = run_id_of(run_b);
+    st = tqh_baseline_set_now(out->a, first, id);
+    tq_free(id);
+  }
+  if (st) tqh__compare_pair_close(out);
+  return st;
+}
+
+void tqh__compare_pair_close(tqh__compare_pair_t *p) {
+  tq_free(p->latest);
+  tqh_baseline_destroy(p->a);
+  tqh_baseline_destroy(p->b);
+  memset(p, 0, sizeof(*p));
+}
+
 tq_status_t tqh_baseline_compare_runs(const char *run_a, const char *run_b,
                                       const tqh_baseline_options_t *options,
                                       tqh_history_t *history, tq_buf_t *out,
                                       size_t *out_regressions) {
   *out_regressions = 0;
-  tqh_baseline_t *a = NULL, *b = NULL;
-  TQ_TRY(tqh_baseline_load(run_a, options, history, &a));
-  tq_status_t st = tqh_baseline_load(run_b, options, NULL, &b);
-  if (!st && b->from_history)
-    st = TQ_STATUS(TQ_INVALID_ARGUMENT, "compare: the second run must be a run folder, not %s",
-                   run_b);
+  tqh__compare_pair_t pair;
+  TQ_TRY(tqh__compare_pair_open(run_a, run_b, options, history, &pair));
+  tqh_baseline_t *a = pair.a, *b = pair.b;
   tqh_baseline_table_t *table = NULL;
   size_t compared = 0, improved = 0, missing = 0, regressed = 0;
-  size_t *latest = NULL, count = 0;
-  if (!st) st = tqh_baseline_table_create(&table);
-  if (!st) st = tqh_records_latest(&b->records, &latest, &count);
-  if (!st) {
-    /* B's earlier runs: those that started before its first test and are not B. */
-    double first = 0;
-    for (size_t i = 0; i < count; i++) {
-      double t = b->records.items[latest[i]].started_at;
-      if (t > 0 && (first == 0 || t < first)) first = t;
-    }
-    char *id = run_id_of(run_b);
-    st = tqh_baseline_set_now(a, first, id);
-    tq_free(id);
-  }
-  for (size_t i = 0; !st && i < count; i++) {
-    const tqh_test_record_t *now = &b->records.items[latest[i]];
+  tq_status_t st = tqh_baseline_table_create(&table);
+  for (size_t i = 0; !st && i < pair.count; i++) {
+    const tqh_test_record_t *now = &pair.records->items[pair.latest[i]];
     const char *test_id = tqh_record_test_id(now);
     tqh_baseline_comparison_t c;
     int found = 0;
@@ -498,10 +515,8 @@ tq_status_t tqh_baseline_compare_runs(const char *run_a, const char *run_b,
     st = tq_buf_printf(out, "%zu test%s compared: %zu regressed, %zu improved, %zu not in the "
                             "baseline\n",
                        compared, compared == 1 ? "" : "s", regressed, improved, missing);
-  tq_free(latest);
   tqh_baseline_table_destroy(table);
-  tqh_baseline_destroy(a);
-  tqh_baseline_destroy(b);
+  tqh__compare_pair_close(&pair);
   *out_regressions = regressed;
   return st;
 }

@@ -201,20 +201,26 @@ static tq_status_t write_run_json(tqh_results_t *r, int finished) {
                 {"target", in->target},
                 {"board", in->board},
                 {"git_revision", in->git_revision},
-                {"command_line", in->command_line}};
+                {"command_line", in->command_line},
+                {"toolchain", in->toolchain}};
   for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
     if (!fields[i].value) continue;
     tqh_jw_key(&w, fields[i].key);
     tqh_jw_string(&w, fields[i].value);
   }
   tqh_jw_key(&w, "config");
-  tqh_jw_object_begin(&w);
-  for (size_t i = 0; i < in->config_count; i++) {
-    tqh_jw_key(&w, in->config[i].key ? in->config[i].key : "");
-    tqh_jw_string(&w, in->config[i].value ? in->config[i].value : "");
+  if (in->config_json && !in->config_count) {
+    /* The configuration as structured JSON (config.h: tqh_config_to_json). */
+    tqh_jw_raw(&w, in->config_json, strlen(in->config_json));
+  } else {
+    tqh_jw_object_begin(&w);
+    for (size_t i = 0; i < in->config_count; i++) {
+      tqh_jw_key(&w, in->config[i].key ? in->config[i].key : "");
+      tqh_jw_string(&w, in->config[i].value ? in->config[i].value : "");
+    }
+    tqh_jw_object_end(&w);
   }
-  tqh_jw_object_end(&w);
-  if (in->config_json) {
+  if (in->config_json && in->config_count) {
     tqh_jw_key(&w, "config_json");
     tqh_jw_raw(&w, in->config_json, strlen(in->config_json));
   }
@@ -329,6 +335,7 @@ tq_status_t tqh_results_create(const tqh_results_options_t *options, const tqh_r
     c->board = copy(&r->arena, info->board, &ok);
     c->git_revision = copy(&r->arena, info->git_revision, &ok);
     c->command_line = copy(&r->arena, info->command_line, &ok);
+    c->toolchain = copy(&r->arena, info->toolchain, &ok);
     c->config_json = copy(&r->arena, info->config_json, &ok);
     if (info->config_count) {
       tqh_property_t *p = tq_arena_calloc(&r->arena, info->config_count, sizeof(*p));

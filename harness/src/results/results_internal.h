@@ -9,6 +9,7 @@
 #include "torq/base/arena.h"
 #include "torq/base/status.h"
 #include "torq/base/str.h"
+#include "torq/harness/baseline.h"
 #include "torq/harness/diag.h"
 #include "torq/harness/journal.h"
 #include "torq/harness/json.h"
@@ -71,5 +72,17 @@ tq_status_t tqh__junit_render(const tqh_test_record_t *records, size_t count,
 tq_status_t tqh__summary_render(const tqh_test_record_t *records, size_t count,
                                 const tqh_summary_options_t *options, tqh__pieces_t *cache,
                                 tq_buf_t *out) TQ_MUST_USE;
+
+/* The two sides of `compare A B` (baseline.c): A the baseline (a run, a journal or the history),
+ * its earlier runs those before B; B's records, the latest line of each test in `latest`. */
+typedef struct tqh__compare_pair_s {
+  tqh_baseline_t *a, *b;
+  const tqh_records_t *records; /* B's */
+  size_t *latest, count;
+} tqh__compare_pair_t;
+tq_status_t tqh__compare_pair_open(const char *run_a, const char *run_b,
+                                   const tqh_baseline_options_t *options, tqh_history_t *history,
+                                   tqh__compare_pair_t *out) TQ_MUST_USE;
+void tqh__compare_pair_close(tqh__compare_pair_t *pair);
 
 #endif

@@ -212,6 +212,7 @@ static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
   if (!st && run->options->baseline)
     st = tqh_baseline_apply(run->options->baseline, t->settings.baseline_floor_pct,
                             t->settings.baseline_gate, t->settings.baseline_gate_count, &rec, &bv);
+  if (r->outcome == TQH_OUTCOME_PASSED && rec.outcome == TQH_OUTCOME_FAILED) run->failures++;
   r->outcome = rec.outcome;
   uint64_t t0 = tqh_now_ns();
   /* A test that found a local disk full (its folder, the compile cache): the next ones would
@@ -266,6 +267,7 @@ tq_status_t tqh__run_record_simple(tqh__run_t *run, size_t i, tqh_outcome_t outc
   r.infrastructure = type && !strncmp(type, "infra_", 6);
   r.failure_type = type ? tq_strndup(type, strlen(type)) : NULL;
   r.message = message ? tq_strndup(message, strlen(message)) : NULL;
+  run->failures += outcome == TQH_OUTCOME_FAILED || outcome == TQH_OUTCOME_ERROR;
   tq_status_t st = record(run, i, &r);
   tqh_test_result_deinit(&r);
   return st;
@@ -376,6 +378,7 @@ void tqh__run_finish_test(tqh__run_t *run, tqh__worker_t *w, int status) {
     return;
   }
   apply_xfail(run, t, r);
+  run->failures += r->outcome == TQH_OUTCOME_FAILED || r->outcome == TQH_OUTCOME_ERROR;
   run->pending[run->num_pending].test = i;
   run->pending[run->num_pending].result = *r;
   run->num_pending++;

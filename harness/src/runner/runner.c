@@ -307,10 +307,21 @@ static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
         tqh__worker_retire(w);
       }
     }
-    if (!st && !stopping) st = tqh__run_fail_orphans(run);
-    if (!st && !stopping) st = start_tests(run);
+    if (!stopping && run->options->maxfail && run->failures >= run->options->maxfail &&
+        !run->summary->stopped) {
+      run->summary->stopped = 1;
+      char line[160];
+      snprintf(line, sizeof(line),
+               "torq-test: stopping after %zu failed test%s (%s): no further test starts\n",
+               run->failures, run->failures == 1 ? "" : "s",
+               run->options->maxfail == 1 ? "-x" : "--maxfail");
+      if (run->options->verbosity >= 0) tqh__progress_print(&run->progress, line);
+    }
+    int halted = stopping || run->summary->stopped;
+    if (!st && !halted) st = tqh__run_fail_orphans(run);
+    if (!st && !halted) st = start_tests(run);
     if (!st) st = tqh__run_record_pending(run);
-    if (st || (run->running == 0 && (stopping || run->queued == 0))) break;
+    if (st || (run->running == 0 && (halted || run->queued == 0))) break;
 
     size_t n = 0;
     uint64_t now = tqh_now_ns(), wake = 0;
@@ -377,7 +388,11 @@ static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
   for (size_t c = 0; c < run->num_queues; c++) {
     size_t i;
     while (!st && tqh__run_queue_pop(run, c, &i))
-      st = tqh__run_record_simple(run, i, TQH_OUTCOME_NOT_RUN, "not_run", why ? why : "not run");
+      st = tqh__run_record_simple(run, i, TQH_OUTCOME_NOT_RUN, "not_run",
+                                  why                   ? why
+                                  : run->summary->stopped ? "not run: the run stopped after its "
+                                                            "first failures (-x, --maxfail)"
+                                                          : "not run");
   }
   tq_free(why);
   if (run->unrecorded) {

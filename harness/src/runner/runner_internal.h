@@ -217,6 +217,7 @@ typedef struct tqh__run_s {
    * full); NULL while it has not. The rest of the tests are then recorded as not run. */
   char *fault;
   size_t unrecorded; /* records that could not be written after the fault */
+  size_t failures;   /* failed or errored tests so far (for maxfail), recorded or pending */
 } tqh__run_t;
 
 static inline int tqh__run_slot_board(const tqh__run_t *run, size_t k) {

@@ -309,6 +309,24 @@ int tqh_select_match_tags(const tqh_select_t *select, const char *const *tags, s
   return eval(select, select->root, &subj);
 }
 
+size_t tqh_select_name_count(const tqh_select_t *select) {
+  size_t n = 0;
+  for (size_t i = 0; select && i < select->count; i++) n += select->nodes[i].op == OP_WORD;
+  return n;
+}
+
+void tqh_select_name(const tqh_select_t *select, size_t i, char *out, size_t size) {
+  if (!size) return;
+  out[0] = 0;
+  /* Words are made in the order the parser meets them, which is the order written. */
+  for (size_t k = 0; select && k < select->count; k++) {
+    const node_t *n = &select->nodes[k];
+    if (n->op != OP_WORD || i--) continue;
+    snprintf(out, size, "%.*s", (int)n->len, select->text + n->word);
+    return;
+  }
+}
+
 int tqh_select_test(const tqh_select_t *keyword, const tqh_select_t *marker,
                     const tqh_test_t *test) {
   return tqh_select_match_id(keyword, test->id) &&

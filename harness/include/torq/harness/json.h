@@ -81,6 +81,7 @@ void tqh_jw_uint(tqh_jw_t *w, uint64_t v);
 void tqh_jw_bool(tqh_jw_t *w, int v);
 void tqh_jw_null(tqh_jw_t *w);
 void tqh_jw_raw(tqh_jw_t *w, const char *json, size_t len); /* an already valid JSON value */
+void tqh_jw_value(tqh_jw_t *w, const tqh_json_t *v); /* a value read by tqh_json_parse, again */
 /* Returns the sticky error (or TQ_INTERNAL for unbalanced nesting); the writer is done. */
 tq_status_t tqh_jw_finish(tqh_jw_t *w) TQ_MUST_USE;
 

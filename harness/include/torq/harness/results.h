@@ -205,10 +205,12 @@ typedef struct tqh_run_info_s {
   const char *board;            /* board description (host:port), NULL on the simulator */
   const char *git_revision;     /* `git rev-parse HEAD` of the checkout, NULL when unknown */
   const char *command_line;     /* as typed */
+  const char *toolchain;        /* an external toolchain's programs (path, SHA-256, version) */
   const tqh_property_t *config; /* the effective configuration, key → string, in this order */
   size_t config_count;
-  const char *config_json; /* or: the configuration as one JSON value, written verbatim under
-                            * "config_json" (validated; TQ_INVALID_ARGUMENT if malformed) */
+  const char *config_json; /* or: the configuration as one JSON value (validated;
+                            * TQ_INVALID_ARGUMENT if malformed), written verbatim as "config"
+                            * when `config` is empty, else beside it as "config_json" */
 } tqh_run_info_t;
 
 /* When the reports are regenerated after a test: while at most `throttle_after` tests were

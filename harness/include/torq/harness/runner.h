@@ -56,6 +56,8 @@ typedef void (*tqh_output_fn)(void *ctx, const char *text, size_t len);
 typedef struct tqh_runner_options_s {
   size_t jobs;                   /* workers at once; default 1 */
   int strict;                    /* an expected failure that passes fails the test */
+  size_t maxfail;                /* after this many failed or errored tests, start no more (the
+                                  * running ones finish; the rest are NOT_RUN); 0: never */
   int verbosity;                 /* -1 quiet, 0 default, 1 verbose (-v: logs of every test) */
   int color;                     /* -1 auto (a TTY and no NO_COLOR), 0 off, 1 on */
   int tty;                       /* 1: the output is a terminal (live progress); 0: plain lines */
@@ -81,6 +83,7 @@ typedef struct tqh_runner_summary_s {
   size_t cache_hits, cache_misses;
   size_t infrastructure_errors; /* tests that could not be run for reasons outside the model */
   int cancelled;
+  int stopped; /* maxfail was reached: tests were left out */
   double elapsed_s;
   double compile_s, run_s; /* summed over the tests: time in the compiler (cache misses) and in
                             * execution (inputs, module load, sessions, invocations, reference) */

@@ -53,6 +53,12 @@ int tqh_select_match_id(const tqh_select_t *select, const char *id);
 /* Evaluates a MARKER expression against a set of tags. NULL `select` matches all. */
 int tqh_select_match_tags(const tqh_select_t *select, const char *const *tags, size_t tag_count);
 
+/* The names of an expression, in the order written (each once per place it appears): count, and
+ * name i into `out` (at most `size` bytes, cut), for checks such as "-m names a tag no suite
+ * uses". */
+size_t tqh_select_name_count(const tqh_select_t *select);
+void tqh_select_name(const tqh_select_t *select, size_t i, char *out, size_t size);
+
 /* Whether a test is selected by both (each may be NULL): keyword on test->id, marker on its tags.
  */
 int tqh_select_test(const tqh_select_t *keyword, const tqh_select_t *marker,
