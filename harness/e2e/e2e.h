@@ -43,7 +43,8 @@ int e2e_light(void);
 
 /* Runs torq-test with `args` (NULL-terminated) in `cwd`, with TORQ_CACHE_DIR and
  * TORQ_RESULTS_DIR pointing into the scratch folder and `env` ("NAME=VALUE", NULL-terminated,
- * may be NULL) added; waits for it. */
+ * may be NULL) added (a bare "NAME" leaves that variable unset: "TORQ_RESULTS_DIR" lets the run
+ * find its folder itself); waits for it. */
 void e2e_run(const e2e_scratch_t *s, const char *cwd, const char *const *env,
              const char *const *args, e2e_proc_t *out);
 
@@ -135,5 +136,6 @@ Suite *e2e_suite_html(void);
 Suite *e2e_suite_limits(void);
 Suite *e2e_suite_verdicts(void);
 Suite *e2e_suite_toolchain(void);
+Suite *e2e_suite_usability(void);
 
 #endif

@@ -135,9 +135,17 @@ void e2e_scratch_free(e2e_scratch_t *s) {
   free(s->cache);
 }
 
+/* Whether `env` holds the bare NAME of the variable `var` ("NAME=VALUE"): unset it. */
+static int unset_by(const char *const *env, const char *var) {
+  size_t n = strcspn(var, "=");
+  for (size_t i = 0; env && env[i]; i++)
+    if (!strchr(env[i], '=') && strlen(env[i]) == n && !strncmp(env[i], var, n)) return 1;
+  return 0;
+}
+
 /* The child's environment: ours (but the settings the tests set themselves, and a Torq dashboard
  * a developer's shell points at: no test uploads there unless it says so), the scratch folders,
- * then `env`. */
+ * then `env` (where a bare NAME unsets). */
 static char **child_env(const e2e_scratch_t *s, const char *const *env) {
   size_t n = 0, extra = 0;
   while (environ[n]) n++;
@@ -147,14 +155,16 @@ static char **child_env(const e2e_scratch_t *s, const char *const *env) {
   for (size_t i = 0; i < n; i++) {
     if (!strncmp(environ[i], "TORQ_CACHE_DIR=", 15) || !strncmp(environ[i], "TORQ_RESULTS_DIR=", 17) ||
         !strncmp(environ[i], "TORQ_JOBS=", 10) || !strncmp(environ[i], "TORQ_REPEAT=", 12) ||
-        !strncmp(environ[i], "TORQ_WARMUP=", 12) || !strncmp(environ[i], "CK_", 3) ||
-        !strncmp(environ[i], "TORQ_PERF_", 10))
+        !strncmp(environ[i], "TORQ_WARMUP=", 12) || !strncmp(environ[i], "TORQ_CONFIG=", 12) ||
+        !strncmp(environ[i], "CK_", 3) || !strncmp(environ[i], "TORQ_PERF_", 10))
       continue;
     v[k++] = strdup(environ[i]);
   }
-  v[k++] = e2e_path("TORQ_CACHE_DIR=%s", s->cache);
-  v[k++] = e2e_path("TORQ_RESULTS_DIR=%s", s->results);
-  for (size_t i = 0; i < extra; i++) v[k++] = strdup(env[i]);
+  const char *cache = "TORQ_CACHE_DIR=", *results = "TORQ_RESULTS_DIR=";
+  if (!unset_by(env, cache)) v[k++] = e2e_path("%s%s", cache, s->cache);
+  if (!unset_by(env, results)) v[k++] = e2e_path("%s%s", results, s->results);
+  for (size_t i = 0; i < extra; i++)
+    if (strchr(env[i], '=')) v[k++] = strdup(env[i]);
   v[k] = NULL;
   return v;
 }

@@ -23,5 +23,6 @@ int main(void) {
   srunner_add_suite(sr, e2e_suite_limits());
   srunner_add_suite(sr, e2e_suite_verdicts());
   srunner_add_suite(sr, e2e_suite_toolchain());
+  srunner_add_suite(sr, e2e_suite_usability());
   return tq_test_run(sr); /* runs, then prints the skips */
 }

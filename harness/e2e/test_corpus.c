@@ -1,5 +1,6 @@
 /* The whole TOSA corpus through the real binary: suites/tosa_corpus.yaml, every model a test with
- * its result folder and its JUnit test case. A few seconds with -j 2; skipped (and counted) under
+ * its result folder and its JUnit test case, and -q saying no more than the failures and one
+ * summary line. A few seconds with -j 2; skipped (and counted) under
  * valgrind and when TORQ_E2E_CORPUS=0; a missing corpus is a failure under CI and a counted skip
  * otherwise. */
 #include <dirent.h>
@@ -62,8 +63,12 @@ START_TEST(corpus_suite_runs_every_model_with_a_folder_and_a_test_case) {
   ck_assert_uint_eq(er, e2e_journal_count(run, "error"));
   ck_assert_uint_eq(sk, e2e_journal_count(run, "skipped") + e2e_journal_count(run, "xfailed") +
                             e2e_journal_count(run, "not_run"));
-  fprintf(stderr, "corpus: %zu models, %zu failures, %zu errors, %zu skipped (%s)\n", t, f, er, sk,
-          parser);
+  /* -q: one line per failure and one summary line, nothing else (4,373 lines before). */
+  ck_assert_msg(e2e_count(p.out, "\n") == f + er + 1, "-q printed %zu lines:\n%s",
+                e2e_count(p.out, "\n"), p.out);
+  ck_assert_ptr_nonnull(strstr(p.out, "208 tests: "));
+  fprintf(stderr, "corpus: %zu models, %zu failures, %zu errors, %zu skipped (%s); -q: %zu line%s\n",
+          t, f, er, sk, parser, e2e_count(p.out, "\n"), e2e_count(p.out, "\n") == 1 ? "" : "s");
   free(junit);
   free(run);
   e2e_proc_free(&p);

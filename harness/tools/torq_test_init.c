@@ -194,13 +194,13 @@ static const char k_suite[] =
     "  #   xfail: \"rounds differently on the host\"\n";
 
 static const char k_model[] =
-    "// A tiny TOSA model for the starter suite: two int8 tensors added on the NPU.\n"
+    "// A tiny TOSA model for the starter suite: two int32 tensors added on the NPU.\n"
     "module {\n"
-    "  func.func @main(%arg0: tensor<1x8x8x16xi8>, %arg1: tensor<1x8x8x16xi8>) -> "
-    "tensor<1x8x8x16xi8> {\n"
-    "    %0 = tosa.add %arg0, %arg1 : (tensor<1x8x8x16xi8>, tensor<1x8x8x16xi8>) -> "
-    "tensor<1x8x8x16xi8>\n"
-    "    return %0 : tensor<1x8x8x16xi8>\n"
+    "  func.func @main(%arg0: tensor<1x8x8x16xi32>, %arg1: tensor<1x8x8x16xi32>) -> "
+    "tensor<1x8x8x16xi32> {\n"
+    "    %0 = tosa.add %arg0, %arg1 : (tensor<1x8x8x16xi32>, tensor<1x8x8x16xi32>) -> "
+    "tensor<1x8x8x16xi32>\n"
+    "    return %0 : tensor<1x8x8x16xi32>\n"
     "  }\n"
     "}\n";
 

@@ -209,9 +209,19 @@ static tq_status_t write_run_json(tqh_results_t *r, int finished) {
     tqh_jw_string(&w, fields[i].value);
   }
   tqh_jw_key(&w, "config");
+  tq_arena_t arena;
+  tq_arena_init(&arena, 0, 0);
+  tqh_json_t *config = NULL;
   if (in->config_json && !in->config_count) {
-    /* The configuration as structured JSON (config.h: tqh_config_to_json). */
-    tqh_jw_raw(&w, in->config_json, strlen(in->config_json));
+    tq_status_t ps = tqh_json_parse(&arena, "config", in->config_json, strlen(in->config_json),
+                                    &config);
+    if (ps) config = NULL;
+    tq_status_free(ps);
+  }
+  if (config) {
+    /* The configuration as structured JSON (config.h: tqh_config_to_json), indented as the
+     * rest (it was checked to parse when the run was created). */
+    tqh_jw_value(&w, config);
   } else {
     tqh_jw_object_begin(&w);
     for (size_t i = 0; i < in->config_count; i++) {
@@ -220,6 +230,7 @@ static tq_status_t write_run_json(tqh_results_t *r, int finished) {
     }
     tqh_jw_object_end(&w);
   }
+  tq_arena_deinit(&arena);
   if (in->config_json && in->config_count) {
     tqh_jw_key(&w, "config_json");
     tqh_jw_raw(&w, in->config_json, strlen(in->config_json));
