@@ -1,7 +1,8 @@
 /* The HTML report end to end: a run of a passing and a failing test writes index.html, `torq-test
  * report` writes it again, `merge` writes one for the merged run, and headless Chromium renders
- * it: the DOM after the page's script ran holds every test id and the timeline's SVG, and a
- * screenshot is a real PNG. Chromium is $TORQ_CHROMIUM, else /usr/bin/chromium
+ * it: the DOM after the page's script ran holds every test id, the timeline's SVG, the tables of
+ * time by operator and links to the test's files, the filter hides what it should (preset from
+ * the address), and a screenshot is a real PNG. Chromium is $TORQ_CHROMIUM, else /usr/bin/chromium
  * (scripts/install-test-tools installs it): missing, it fails the test under CI; otherwise the
  * rendering is a counted skip. */
 #include <errno.h>
@@ -20,15 +21,15 @@
 #define CHROMIUM "/usr/bin/chromium"
 #define CHROMIUM_TIMEOUT_S 60
 
-/* Runs Chromium (`bin`) headless on `page` with one more argument (`what`) and a fresh profile
- * folder, stdout to `out_path`; kills its process group after CHROMIUM_TIMEOUT_S. Returns its exit
- * status, or -1 when it was killed. */
+/* Runs Chromium (`bin`) headless on `page` (with "#fragment" when `fragment` is not NULL) with
+ * one more argument (`what`) and a fresh profile folder, stdout to `out_path`; kills its process
+ * group after CHROMIUM_TIMEOUT_S. Returns its exit status, or -1 when it was killed. */
 static int chromium(const char *bin, const char *scratch, const char *what, const char *page,
-                    const char *out_path) {
+                    const char *fragment, const char *out_path) {
   char *profile = e2e_path("%s/chromium-XXXXXX", scratch);
   ck_assert_ptr_nonnull(mkdtemp(profile));
   char *user_data = e2e_path("--user-data-dir=%s", profile);
-  char *url = e2e_path("file://%s", page);
+  char *url = e2e_path("file://%s%s%s", page, fragment ? "#" : "", fragment ? fragment : "");
   const char *argv[] = {bin,
                         "--headless",
                         "--no-sandbox",
@@ -127,7 +128,7 @@ START_TEST(run_writes_index_html_that_chromium_renders) {
       tq_test_tool(CHROMIUM_ENV, CHROMIUM, "apt-get install chromium (scripts/install-test-tools)");
   if (chromium_bin) {
     char *dom_path = e2e_path("%s/dom.html", s.dir);
-    int rc = chromium(chromium_bin, s.dir, "--dump-dom", page, dom_path);
+    int rc = chromium(chromium_bin, s.dir, "--dump-dom", page, NULL, dom_path);
     ck_assert_msg(rc == 0, "chromium --dump-dom: %d", rc);
     char *dom = e2e_read(dom_path);
     ck_assert_ptr_nonnull(dom);
@@ -136,12 +137,44 @@ START_TEST(run_writes_index_html_that_chromium_renders) {
     ck_assert_uint_eq(e2e_count(dom, "<svg class=\"timeline\""), 1);
     ck_assert_uint_gt(e2e_count(dom, "<rect "), 5);
     ck_assert_uint_gt(e2e_count(dom, "title=\"Click to sort\""), 5); /* the script ran */
+    /* h/a's time by operator, the run's, and links to its files that resolve from the page. */
+    const char *a = strstr(dom, "id=\"t-h/a\"");
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(strstr(a, "<table class=\"ops\">"));
+    ck_assert_ptr_nonnull(strstr(a, "<tr><td>tosa.add</td>"));
+    ck_assert_uint_eq(e2e_count(dom, "<table class=\"ops\">"), 2);
+    ck_assert_ptr_nonnull(strstr(a, "<a href=\"h+a/profile.pb\">profile.pb</a>"));
+    char *linked = e2e_path("%s/h+a/profile.pb", run);
+    ck_assert(e2e_exists(linked));
+    free(linked);
+    ck_assert_ptr_nonnull(strstr(dom, "2 of 2 tests shown"));
+    free(dom);
+    /* The filter, preset from the address as a user's bookmark would: the failed tests only,
+     * then a text. A hidden row or section carries the hidden attribute. */
+    rc = chromium(chromium_bin, s.dir, "--dump-dom", page, "outcome=failed", dom_path);
+    ck_assert_msg(rc == 0, "chromium --dump-dom: %d", rc);
+    dom = e2e_read(dom_path);
+    ck_assert_ptr_nonnull(strstr(dom, "1 of 2 tests shown"));
+    ck_assert_ptr_nonnull(strstr(dom, "<tr data-outcome=\"passed\" data-f=\"h/a\" hidden=\"\">"));
+    const char *broken_row = strstr(dom, "<tr data-outcome=\"failed\" data-f=\"h/broken ");
+    ck_assert_ptr_nonnull(broken_row);
+    const char *hidden = strstr(broken_row, " hidden=");
+    ck_assert(!hidden || hidden > strchr(broken_row, '>')); /* its own tag is not hidden */
+    ck_assert_ptr_nonnull(strstr(dom, "<section data-outcome=\"passed\" data-f=\"h/a\" "
+                                      "class=\"test\" id=\"t-h/a\" hidden=\"\">"));
+    free(dom);
+    rc = chromium(chromium_bin, s.dir, "--dump-dom", page, "q=H/A", dom_path);
+    ck_assert_msg(rc == 0, "chromium --dump-dom: %d", rc);
+    dom = e2e_read(dom_path);
+    ck_assert_ptr_nonnull(strstr(dom, "1 of 2 tests shown"));
+    ck_assert_ptr_nonnull(strstr(dom, "<tr data-outcome=\"passed\" data-f=\"h/a\">"));
+    ck_assert_uint_eq(e2e_count(dom, "\" hidden=\"\">"), 2); /* h/broken's row and section */
     free(dom);
     free(dom_path);
 
     char *png = e2e_path("%s/index.png", run), *shot = e2e_path("--screenshot=%s", png);
     char *log = e2e_path("%s/screenshot.log", s.dir);
-    rc = chromium(chromium_bin, s.dir, shot, page, log);
+    rc = chromium(chromium_bin, s.dir, shot, page, NULL, log);
     ck_assert_msg(rc == 0, "chromium --screenshot: %d", rc);
     FILE *f = fopen(png, "rb");
     ck_assert_msg(f != NULL, "no screenshot %s", png);

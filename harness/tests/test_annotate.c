@@ -8,6 +8,7 @@
 #include "suites.h"
 #include "torq/harness/overview.h"
 #include "torq/harness/perfetto.h"
+#include "torq/harness/operators.h"
 #include "torq/runtime/profile.h"
 #include "tq_test.h"
 
@@ -296,6 +297,72 @@ START_TEST(annotate_several_dispatches_each_with_its_debug_info) {
 }
 END_TEST
 
+/* The time by operator (operators.h) of the fixture's annotated CSV, as the report shows it. */
+START_TEST(operator_table_sums_the_annotated_csv_per_source_operator) {
+  char *dir = th_tmpdir();
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info(dbg);
+  tqh_annotation_t *ann = th_annotate_text(dir, dbg, TH_FIXTURE_PROFILE);
+  tq_buf_t csv;
+  tq_buf_init(&csv, 0);
+  TH_OK(tqh_annotation_format_csv(ann, &csv));
+  tqh_op_table_t t;
+  tqh_op_table_init(&t);
+  TH_OK(tqh_op_table_parse(&t, "a.csv", csv.data, csv.len, NULL));
+  tqh_op_table_sort(&t);
+  static const struct {
+    const char *name;
+    double us;
+    size_t count;
+  } rows[] = {{"tosa.abs", 28, 1},   {"tosa.cast", 20, 1},   {"tosa.add+tosa.abs", 12, 1},
+              {"HOST_COPY", 10, 1},  {"tosa.conv2d", 10, 1}, {"ALLOC", 1, 1}};
+  ck_assert_uint_eq(t.count, 6);
+  for (size_t i = 0; i < 6; i++) {
+    ck_assert_str_eq(t.ops[i].name, rows[i].name);
+    ck_assert_double_eq(t.ops[i].us, rows[i].us);
+    ck_assert_uint_eq(t.ops[i].count, rows[i].count);
+  }
+  ck_assert_double_eq(t.total_us, 81);
+  /* A second table adds up (the report's table over the run). */
+  TH_OK(tqh_op_table_parse(&t, "a.csv", csv.data, csv.len, NULL));
+  ck_assert_uint_eq(t.count, 6);
+  ck_assert_double_eq(t.total_us, 162);
+  tqh_op_table_deinit(&t);
+  /* Bad rows are warnings and skipped; a file that is not an annotated CSV is an error. */
+  const char *bad = "total_time,operation,x,original_operators\n"
+                    "5,NSS_START,\"a,\"\"b\"\"\",tosa.mul@L3\n"
+                    "5,NSS_WAIT\n"
+                    "x,ALLOC,,\n"
+                    "\n"
+                    "7,NSS_WAIT,,tosa.mul@L3\n";
+  tqh_diags_t diags;
+  tqh_diags_init(&diags);
+  tqh_op_table_init(&t);
+  TH_OK(tqh_op_table_parse(&t, "bad.csv", bad, strlen(bad), &diags));
+  ck_assert_uint_eq(t.count, 1);
+  ck_assert_str_eq(t.ops[0].name, "tosa.mul");
+  ck_assert_double_eq(t.ops[0].us, 12);
+  ck_assert_uint_eq(t.ops[0].count, 1);
+  ck_assert_uint_eq(diags.warnings, 2);
+  ck_assert_uint_eq(diags.items[0].line, 3);
+  ck_assert_uint_eq(diags.items[1].line, 4);
+  tqh_diags_deinit(&diags);
+  tq_status_t st = tqh_op_table_parse(&t, "p.csv", TH_FIXTURE_PROFILE, strlen(TH_FIXTURE_PROFILE),
+                                      NULL);
+  ck_assert_int_eq(tq_status_code(st), TQ_INVALID_INPUT);
+  tq_status_free(st);
+  st = tqh_op_table_read(&t, "/nonexistent/annotated.csv", NULL);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_ptr_nonnull(strstr(tq_status_message(st), "/nonexistent/annotated.csv"));
+  tq_status_free(st);
+  tqh_op_table_deinit(&t);
+  tq_buf_deinit(&csv);
+  tqh_annotation_destroy(ann);
+  free(dbg);
+  th_rmtree(dir);
+}
+END_TEST
+
 Suite *annotate_suite(void) {
   Suite *s = suite_create("annotate");
   TCase *tc = tcase_create("annotate");
@@ -306,6 +373,7 @@ Suite *annotate_suite(void) {
   tcase_add_test(tc, torq_annotate_exit_codes_and_messages);
   tcase_add_test(tc, torq_annotate_reads_the_torq_runtimes_shape_without_a_word);
   tcase_add_test(tc, annotate_several_dispatches_each_with_its_debug_info);
+  tcase_add_test(tc, operator_table_sums_the_annotated_csv_per_source_operator);
   suite_add_tcase(s, tc);
   return s;
 }

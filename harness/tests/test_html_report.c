@@ -70,7 +70,8 @@ static char *make_run(void) {
   char *dir = th_tmpdir();
   tq_buf_t j;
   tq_buf_init(&j, 0);
-  line(&j, "s+ok", "passed", "null", METRICS(18));
+  line(&j, "s+ok", "passed", "null",
+       METRICS(18) "\"files\":[\"stderr.txt\",\"annotated.csv\",\"profile.pb\"],");
   line(&j, "s+broken", "passed", "null", METRICS(30));
   line(&j, "s+fail", "failed", "\"expected <1> & got \\\"2\\\" \xC3\xA9\"", "");
   line(&j, "s+skip", "skipped", "\"not on this target\"", "");
@@ -90,6 +91,9 @@ static char *make_run(void) {
   tqh_annotation_t *ann = th_annotate_text(dir, dbg, TH_FIXTURE_PROFILE);
   char *pb = th_path(ok, "profile.pb");
   TH_OK(tqh_annotation_write_perfetto(ann, pb));
+  char *csv = th_path(ok, "annotated.csv");
+  TH_OK(tqh_annotation_write_csv(ann, csv));
+  free(csv);
   tqh_annotation_destroy(ann);
   free(pb);
   pb = th_path(broken, "profile.pb");
@@ -138,7 +142,7 @@ START_TEST(every_test_has_a_row_and_a_section_and_a_corrupt_profile_is_a_note) {
     char want[64];
     snprintf(want, sizeof(want), "<a href=\"#t-%s\">%s</a>", ids[i], ids[i]);
     ck_assert_msg(strstr(page, want) != NULL, "no row for %s", ids[i]);
-    snprintf(want, sizeof(want), "<section class=\"test\" id=\"t-%s\">", ids[i]);
+    snprintf(want, sizeof(want), " class=\"test\" id=\"t-%s\">", ids[i]);
     ck_assert_msg(count(page, want) == 1, "no section for %s", ids[i]);
   }
   ck_assert_ptr_nonnull(strstr(page, "<title>Torq bench run r&lt;1&gt;</title>"));
@@ -151,9 +155,12 @@ START_TEST(every_test_has_a_row_and_a_section_and_a_corrupt_profile_is_a_note) {
   ck_assert_uint_eq(count(page, "<rect "), drawn_events(dir));
   ck_assert_ptr_nonnull(strstr(page, ">NDMA In</text>"));
   ck_assert_ptr_nonnull(strstr(page, ">Slice 0</text>"));
+  /* The failed test first, then as the tests ran. */
+  ck_assert(strstr(page, "id=\"t-s/fail\"") < strstr(page, "id=\"t-s/ok\""));
+  ck_assert(strstr(page, "<a href=\"#t-s/fail\">") < strstr(page, "<a href=\"#t-s/ok\">"));
   /* The corrupt profile: a note in its own section, a warning, and the rest of the page. */
   const char *broken = strstr(page, "id=\"t-s/broken\"");
-  const char *next = strstr(page, "id=\"t-s/fail\"");
+  const char *next = strstr(page, "id=\"t-s/skip\"");
   const char *note = strstr(page, "The profile could not be read: ");
   ck_assert(broken && next && note && broken < note && note < next);
   ck_assert_uint_eq(diags.warnings, 1);
@@ -162,8 +169,53 @@ START_TEST(every_test_has_a_row_and_a_section_and_a_corrupt_profile_is_a_note) {
   ck_assert_ptr_nonnull(strstr(page, "</html>\n"));
   /* Overview bars: DMA 4 of OVERALL 18. */
   ck_assert_ptr_nonnull(strstr(page, "style=\"width:22.22%\""));
+  /* s/ok's operator table (from its annotated.csv, test_annotate's fixture) and the run's, its
+   * files as links relative to the page, how to open profile.pb; the filter's attributes. */
+  const char *ok = strstr(page, "id=\"t-s/ok\"");
+  ck_assert_ptr_nonnull(strstr(ok, "<h3>Where the time went, by operator</h3>"));
+  ck_assert_ptr_nonnull(strstr(ok, "<tr><td>tosa.abs</td><td class=\"n\">28.000\xC2\xB5s</td>"));
+  ck_assert_ptr_nonnull(strstr(page, "<h2>Where the time went, by operator (all tests)</h2>"));
+  ck_assert_uint_eq(count(page, "<tr><td>tosa.cast</td><td class=\"n\">20.000\xC2\xB5s</td>"), 2);
+  ck_assert_ptr_nonnull(strstr(ok, "<li><a href=\"s+ok/annotated.csv\">annotated.csv</a></li>"));
+  ck_assert_ptr_nonnull(strstr(ok, "<li><a href=\"s+ok/report.json\">report.json</a></li>"));
+  ck_assert_ptr_nonnull(strstr(ok, "ui.perfetto.dev"));
+  ck_assert_ptr_nonnull(strstr(page, "<tr data-outcome=\"failed\" data-f=\"s/fail expected"));
+  ck_assert_ptr_nonnull(strstr(page, "<input type=\"checkbox\" class=\"fo\" value=\"skipped\""));
+  /* The time bar's legend, in every section (each test has a duration). */
+  ck_assert_uint_eq(count(page, "<div class=\"legend\">"), 4);
+  ck_assert_ptr_nonnull(strstr(page, "<i class=\"k0\"></i>compile 0ns</span>"));
+  ck_assert_ptr_nonnull(strstr(page, "<i class=\"k2\"></i>other 10.000ms</span>"));
+  ck_assert_uint_eq(count(page, "<details class=\"t\" open>"), 4); /* 4 tests: all open */
   free(page);
   tqh_diags_deinit(&diags);
+  th_rmtree(dir);
+}
+END_TEST
+
+/* Beyond 50 tests the sections are collapsed, but for the failed ones, which come first. */
+START_TEST(sections_collapse_beyond_fifty_tests_but_failed_ones) {
+  char *dir = th_tmpdir();
+  tq_buf_t j;
+  tq_buf_init(&j, 0);
+  for (int i = 0; i < 60; i++) {
+    char id[32];
+    snprintf(id, sizeof(id), "s+t%02d", i);
+    line(&j, id, i == 42 ? "failed" : "passed", i == 42 ? "\"wrong\"" : "null", "");
+  }
+  char *p = th_path(dir, "journal.jsonl");
+  th_write(p, j.data);
+  free(p);
+  tq_buf_deinit(&j);
+  TH_OK(tqh_html_report_write(dir, NULL, NULL));
+  char *page = page_of(dir);
+  ck_assert_uint_eq(count(page, "<details class=\"t\" open>"), 1);
+  ck_assert_uint_eq(count(page, "<details class=\"t\">"), 59);
+  const char *first = strstr(page, "<section");
+  ck_assert_ptr_nonnull(strstr(first, "id=\"t-s/t42\"><details class=\"t\" open>"));
+  ck_assert(strstr(first, "t-s/t42") < strstr(first, "t-s/t00"));
+  ck_assert_ptr_nonnull(strstr(page, "60 of 60 tests shown"));
+  ck_assert_ptr_nonnull(strstr(page, "No test of this run has an annotated profile."));
+  free(page);
   th_rmtree(dir);
 }
 END_TEST
@@ -290,6 +342,7 @@ Suite *html_report_suite(void) {
   tcase_add_test(tc, tick_steps_are_one_two_or_five_times_a_power_of_ten);
   tcase_add_test(tc, every_test_has_a_row_and_a_section_and_a_corrupt_profile_is_a_note);
   tcase_add_test(tc, baseline_changes_are_shown_with_their_verdict);
+  tcase_add_test(tc, sections_collapse_beyond_fifty_tests_but_failed_ones);
   tcase_add_test(tc, a_crowded_track_is_merged_under_the_cap);
   tcase_add_test(tc, reconciliation_is_a_table_per_test_and_a_line_for_the_run);
   tcase_add_test(tc, a_run_without_journal_is_not_found);

@@ -1,5 +1,5 @@
-/* The HTML report of a run (html_report.h): the page, its summary table and the tests'
- * sections; the timelines are drawn by html_svg.c. */
+/* The HTML report of a run (html_report.h): the page, its summary table, the filter and the
+ * tests' sections; the timelines are drawn by html_svg.c, the operator tables by html_ops.c. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -21,6 +21,7 @@
 
 #define MAX_TEXT 16384          /* a failure's text shown in the page */
 #define MAX_RUN_JSON (1u << 20) /* run.json is small; a larger one is not ours */
+#define OPEN_SECTIONS 50        /* beyond this many tests, only failed tests' sections are open */
 
 tq_status_t tqh_html_escape(const char *text, size_t len, tq_buf_t *out) {
   return tqh_xml_escape(text, len, 1, out);
@@ -43,6 +44,9 @@ typedef struct page_s {
   /* With a baseline, per shown test (as `order`): its comparison, when compared[k]. */
   tqh_baseline_comparison_t *cmp;
   unsigned char *compared;
+  tqh_op_table_t *ops;   /* per shown test: its time by operator (annotated.csv) */
+  unsigned char *no_ops; /* per shown test: 1 when it has no annotated.csv, 2 when unreadable */
+  tqh_op_table_t run_ops; /* summed over the run */
 } page_t;
 
 static void warn(page_t *p, const char *file, const char *fmt, ...) TQ_PRINTF(3, 4);
@@ -102,7 +106,17 @@ static const char *page_css =
     "svg.timeline{display:block;margin:4px 0}svg text{font:11px sans-serif}"
     "svg .th{font-weight:bold}svg .tl{text-anchor:middle;fill:#555}svg .tick{stroke:#ddd}"
     ".c0{fill:#3b6ea8}.c1{fill:#e07b39}.c2{fill:#4caf50}.c3{fill:#c2185b}.c4{fill:#7e57c2}"
-    ".c5{fill:#00897b}.c6{fill:#8d6e63}.c7{fill:#5c6bc0}";
+    ".c5{fill:#00897b}.c6{fill:#8d6e63}.c7{fill:#5c6bc0}"
+    ".legend{margin:4px 0 8px}.legend span{margin-right:14px}.legend i{display:inline-block;"
+    "width:10px;height:10px;margin-right:4px;vertical-align:middle}"
+    ".share{display:inline-block;width:60px;height:8px;background:#eee;vertical-align:middle}"
+    ".share i{display:block;height:8px;background:#e07b39}"
+    "#filter{position:sticky;top:0;background:#fff;padding:6px 0;border-bottom:1px solid #ddd;"
+    "z-index:1}#filter label{margin-right:10px}#filter input[type=search]{width:260px}"
+    "details.t>summary{list-style:none;cursor:pointer}details.t>summary h2{display:inline}"
+    "details.t>summary::before{content:'\\25B8 ';color:#888}"
+    "details.t[open]>summary::before{content:'\\25BE ';color:#888}"
+    "ul.files{margin:4px 0;padding-left:18px;columns:3}";
 
 /* Sorts the table whose header is clicked: numeric columns (class "n") by their cells'
  * data-v, the others as text; a second click reverses. The headers get a tooltip saying so. */
@@ -115,7 +129,25 @@ static const char *page_js =
     "return isNaN(x)?-Infinity:x;}"
     "Array.from(b.rows).sort(function(x,y){var a=v(x),c=v(y);"
     "return d*(num?(a<c?-1:a>c?1:0):a.localeCompare(c));})"
-    ".forEach(function(r){b.appendChild(r);});});});";
+    ".forEach(function(r){b.appendChild(r);});});});"
+    /* The filter: the outcomes ticked and the text typed hide the other rows and sections;
+     * #q=TEXT&outcome=failed,error in the address presets it, #t-ID opens that test. */
+    "var q=document.getElementById('q'),boxes=document.querySelectorAll('input.fo'),"
+    "shown=document.getElementById('shown');"
+    "function apply(){var t=q.value.toLowerCase(),on={},n=0,all=0;"
+    "boxes.forEach(function(b){on[b.value]=b.checked;});"
+    "document.querySelectorAll('[data-outcome]').forEach(function(e){"
+    "var ok=on[e.dataset.outcome]!==false&&e.dataset.f.toLowerCase().indexOf(t)>=0;e.hidden=!ok;"
+    "if(e.tagName==='TR'){all++;n+=ok?1:0;}});"
+    "shown.textContent=n+' of '+all+' tests shown';}"
+    "function preset(){var h=decodeURIComponent(location.hash.slice(1));"
+    "if(h.indexOf('t-')===0){var s=document.getElementById(h);"
+    "var d=s&&s.querySelector('details.t');if(d)d.open=true;return;}"
+    "h.split('&').forEach(function(kv){var i=kv.indexOf('='),k=kv.slice(0,i),x=kv.slice(i+1);"
+    "if(k==='q')q.value=x;if(k==='outcome'){var w=x.split(',');"
+    "boxes.forEach(function(b){b.checked=w.indexOf(b.value)>=0;});}});apply();}"
+    "q.addEventListener('input',apply);boxes.forEach(function(b){b.addEventListener('change',apply);});"
+    "window.addEventListener('hashchange',preset);preset();";
 
 static double metric_us(const tqh_test_record_t *r, const char *name, int *found) {
   for (size_t i = 0; i < r->metric_count; i++)
@@ -216,10 +248,23 @@ static tq_status_t header(page_t *p, tq_buf_t *out) {
   return tq_buf_append_cstr(out, "</p></header>\n");
 }
 
+/* What the filter reads: data-outcome and data-f (the id and the message, searched as text). */
+static tq_status_t filter_attrs(const tqh_test_record_t *r, tq_buf_t *out) {
+  TQ_TRY(tq_buf_printf(out, " data-outcome=\"%s\" data-f=\"", tqh_outcome_name(r->outcome)));
+  TQ_TRY(esc(out, tqh_record_test_id(r)));
+  if (r->message) {
+    TQ_TRY(tq_buf_putc(out, ' '));
+    TQ_TRY(esc(out, r->message));
+  }
+  return tq_buf_putc(out, '"');
+}
+
 static tq_status_t summary_row(const page_t *p, size_t k, tq_buf_t *out) {
   const tqh_test_record_t *r = &p->records.items[p->order[k]];
   const char *o = tqh_outcome_name(r->outcome);
-  TQ_TRY(tq_buf_append_cstr(out, "<tr><td><a href=\"#t-"));
+  TQ_TRY(tq_buf_append_cstr(out, "<tr"));
+  TQ_TRY(filter_attrs(r, out));
+  TQ_TRY(tq_buf_append_cstr(out, "><td><a href=\"#t-"));
   TQ_TRY(esc(out, tqh_record_test_id(r)));
   TQ_TRY(tq_buf_append_cstr(out, "\">"));
   TQ_TRY(esc(out, tqh_record_test_id(r)));
@@ -253,7 +298,39 @@ static tq_status_t summary_row(const page_t *p, size_t k, tq_buf_t *out) {
   return tq_buf_append_cstr(out, "</td></tr>\n");
 }
 
+/* The filter: a checkbox per outcome present, a text box, and how many tests are shown. */
+static tq_status_t filter_bar(const page_t *p, tq_buf_t *out) {
+  size_t counts[TQH_OUTCOME_COUNT] = {0};
+  for (size_t k = 0; k < p->count; k++) {
+    tqh_outcome_t o = p->records.items[p->order[k]].outcome;
+    if ((unsigned)o < TQH_OUTCOME_COUNT) counts[o]++;
+  }
+  TQ_TRY(tq_buf_append_cstr(out, "<div id=\"filter\">Show: "));
+  for (int o = 0; o < TQH_OUTCOME_COUNT; o++) {
+    if (!counts[o]) continue;
+    const char *name = tqh_outcome_name((tqh_outcome_t)o);
+    TQ_TRY(tq_buf_printf(out,
+                         "<label class=\"o-%s\"><input type=\"checkbox\" class=\"fo\" "
+                         "value=\"%s\" checked> %s (%zu)</label>",
+                         name, name, name, counts[o]));
+  }
+  return tq_buf_printf(out,
+                       " <input type=\"search\" id=\"q\" placeholder=\"filter by test id or "
+                       "message\"> <span id=\"shown\">%zu of %zu tests shown</span></div>\n",
+                       p->count, p->count);
+}
+
+/* The time by operator summed over every test of the run. */
+static tq_status_t run_ops(const page_t *p, tq_buf_t *out) {
+  TQ_TRY(tq_buf_append_cstr(out,
+                            "<h2>Where the time went, by operator (all tests)</h2>\n<p>The "
+                            "profiled invocation of each test (its annotated.csv), summed: a "
+                            "fused NPU program counts once, under its chain of operators.</p>\n"));
+  return tqh__html_ops(&p->run_ops, "No test of this run has an annotated profile.", out);
+}
+
 static tq_status_t summary_table(const page_t *p, tq_buf_t *out) {
+  TQ_TRY(filter_bar(p, out));
   TQ_TRY(tq_buf_printf(out,
                        "<h2>Tests</h2>\n<table class=\"sortable\" id=\"summary\"><thead><tr>"
                        "<th>Test</th><th>Suite</th><th>Outcome</th><th class=\"n\">Wall time "
@@ -267,7 +344,7 @@ static tq_status_t summary_table(const page_t *p, tq_buf_t *out) {
   for (size_t k = 0; k < p->count; k++) shown[k] = &p->records.items[p->order[k]];
   tq_status_t st = tqh__html_recon_summary(shown, p->count, out);
   tq_free((void *)shown);
-  return st;
+  return st ? st : run_ops(p, out);
 }
 
 static tq_status_t fact(tq_buf_t *out, const char *name, const char *value) {
@@ -312,12 +389,18 @@ static tq_status_t test_time(const tqh_test_record_t *r, tq_buf_t *out) {
     TQ_TRY(tq_buf_printf(out, "<i class=\"k%d\" style=\"width:%.2f%%\" title=\"%s %s\"></i>", k,
                          sum > 0 ? part[k] / sum * 100 : 0, names[k], d));
   }
-  TQ_TRY(tq_buf_append_cstr(out, "</div><p>"));
+  /* The legend: each color, what it is, how long. */
+  TQ_TRY(tq_buf_append_cstr(out, "</div><div class=\"legend\">"));
+  static const char *const what[3] = {"in the compiler (0 on a cache hit)",
+                                      "running: inputs, module, invocations, reference",
+                                      "the rest: profile, annotation, reports"};
   for (int k = 0; k < 3; k++) {
-    TQ_TRY(tq_buf_printf(out, "%s%s ", k ? ", " : "", names[k]));
+    TQ_TRY(tq_buf_printf(out, "<span title=\"%s\"><i class=\"k%d\"></i>%s ", what[k], k,
+                         names[k]));
     TQ_TRY(duration(out, part[k], 1e9));
+    TQ_TRY(tq_buf_append_cstr(out, "</span>"));
   }
-  return tq_buf_append_cstr(out, "</p>\n");
+  return tq_buf_append_cstr(out, "</div>\n");
 }
 
 static tq_status_t overview_bars(const tqh_test_record_t *r, tq_buf_t *out) {
@@ -439,14 +522,70 @@ static tq_status_t timeline(page_t *p, const tqh_test_record_t *r, tq_buf_t *out
   return st;
 }
 
+/* `s` escaped for a path in a URL: the bytes of a folder name but letters, digits and ._~-+ as
+ * %XX (its own '%' too), then escaped for HTML. */
+static tq_status_t url_path(tq_buf_t *out, const char *s) {
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+        strchr("._~-+", *c))
+      TQ_TRY(tq_buf_putc(out, (char)*c));
+    else
+      TQ_TRY(tq_buf_printf(out, "%%%02X", *c));
+  }
+  return NULL;
+}
+
+static tq_status_t file_link(tq_buf_t *out, const tqh_test_record_t *r, const char *file) {
+  TQ_TRY(tq_buf_append_cstr(out, "<li><a href=\""));
+  TQ_TRY(url_path(out, r->id));
+  TQ_TRY(tq_buf_putc(out, '/'));
+  TQ_TRY(url_path(out, file));
+  TQ_TRY(tq_buf_append_cstr(out, "\">"));
+  TQ_TRY(esc(out, file));
+  return tq_buf_append_cstr(out, "</a></li>");
+}
+
+/* Links to every file of the test (its folder, relative to index.html), and how to open the
+ * profile in Perfetto. */
+static tq_status_t files(const tqh_test_record_t *r, tq_buf_t *out) {
+  if (!tqh_results_id_is_safe(r->id)) return NULL;
+  TQ_TRY(tq_buf_append_cstr(out, "<h3>Files</h3><ul class=\"files\">"));
+  TQ_TRY(file_link(out, r, "report.json"));
+  if (r->has_wall_time) TQ_TRY(file_link(out, r, "wall_time.txt"));
+  for (size_t i = 0; i < r->file_count; i++)
+    if (r->files[i] && *r->files[i]) TQ_TRY(file_link(out, r, r->files[i]));
+  TQ_TRY(tq_buf_append_cstr(out, "</ul>\n"));
+  if (!listed(r, "profile.pb")) return NULL;
+  return tq_buf_append_cstr(out,
+                            "<p class=\"hint\">profile.pb is a Perfetto trace: open "
+                            "<a href=\"https://ui.perfetto.dev\">ui.perfetto.dev</a>, choose "
+                            "<i>Open trace file</i> and pick it (the trace is read in your browser, "
+                            "not uploaded). profile.xlsx is the same table as annotated.csv.</p>\n");
+}
+
+/* The test's time by operator, from its annotated.csv. */
+static tq_status_t test_ops(const page_t *p, size_t k, tq_buf_t *out) {
+  if (p->no_ops[k] == 1) return NULL; /* no profile: the timeline says why */
+  TQ_TRY(tq_buf_append_cstr(out, "<h3>Where the time went, by operator</h3>\n"));
+  return tqh__html_ops(&p->ops[k],
+                       p->no_ops[k] == 2 ? "annotated.csv could not be read (see the run's output)"
+                                         : "The annotated profile has no action.",
+                       out);
+}
+
 static tq_status_t section(page_t *p, size_t k, tq_buf_t *out) {
   const tqh_test_record_t *r = &p->records.items[p->order[k]];
   const char *o = tqh_outcome_name(r->outcome);
-  TQ_TRY(tq_buf_append_cstr(out, "<section class=\"test\" id=\"t-"));
+  int bad = r->outcome == TQH_OUTCOME_FAILED || r->outcome == TQH_OUTCOME_ERROR;
+  /* Collapsed beyond OPEN_SECTIONS tests, but for the failed ones (which come first). */
+  int open = k < OPEN_SECTIONS && (p->count <= OPEN_SECTIONS || bad);
+  TQ_TRY(tq_buf_append_cstr(out, "<section"));
+  TQ_TRY(filter_attrs(r, out));
+  TQ_TRY(tq_buf_append_cstr(out, " class=\"test\" id=\"t-"));
   TQ_TRY(esc(out, tqh_record_test_id(r)));
-  TQ_TRY(tq_buf_append_cstr(out, "\"><h2>"));
+  TQ_TRY(tq_buf_printf(out, "\"><details class=\"t\"%s><summary><h2>", open ? " open" : ""));
   TQ_TRY(esc(out, tqh_record_test_id(r)));
-  TQ_TRY(tq_buf_printf(out, " <span class=\"o-%s\">%s</span></h2>\n", o, o));
+  TQ_TRY(tq_buf_printf(out, " <span class=\"o-%s\">%s</span></h2></summary>\n", o, o));
   if (r->message && *r->message) {
     TQ_TRY(tq_buf_append_cstr(out, "<p class=\"msg\">"));
     TQ_TRY(esc(out, r->message));
@@ -459,12 +598,61 @@ static tq_status_t section(page_t *p, size_t k, tq_buf_t *out) {
     TQ_TRY(tq_buf_printf(out, "%s</pre></details>\n", n > MAX_TEXT ? "\n[...]" : ""));
   }
   TQ_TRY(facts(r, out));
+  TQ_TRY(files(r, out));
   TQ_TRY(test_time(r, out));
+  TQ_TRY(test_ops(p, k, out));
   TQ_TRY(timeline(p, r, out));
   TQ_TRY(overview_bars(r, out));
   TQ_TRY(tqh__html_recon_table(r, out));
   TQ_TRY(baseline_table(p, k, out));
-  return tq_buf_append_cstr(out, "</section>\n");
+  return tq_buf_append_cstr(out, "</details></section>\n");
+}
+
+/* Failed and errored tests first, then as they started (run order). */
+static int shown_order(const void *a, const void *b, void *ctx) {
+  const tqh_test_record_t *items = ctx;
+  const tqh_test_record_t *x = &items[*(const size_t *)a], *y = &items[*(const size_t *)b];
+  int bx = x->outcome == TQH_OUTCOME_FAILED || x->outcome == TQH_OUTCOME_ERROR;
+  int by = y->outcome == TQH_OUTCOME_FAILED || y->outcome == TQH_OUTCOME_ERROR;
+  if (bx != by) return bx ? -1 : 1;
+  if (x->started_at != y->started_at) return x->started_at < y->started_at ? -1 : 1;
+  size_t i = *(const size_t *)a, j = *(const size_t *)b;
+  return (i > j) - (i < j);
+}
+
+/* Every shown test's time by operator, and their sum over the run. */
+static tq_status_t read_ops(page_t *p) {
+  p->ops = tq_calloc(p->count + 1, sizeof(*p->ops));
+  p->no_ops = tq_calloc(p->count + 1, 1);
+  if (!p->ops || !p->no_ops) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  tq_buf_t path;
+  tq_buf_init(&path, 0);
+  tq_status_t st = NULL;
+  for (size_t k = 0; !st && k < p->count; k++) {
+    const tqh_test_record_t *r = &p->records.items[p->order[k]];
+    tqh_op_table_init(&p->ops[k]);
+    if (!listed(r, "annotated.csv") || !tqh_results_id_is_safe(r->id)) {
+      p->no_ops[k] = 1;
+      continue;
+    }
+    tq_buf_clear(&path);
+    st = tq_buf_printf(&path, "%s/%s/annotated.csv", p->run_dir, r->id);
+    tq_status_t rs = st ? NULL : tqh_op_table_read(&p->ops[k], path.data, p->diags);
+    if (rs && tq_status_code(rs) == TQ_OUT_OF_MEMORY) {
+      st = rs;
+    } else if (rs) {
+      warn(p, path.data, "%s (no operator table in the report)", tq_status_message(rs));
+      tq_status_free(rs);
+      p->no_ops[k] = 2;
+    }
+    tqh_op_table_sort(&p->ops[k]);
+    for (size_t i = 0; !st && i < p->ops[k].count; i++)
+      st = tqh_op_table_add(&p->run_ops, p->ops[k].ops[i].name, p->ops[k].ops[i].us,
+                            p->ops[k].ops[i].count);
+  }
+  tqh_op_table_sort(&p->run_ops);
+  tq_buf_deinit(&path);
+  return st;
 }
 
 static tq_status_t render(page_t *p, tqh_out_file_t *file) {
@@ -497,7 +685,9 @@ tq_status_t tqh_html_report_write(const char *run_dir, tqh_baseline_t *baseline,
   tqh_journal_read_t info;
   if (!st) st = tqh_journal_read(path.data, &p.records, diags, &info);
   if (!st) st = tqh_records_latest(&p.records, &p.order, &p.count);
+  if (!st) qsort_r(p.order, p.count, sizeof(*p.order), shown_order, p.records.items);
   if (!st) st = compare_all(&p);
+  if (!st) st = read_ops(&p);
   if (!st) read_run_json(&p);
   tq_buf_clear(&path);
   if (!st) st = tq_buf_printf(&path, "%s/" TQH_HTML_REPORT_FILE, run_dir);
@@ -515,6 +705,10 @@ tq_status_t tqh_html_report_write(const char *run_dir, tqh_baseline_t *baseline,
   for (size_t k = 0; p.cmp && k < p.count; k++) tqh_baseline_comparison_deinit(&p.cmp[k]);
   tq_free(p.cmp);
   tq_free(p.compared);
+  for (size_t k = 0; p.ops && k < p.count; k++) tqh_op_table_deinit(&p.ops[k]);
+  tq_free(p.ops);
+  tq_free(p.no_ops);
+  tqh_op_table_deinit(&p.run_ops);
   tq_free(p.order);
   tq_arena_deinit(&p.arena);
   tqh_records_deinit(&p.records);

@@ -1,5 +1,6 @@
-/* Private to the report component (html_report.h): the timeline SVG (html_svg.c) used by the
- * page (html_report.c). Tests include this header to test them directly. */
+/* Private to the report component (html_report.h): the timeline SVG (html_svg.c) and the tables
+ * of time by operator (html_ops.c) used by the page (html_report.c). Tests include this header to
+ * test them directly. */
 #ifndef TORQ_HARNESS_SRC_REPORT_INTERNAL_H
 #define TORQ_HARNESS_SRC_REPORT_INTERNAL_H
 
@@ -8,6 +9,7 @@
 
 #include "torq/base/status.h"
 #include "torq/base/str.h"
+#include "torq/harness/operators.h"
 #include "torq/harness/perfetto.h"
 
 /* The distance between the time axis' ticks for a span of `span_ns`: 1, 2 or 5 times a power of
@@ -32,5 +34,14 @@ tq_status_t tqh__html_recon_summary(const struct tqh_test_record_s *const *recor
 /* A test's table: one row per NSS program (job, operators, location, estimated and simulated
  * cycles, device time, error); nothing without programs. */
 tq_status_t tqh__html_recon_table(const struct tqh_test_record_s *r, tq_buf_t *out) TQ_MUST_USE;
+
+/* The rows of an operator table shown at first; the others are behind a <details>. */
+#define TQH__HTML_TOP_OPERATORS 10
+
+/* Appends `table` (sorted by the caller) as <table class="ops">: operator, time, share of the
+ * table's total, count; the first TQH__HTML_TOP_OPERATORS rows, then the rest in a closed
+ * <details>. An empty table gives a <p class="note"> saying `empty`. */
+tq_status_t tqh__html_ops(const tqh_op_table_t *table, const char *empty,
+                          tq_buf_t *out) TQ_MUST_USE;
 
 #endif

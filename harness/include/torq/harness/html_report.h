@@ -1,17 +1,25 @@
 /* The HTML report of a run: RUN_DIR/index.html, one static page (no scripts, fonts, images or
  * styles fetched from anywhere: the CSS is inline and a few lines of inline JavaScript sort the
- * summary table).
+ * summary table and filter the tests).
  *
  * What the page holds, all of it read from the run folder (DESIGN 5.7):
  * - a header: run id, start and finish time, host, target, git revision, command line (run.json),
  *   the number of tests per outcome (the journal's records) and, when the run history has a
  *   trends page, a link to it;
+ * - a filter: a checkbox per outcome and a text box (matched, case-insensitive, against each
+ *   test's id and message) that hide the other rows and sections; the address presets it
+ *   (index.html#outcome=failed,error&q=conv), and index.html#t-<test id> opens that section;
  * - the summary table, one row per test (id, suite, outcome, median wall time, OVERALL, cache,
- *   message; with a baseline also the verdict against it), sortable by a click on a column
- *   header (numeric columns by the value in their cells' data-v attribute); each id links to
- *   the test's section;
- * - one section per test (anchor "t-<test id>"): its message and failure text, its facts, where
- *   its time went (compile, run, the rest), a timeline drawn as inline SVG from its profile.pb
+ *   message; with a baseline also the verdict against it), failed and errored tests first, then
+ *   in run order (as the tests started), sortable by a click on a column header (numeric
+ *   columns by the value in their cells' data-v attribute); each id links to the test's section;
+ * - where the time went by operator over the whole run: every test's table (below) summed;
+ * - one section per test (anchor "t-<test id>"), in the table's order, open when the run has at
+ *   most 50 tests (beyond, only the failed tests' are, up to 50): its message and failure text,
+ *   its facts, links to every file of the test (relative to the page) with how to open
+ *   profile.pb in ui.perfetto.dev, where its time went (compile, run, the rest: a bar with its
+ *   legend), its time by operator from annotated.csv (operators.h: time, share, count; the ten
+ *   longest, the rest folded), a timeline drawn as inline SVG from its profile.pb
  *   (every track of the Perfetto exporter (perfetto.h) but the overview's: the Host rows and the
  *   NPU unit tracks, a time axis with ticks, each event a <rect> with a <title>), its Host
  *   Profile Overview metrics as bars, and, with a baseline, each compared metric's baseline
