@@ -253,6 +253,41 @@ START_TEST(corpus_add_is_reconciled) {
 }
 END_TEST
 
+/* Every expectation that does not hold is in the message, each in plain decimals. */
+START_TEST(expectations_report_every_failing_bound_in_one_notation) {
+  fx_t fx;
+  fx_init(&fx,
+          "suite: x\ntests:\n  - name: slow\n    model: add.mlir\n    repeat: 2\n"
+          "    expect:\n      wall_time_s: {max: 0.000000001}\n      overall_ms: {max: 100}\n"
+          "      idle_pct: {min: 100.5}\n      nothing_us: 5\n");
+  tqh_test_result_t r;
+  tqh_test_result_init(&r);
+  tqh_execution_t *e = NULL;
+  TH_OK(tqh_execution_create(&fx.exec, &fx.suite->tests[0], fx.test_dir, NULL, &r, &e));
+  ck_assert_int_eq(tqh_execute_compile(e), 1);
+  ck_assert_int_eq(tqh_execute_run(e), 1);
+  ck_assert_int_eq(tqh_execute_check(e), 1);
+  ck_assert_int_eq(tqh_execute_profile(e), 1);
+  tqh_execute_check_expectations(e);
+  ck_assert_int_eq(r.outcome, TQH_OUTCOME_FAILED);
+  ck_assert_str_eq(r.failure_type, "expectation");
+  /* Three of four fail (overall_ms holds); each with its place, none in e-notation. */
+  ck_assert_msg(strstr(r.message, "wall_time_s (median) = 0.") &&
+                    strstr(r.message, ", above max 0.000000001 (") &&
+                    strstr(r.message, "idle_pct (median) = ") &&
+                    strstr(r.message, ", below min 100.5 (") &&
+                    strstr(r.message, "expectation nothing_us: the run has no metric 'nothing'"),
+                "%s", r.message);
+  ck_assert_msg(!strstr(r.message, "overall_ms"), "%s", r.message);
+  ck_assert_ptr_null(strstr(r.message, "e-"));
+  ck_assert_uint_eq(count(r.message, "; "), 2);
+  ck_assert_msg(strstr(r.message, "x.yaml:7:7)") != NULL, "%s", r.message); /* wall_time_s */
+  tqh_execution_destroy(e);
+  tqh_test_result_deinit(&r);
+  fx_deinit(&fx);
+}
+END_TEST
+
 START_TEST(compile_phase_fails_a_model_the_compiler_refuses_with_its_location) {
   fx_t fx;
   fx_init(&fx, "suite: x\ntests:\n  - name: broken\n    model: broken.mlir\n");
@@ -336,6 +371,7 @@ Suite *execute_suite(void) {
   tcase_add_test(tc, phases_run_in_process_and_report_through_callbacks);
   tcase_add_test(tc, smoke_add_is_reconciled);
   tcase_add_test(tc, corpus_add_is_reconciled);
+  tcase_add_test(tc, expectations_report_every_failing_bound_in_one_notation);
   tcase_add_test(tc, compile_phase_fails_a_model_the_compiler_refuses_with_its_location);
   tcase_add_test(tc, run_phase_fails_inputs_that_do_not_fit_the_signature);
   tcase_add_test(tc, whole_test_calls_the_hook_between_compile_and_run);

@@ -851,6 +851,19 @@ START_TEST(suite_expect_check_bounds) {
   x.tolerance = 0.2;
   ck_assert_int_eq(tqh_expect_check(&x, 1300e-6, msg, sizeof(msg)), 0);
   ck_assert_ptr_nonnull(strstr(msg, "(baseline 1000 + 20%)"));
+  /* A value and its bound in one notation, plain decimals, whatever their size. */
+  memset(&x, 0, sizeof(x));
+  x.key = "wall_time_s";
+  x.metric = "wall_time";
+  x.unit = TQH_UNIT_TIME;
+  x.scale = 1;
+  x.has_max = 1;
+  x.max = 1e-6;
+  ck_assert_int_eq(tqh_expect_check(&x, 0.00325711, msg, sizeof(msg)), 0);
+  ck_assert_str_eq(msg, "wall_time_s (median) = 0.00325711, above max 0.000001");
+  x.max = 2.5e7;
+  ck_assert_int_eq(tqh_expect_check(&x, 123456789, msg, sizeof(msg)), 0);
+  ck_assert_str_eq(msg, "wall_time_s (median) = 123456789, above max 25000000");
 }
 END_TEST
 

@@ -121,6 +121,8 @@ void tqh_execute_check_expectations(tqh_execution_t *e) {
   memset(&stats, 0, sizeof(stats));
   tq_status_free(tqh_stats_compute(r->samples, r->num_samples, &stats));
   double overall_us = -1;
+  tq_buf_t failed;
+  tq_buf_init(&failed, 0);
   for (size_t m = 0; m < r->num_metrics; m++)
     if (!strcmp(r->metric_names[m], "OVERALL")) overall_us = r->metric_us[m];
   for (size_t i = 0; i < t->expect_count; i++) {
@@ -139,19 +141,23 @@ void tqh_execute_check_expectations(tqh_execution_t *e) {
                     : r->metric_us[m] * 1e-6;
       }
     }
+    /* Every bound that does not hold is reported, not only the first. */
     if (!found) {
-      tqh_test_result_fail(r, TQH_OUTCOME_FAILED, "expectation",
-                           "%s:%u:%u: expectation %s: the run has no metric '%s'%s", x->loc.file,
-                           x->loc.line, x->loc.col, x->key, x->metric,
-                           e->exec->profiling ? "" : " (profiling is off)");
-      return;
+      tq_status_free(tq_buf_printf(&failed, "%s%s:%u:%u: expectation %s: the run has no metric "
+                                   "'%s'%s", failed.len ? "; " : "", x->loc.file, x->loc.line,
+                                   x->loc.col, x->key, x->metric,
+                                   e->exec->profiling ? "" : " (profiling is off)"));
+      continue;
     }
     char msg[256];
     if (!tqh_expect_check(x, value, msg, sizeof(msg))) {
-      tqh_test_result_fail(r, TQH_OUTCOME_FAILED, "expectation", "%s (%s:%u:%u)", msg, x->loc.file,
-                           x->loc.line, x->loc.col);
-      return;
+      tq_status_free(tq_buf_printf(&failed, "%s%s (%s:%u:%u)", failed.len ? "; " : "", msg,
+                                   x->loc.file, x->loc.line, x->loc.col));
+      continue;
     }
     tqh__exec_log(e, "expectation %s holds", x->key);
   }
+  if (failed.len)
+    tqh_test_result_fail(r, TQH_OUTCOME_FAILED, "expectation", "%s", failed.data);
+  tq_buf_deinit(&failed);
 }

@@ -497,6 +497,26 @@ void tqh__parse_expect(tqh__loader_t *L, tqh__entry_t *e, const tqh__ynode_t *v)
   }
 }
 
+/* A number in plain decimal notation with six significant digits, never an exponent (so that a
+ * value and its bound read alike: "0.00325711, above max 0.000001"); %g only beyond 1e15. */
+static void plain(double v, char out[48]) {
+  double a = fabs(v);
+  if (v == 0 || !isfinite(v) || a >= 1e15) {
+    snprintf(out, 48, "%.6g", v);
+    return;
+  }
+  int e = (int)floor(log10(a));
+  int decimals = 5 - e;
+  if (decimals < 0) decimals = 0;
+  if (decimals > 24) decimals = 24;
+  snprintf(out, 48, "%.*f", decimals, v);
+  if (strchr(out, '.')) {
+    size_t n = strlen(out);
+    while (n && out[n - 1] == '0') out[--n] = 0;
+    if (n && out[n - 1] == '.') out[--n] = 0;
+  }
+}
+
 int tqh_expect_check(const tqh_expect_t *expect, double value, char *msg, size_t cap) {
   double v = value / expect->scale;
   const char *stat = tqh_stat_name(expect->stat);
@@ -504,19 +524,26 @@ int tqh_expect_check(const tqh_expect_t *expect, double value, char *msg, size_t
     if (msg && cap) snprintf(msg, cap, "%s (%s) is not a number", expect->key, stat);
     return 0;
   }
+  char vs[48], bs[48], base[48], tol[48];
+  plain(v, vs);
   if (expect->has_max && v > expect->max) {
     if (msg && cap) {
+      plain(expect->max, bs);
+      plain(expect->baseline, base);
+      plain(expect->tolerance * 100.0, tol);
       if (expect->has_baseline)
-        snprintf(msg, cap, "%s (%s) = %g, above max %g (baseline %g + %g%%)", expect->key, stat, v,
-                 expect->max, expect->baseline, expect->tolerance * 100.0);
+        snprintf(msg, cap, "%s (%s) = %s, above max %s (baseline %s + %s%%)", expect->key, stat, vs,
+                 bs, base, tol);
       else
-        snprintf(msg, cap, "%s (%s) = %g, above max %g", expect->key, stat, v, expect->max);
+        snprintf(msg, cap, "%s (%s) = %s, above max %s", expect->key, stat, vs, bs);
     }
     return 0;
   }
   if (expect->has_min && v < expect->min) {
-    if (msg && cap)
-      snprintf(msg, cap, "%s (%s) = %g, below min %g", expect->key, stat, v, expect->min);
+    if (msg && cap) {
+      plain(expect->min, bs);
+      snprintf(msg, cap, "%s (%s) = %s, below min %s", expect->key, stat, vs, bs);
+    }
     return 0;
   }
   if (msg && cap) msg[0] = '\0';
