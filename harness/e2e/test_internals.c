@@ -550,7 +550,7 @@ START_TEST(progress_prints_one_plain_line_per_test_without_a_tty) {
   tqh__progress_test(&p, "s/a", TQH_OUTCOME_PASSED, 0.207, NULL);
   tqh__progress_test(&p, "s/b", TQH_OUTCOME_FAILED, -1, "compile: bad\nmore");
   tqh__progress_log(&p, "s/c", "Wall time: 1s\n", 14); /* not shown without -v */
-  tqh__progress_tick(&p, 1);                            /* nothing drawn without a TTY */
+  tqh__progress_tick(&p, 1, "s/c", tqh_now_ns());       /* nothing drawn without a TTY */
   tqh__progress_deinit(&p);
   fclose(f);
   ck_assert_str_eq(buf, "PASSED   s/a (207.000ms) [1/3]\n"
@@ -558,15 +558,35 @@ START_TEST(progress_prints_one_plain_line_per_test_without_a_tty) {
   free(buf);
 
   f = open_memstream(&buf, &size);
-  tqh__progress_init(&p, to_stream, f, 1, 1, 0, 2);
+  tqh__progress_init(&p, to_stream, f, 1, 0, 0, 3);
+  p.start_ns -= 20000000000ull; /* the run began 20 s ago */
   tqh__progress_test(&p, "s/a", TQH_OUTCOME_PASSED, 0.5, NULL);
+  fflush(f);
+  /* A terminal: no line for a pass, the live line instead, in place; the pace so far (20 s a
+   * test) gives the ETA of the two left. */
+  ck_assert_ptr_null(strstr(buf, "s/a"));
+  ck_assert_ptr_nonnull(strstr(buf, "\r\033[K[1/3] "));
+  ck_assert_ptr_nonnull(strstr(buf, "1 passed"));
+  ck_assert_msg(strstr(buf, ", ETA 00:40") || strstr(buf, ", ETA 00:39"), "%s", buf);
+  /* The running test is named with its time; once it has overtaken the ETA, no ETA (never
+   * "ETA 00:00" while a test still runs). */
+  uint64_t now = tqh_now_ns();
+  p.start_ns = now - 65000000000ull; /* s/a took 20 s and ended 45 s ago */
+  p.last_done_ns = now - 45000000000ull;
+  p.last_draw_ns = 0;
+  size_t before = size;
+  tqh__progress_tick(&p, 1, "s/long", now - 45000000000ull);
+  fflush(f);
+  const char *line = buf + before;
+  ck_assert_msg(strstr(line, " · running s/long (00:45) · ") != NULL, "%s", line);
+  ck_assert_msg(strstr(line, "ETA") == NULL, "%s", line);
+  p.last_draw_ns = 0;
+  before = size;
+  tqh__progress_tick(&p, 3, "s/long", now - 45000000000ull);
+  fflush(f);
+  ck_assert_ptr_nonnull(strstr(buf + before, "running s/long (00:45) and 2 more"));
   tqh__progress_deinit(&p);
   fclose(f);
-  /* A terminal: no line for a pass, the live line instead, in place. */
-  ck_assert_ptr_null(strstr(buf, "s/a"));
-  ck_assert_ptr_nonnull(strstr(buf, "\r\033[K[1/2] "));
-  ck_assert_ptr_nonnull(strstr(buf, "1 passed"));
-  ck_assert_ptr_nonnull(strstr(buf, "ETA"));
   free(buf);
 }
 END_TEST

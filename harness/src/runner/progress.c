@@ -1,7 +1,11 @@
 /* What the user sees while a run goes on.
  *
  * On a terminal: one live line, redrawn in place at most ten times a second,
- *     [ 37/208] 35 passed, 1 failed, 1 error · 2 running · 00:12 elapsed, ETA 00:55
+ *     [ 37/208] 35 passed, 1 failed, 1 error · running tosa/conv2d_big (00:04) and 1 more ·
+ *     00:12 elapsed, ETA 00:55
+ * naming the test that has been running longest; the ETA counts down from the pace of the tests
+ * so far and is left out once a long test has overtaken it (never "ETA 00:00" while a test
+ * runs),
  * with the failures (and, with -v, every test and its log lines) printed above it as they
  * happen. Not on a terminal (CI logs): one plain line per finished test, nothing redrawn,
  *     PASSED   conv2d_3x3 (0.207s)
@@ -36,7 +40,7 @@ void tqh__progress_init(tqh__progress_t *p, tqh_output_fn output, void *output_c
   p->color = color;
   p->verbosity = verbosity;
   p->total = total;
-  p->start_ns = tqh_now_ns();
+  p->start_ns = p->last_done_ns = tqh_now_ns();
 }
 
 void tqh__progress_deinit(tqh__progress_t *p) {
@@ -101,19 +105,35 @@ static void draw(tqh__progress_t *p) {
     put(p, ", %s%zu error%s%s", r, p->counts[TQH_OUTCOME_ERROR],
         p->counts[TQH_OUTCOME_ERROR] == 1 ? "" : "s", z);
   if (p->counts[TQH_OUTCOME_SKIPPED]) put(p, ", %zu skipped", p->counts[TQH_OUTCOME_SKIPPED]);
-  if (p->running) put(p, " · %zu running", p->running);
+  if (p->running && p->running_id) {
+    char age[32];
+    clock_text((double)(now - p->running_since_ns) / 1e9, age, sizeof(age));
+    put(p, " · running %s (%s)", p->running_id, age);
+    if (p->running > 1) put(p, " and %zu more", p->running - 1);
+  } else if (p->running) {
+    put(p, " · %zu running", p->running);
+  }
   put(p, " · %s elapsed", el);
   if (p->done && p->done < p->total) {
-    clock_text(elapsed / (double)p->done * (double)(p->total - p->done), eta, sizeof(eta));
-    put(p, ", ETA %s", eta);
+    /* The pace of the tests so far, counted down since the last one finished. */
+    double per_test = ((double)p->last_done_ns - (double)p->start_ns) / 1e9 / (double)p->done;
+    double left = per_test * (double)(p->total - p->done) -
+                  ((double)now - (double)p->last_done_ns) / 1e9;
+    if (left >= 0.5) {
+      clock_text(left, eta, sizeof(eta));
+      put(p, ", ETA %s", eta);
+    }
   }
   tqh__progress_flush(p);
   p->line_shown = 1;
   p->last_draw_ns = now;
 }
 
-void tqh__progress_tick(tqh__progress_t *p, size_t running) {
+void tqh__progress_tick(tqh__progress_t *p, size_t running, const char *oldest_id,
+                        uint64_t oldest_since_ns) {
   p->running = running;
+  p->running_id = running ? oldest_id : NULL;
+  p->running_since_ns = oldest_since_ns;
   if (!p->tty || p->verbosity < 0) return;
   if (p->line_shown && tqh_now_ns() - p->last_draw_ns < 100000000u) return;
   draw(p);
@@ -146,6 +166,8 @@ void tqh__progress_log(tqh__progress_t *p, const char *name, const char *text, s
 void tqh__progress_test(tqh__progress_t *p, const char *name, tqh_outcome_t outcome, double seconds,
                         const char *message) {
   p->done++;
+  p->last_done_ns = tqh_now_ns();
+  if (p->running_id && !strcmp(p->running_id, name)) p->running_id = NULL; /* it is over */
   if ((unsigned)outcome < TQH_OUTCOME_COUNT) p->counts[outcome]++;
   int bad = outcome == TQH_OUTCOME_FAILED || outcome == TQH_OUTCOME_ERROR;
   /* On a terminal the live line carries the good news; not on one, every test gets a line. */

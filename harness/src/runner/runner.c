@@ -377,7 +377,13 @@ static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
         tqh__worker_kill(w);
       }
     }
-    tqh__progress_tick(&run->progress, run->running);
+    const tqh__worker_t *oldest = NULL;
+    for (size_t k = 0; k < run->num_workers; k++) {
+      const tqh__worker_t *w = &run->workers[k];
+      if (w->pid > 0 && w->busy && (!oldest || w->started_ns < oldest->started_ns)) oldest = w;
+    }
+    tqh__progress_tick(&run->progress, run->running, oldest ? run->tests[oldest->test]->id : NULL,
+                       oldest ? oldest->started_ns : 0);
   }
   for (size_t k = 0; k < run->num_pending; k++) tqh_test_result_deinit(&run->pending[k].result);
   run->num_pending = 0;

@@ -117,7 +117,9 @@ typedef struct tqh__progress_s {
   size_t total, done;
   size_t counts[TQH_OUTCOME_COUNT];
   size_t running;
-  uint64_t start_ns, last_draw_ns;
+  const char *running_id;    /* the test running longest (borrowed), or NULL */
+  uint64_t running_since_ns; /* when it started */
+  uint64_t start_ns, last_draw_ns, last_done_ns;
   int line_shown;
 } tqh__progress_t;
 
@@ -132,8 +134,10 @@ void tqh__progress_test(tqh__progress_t *p, const char *name, tqh_outcome_t outc
                         double seconds, const char *message);
 /* A log line of a running test (shown with -v). */
 void tqh__progress_log(tqh__progress_t *p, const char *name, const char *text, size_t len);
-/* Redraws the live line when due (at most ten times a second). */
-void tqh__progress_tick(tqh__progress_t *p, size_t running);
+/* Redraws the live line when due (at most ten times a second): `running` tests, the one running
+ * longest `oldest_id` (borrowed until the next tick; NULL: not named) since `oldest_since_ns`. */
+void tqh__progress_tick(tqh__progress_t *p, size_t running, const char *oldest_id,
+                        uint64_t oldest_since_ns);
 /* Clears the live line (written with the next flush). */
 void tqh__progress_clear(tqh__progress_t *p);
 /* Text as it is, shown with the next flush (the summary, after the live line was cleared). */
