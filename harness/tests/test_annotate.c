@@ -186,6 +186,18 @@ START_TEST(torq_annotate_exit_codes_and_messages) {
   ck_assert_uint_eq(n, 1 + 9);
   free(text);
   free(b);
+  /* The debug info of another model: exit 1 and one message saying so, not one per row. */
+  th_write(p, TQH_PROFILE_HEADER "\nmain_dispatch_0,0,-1,0,DISPATCH_BEGIN\n"
+              "main_dispatch_0,0,40,1,ALLOC_BEGIN\nmain_dispatch_0,0,40,2,ALLOC_END\n"
+              "main_dispatch_0,0,41,2,ALLOC_BEGIN\nmain_dispatch_0,0,41,3,ALLOC_END\n"
+              "main_dispatch_0,0,42,3,ALLOC_BEGIN\nmain_dispatch_0,0,42,4,ALLOC_END\n"
+              "main_dispatch_0,0,-1,5,DISPATCH_END\n");
+  ck_assert_int_eq(run_tool(dir, "dbg p.csv d.csv", &err), 1);
+  ck_assert_msg(strstr(err, "p.csv:3: error: wrong model: ") != NULL, "stderr: %s", err);
+  size_t errors = 0;
+  for (const char *c = err; (c = strstr(c, ": error: ")); c++) errors++;
+  ck_assert_msg(errors == 1, "stderr: %s", err);
+  free(err);
   /* Usage errors: exit 2. */
   ck_assert_int_eq(run_tool(dir, "dbg p.csv out.txt", &err), 2);
   ck_assert_ptr_nonnull(strstr(err, "extension must be .csv, .xlsx or .pb"));

@@ -126,6 +126,30 @@ static tqh_annotation_t *annotate_with(const char *dir, const char *dbg, const c
   return ann;
 }
 
+/* Debug info of another model: one "wrong model" error, not one per row. */
+START_TEST(debug_info_of_another_model_is_one_error_not_one_per_row) {
+  char *dir = th_tmpdir();
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info(dbg);
+  tqh_annotation_t *ann = th_annotate_text(
+      dir, dbg,
+      H BEGIN_DISPATCH D "42,1,ALLOC_BEGIN\n" D "42,2,ALLOC_END\n" D "9,2,HOST_COPY_BEGIN\n"
+      D "9,3,HOST_COPY_END\n" D "43,3,ALLOC_BEGIN\n" D "43,4,ALLOC_END\n"
+      D "4,4,HOST_COPY_BEGIN\n" D "4,5,HOST_COPY_END\n" END_DISPATCH);
+  char *all = th_diags_text(ann);
+  ck_assert_msg(ann->diags.errors == 1, "%s", all);
+  ck_assert_msg(th_has_diag(ann, TQH_ERROR, 3, "wrong model: the debug info ") &&
+                    strstr(all, "(3 of the profile's 4 actions differ; the first: action_id 42 "
+                                "is not in the debug info"),
+                "%s", all);
+  ck_assert_uint_eq(ann->num_rows, 4); /* the rows are still written */
+  free(all);
+  tqh_annotation_destroy(ann);
+  free(dbg);
+  th_rmtree(dir);
+}
+END_TEST
+
 START_TEST(debug_info_missing_still_gives_the_measured_rows) {
   char *dir = th_tmpdir();
   char *dbg = th_path(dir, "no-such-dir");
@@ -203,6 +227,7 @@ Suite *bad_input_suite(void) {
   TCase *tc = tcase_create("bad_input");
   tcase_add_loop_test(tc, bad_profile_is_reported_at_its_line_and_the_rest_annotated, 0,
                       (int)(sizeof(cases) / sizeof(cases[0])));
+  tcase_add_test(tc, debug_info_of_another_model_is_one_error_not_one_per_row);
   tcase_add_test(tc, debug_info_missing_still_gives_the_measured_rows);
   tcase_add_test(tc, debug_info_of_another_model_is_reported);
   tcase_add_test(tc, debug_info_malformed_is_reported_with_its_location);

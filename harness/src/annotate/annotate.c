@@ -4,6 +4,8 @@
  * searched linearly, and capped, so that a file of BEGINs without ENDs stays linear too; so is
  * the set of programs started and not yet waited for. */
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +41,40 @@ typedef struct ctx_s {
   size_t num_open;
   pending_t pending[TQH_MAX_PENDING];
   size_t num_pending;
+  /* Actions the debug info does not know as the profile has them: one such action is reported as
+   * it is; several mean the debug info is of another model (or stale), said once (wrong_model). */
+  size_t mismatches, actions;
+  uint32_t first_mismatch_line;
+  char first_mismatch[384];
 } ctx_t;
+
+/* An action the debug info does not know, or knows as another kind. */
+static void mismatch(ctx_t *c, uint32_t line, const char *fmt, ...) TQ_PRINTF(3, 4);
+static void mismatch(ctx_t *c, uint32_t line, const char *fmt, ...) {
+  if (c->mismatches++) return;
+  c->first_mismatch_line = line;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->first_mismatch, sizeof(c->first_mismatch), fmt, ap);
+  va_end(ap);
+}
+
+static void report_mismatches(ctx_t *c) {
+  if (!c->mismatches) return;
+  const tqh_debug_info_t *info = c->ann->debug_info;
+  if (c->mismatches == 1) {
+    tqh_diags_add(&c->ann->diags, TQH_ERROR, c->path, c->first_mismatch_line,
+                  "%s: the debug info is stale or of another model (compile again with "
+                  "--torq-debug-info)",
+                  c->first_mismatch);
+    return;
+  }
+  tqh_diags_add(&c->ann->diags, TQH_ERROR, c->path, c->first_mismatch_line,
+                "wrong model: the debug info %s does not match this profile (%zu of the "
+                "profile's %zu actions differ; the first: %s): it is stale or of another model "
+                "(compile again with --torq-debug-info)",
+                info && info->dir ? info->dir : "", c->mismatches, c->actions, c->first_mismatch);
+}
 
 void tqh_annotate_options_initialize(tqh_annotate_options_t *options) {
   memset(options, 0, sizeof(*options));
@@ -136,13 +171,12 @@ static tq_status_t finish_action(ctx_t *c, const tqh_profile_event_t *b, uint64_
   r.line = b->line;
   const tqh_dispatch_t *d = c->dispatch[b->dispatch];
   int64_t program = -1; /* the job or host program of a START or WAIT, when the debug info says */
+  c->actions += d != NULL;
   if (d && (size_t)b->action_id < d->num_actions && d->actions[b->action_id].present) {
     const tqh_action_t *a = &d->actions[b->action_id];
     if (a->kind != b->kind) {
-      tqh_diags_add(&ann->diags, TQH_ERROR, c->path, b->line,
-                    "action %d is %s in the debug info, but the profile has %s: the debug info "
-                    "is stale or of another model (compile again with --torq-debug-info)",
-                    (int)b->action_id, tqh_event_kind_name(a->kind), tqh_event_kind_name(b->kind));
+      mismatch(c, b->line, "action %d is %s in the debug info, but the profile has %s",
+               (int)b->action_id, tqh_event_kind_name(a->kind), tqh_event_kind_name(b->kind));
     } else {
       r.location = a->location;
       r.original_operators = a->original_operators;
@@ -161,10 +195,8 @@ static tq_status_t finish_action(ctx_t *c, const tqh_profile_event_t *b, uint64_
       }
     }
   } else if (d) {
-    tqh_diags_add(&ann->diags, TQH_ERROR, c->path, b->line,
-                  "action_id %d is not in the debug info (dispatch %s has %zu actions): the debug "
-                  "info is stale or of another model (compile again with --torq-debug-info)",
-                  (int)b->action_id, d->name, d->num_actions);
+    mismatch(c, b->line, "action_id %d is not in the debug info (dispatch %s has %zu actions)",
+             (int)b->action_id, d->name, d->num_actions);
   }
   switch (b->kind) {
     case TQR_EVENT_NSS_START: program_started(c, b, TQR_EVENT_NSS_WAIT, program, end_us); break;
@@ -391,6 +423,7 @@ static tq_status_t run(ctx_t *c, const tqh_annotate_options_t *options) {
   for (size_t i = 0; i < c->num_open; i++)
     report_unclosed(c, c->open[i].begin, "the profile ends first");
   c->num_open = 0;
+  report_mismatches(c);
   for (size_t i = 1; i < ann->num_rows; i++)
     if (ann->rows[i].line < ann->rows[i - 1].line) {
       qsort(ann->rows, ann->num_rows, sizeof(*ann->rows), by_line);
