@@ -402,6 +402,14 @@ START_TEST(seed_flow_runs_on_the_board_and_a_second_run_uploads_nothing) {
   ck_assert_msg(p->exit_code == 0, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
   ck_assert_msg(strstr(p->out, "runtime uploaded ("), "%s", p->out);
   ck_assert_msg(strstr(p->out, "model uploaded ("), "%s", p->out);
+  /* Board messages say times as people read them, never as epochs. */
+  ck_assert_msg(strstr(p->out, "astra1: lease acquired until ") &&
+                    strstr(p->out, " UTC on the board's clock (60 s)") &&
+                    strstr(p->out, "astra1: lease released at "),
+                "%s", p->out);
+  ck_assert_msg(!strstr(p->out, "expires at") && !strstr(p->out, "board time"), "%s", p->out);
+  char *named = FX_PATH(&fx, "on 1 board (astra1=%s)", addr);
+  ck_assert_msg(strstr(p->out, named), "%s", p->out);
   ck_assert_msg(strstr(p->out, "Wall time: "), "%s", p->out);
   const char *overview = strstr(p->out, "Host Profile Overview");
   ck_assert_msg(overview && strstr(overview, "WALL_TIME") && strstr(overview, "OVERALL"), "%s",
@@ -448,6 +456,23 @@ START_TEST(seed_flow_runs_on_the_board_and_a_second_run_uploads_nothing) {
   ck_assert_msg(strstr(p->out, "runtime up to date"), "%s", p->out);
   ck_assert_msg(strstr(p->out, "model cached on board"), "%s", p->out);
   ck_assert_msg(!strstr(p->out, "uploaded"), "a second run uploaded something:\n%s", p->out);
+
+  /* A board named by its address alone (no configs/ board): the address is said once. */
+  e2e_scratch_t *bare = fx_second(&fx);
+  char *bare_suite = fx_suite(&fx, bare, NULL, 1, "add");
+  char *key = FX_PATH(&fx, "TORQ_SSH_KEY=%s", fx.b[0].key);
+  char *known = FX_PATH(&fx, "TORQ_KNOWN_HOSTS=%s", fx.b[0].known_hosts);
+  char *board_root = FX_PATH(&fx, "TORQ_BOARD_ROOT=%s", root);
+  const char *const env[] = {key, known, board_root, NULL};
+  const char *bare_args[] = {bare_suite, "--torq-runtime-hw-type=astra_machina", "--torq-addr",
+                             addr, "-v", NULL};
+  p = fx_run(&fx, bare, env, bare_args);
+  ck_assert_msg(p->exit_code == 0, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
+  char *once = FX_PATH(&fx, "on 1 board (%s), results", addr);
+  char *connected = FX_PATH(&fx, "%s: connected in ", addr);
+  ck_assert_msg(strstr(p->out, once) && strstr(p->out, connected), "%s", p->out);
+  char *twice = FX_PATH(&fx, "%s=%s", addr, addr);
+  ck_assert_msg(!strstr(p->out, twice) && !strstr(p->out, "connected to "), "%s", p->out);
 out:
   fx_free(&fx);
 }

@@ -335,10 +335,14 @@ int tt_run_tests(const cli_t *cli_in, int argc, char **argv) {
   info.runtime_version = "torq-runtime " TQ_VERSION;
   info.target = boards.on_boards ? "astra_machina" : boards.count ? "sim+boards" : "sim";
   for (size_t i = 0; i < boards.count; i++) {
+    /* "astra1=root@10.0.0.4:22"; a board named by its address (--torq-addr) once. */
     const tqh_board_spec_t *b = &boards.specs[i];
-    tq_status_free(tq_buf_printf(&board_text, "%s%s=%s%s%s:%u", i ? ", " : "", b->name,
-                                 b->ssh.user ? b->ssh.user : "", b->ssh.user ? "@" : "",
-                                 b->ssh.host, b->ssh.port));
+    char addr[512];
+    snprintf(addr, sizeof(addr), "%s%s%s:%u", b->ssh.user ? b->ssh.user : "",
+             b->ssh.user ? "@" : "", b->ssh.host, b->ssh.port);
+    int same = !strcmp(addr, b->name);
+    tq_status_free(tq_buf_printf(&board_text, "%s%s%s%s", i ? ", " : "", same ? "" : b->name,
+                                 same ? "" : "=", addr));
   }
   info.board = boards.count ? board_text.data : NULL;
   info.git_revision = git;

@@ -230,7 +230,10 @@ tq_status_t tqh_board_connect(const tqh_board_spec_t *spec, const tqh_board_opti
     conn_free(c);
     return st;
   }
-  tqh_board_log(c, 0, "connected to %s in %.3fs", tqh_ssh_session_target(c->ssh),
+  /* The board's name is its address when --torq-addr named it: said once, not twice. */
+  const char *target = tqh_ssh_session_target(c->ssh);
+  int same = target && !strcmp(target, c->name);
+  tqh_board_log(c, 0, "connected%s%s in %.3fs", same ? "" : " to ", same ? "" : target,
                 (double)(tqh_now_ns() - t0) / 1e9);
   st = tqh_ssh_mkdir_p(c->ssh, c->cache_dir);
   if (st) {

@@ -128,6 +128,14 @@ static tq_status_t lease_op(tqh_board_conn_t *c, const char *op, double ttl_s, c
   }
 }
 
+/* A time the board gave (epoch seconds) for people: "2026-12-03 16:12:31 UTC". */
+static void when(long epoch, char out[48]) {
+  time_t t = (time_t)epoch;
+  struct tm tm;
+  if (epoch <= 0 || !gmtime_r(&t, &tm) || !strftime(out, 48, "%Y-%m-%d %H:%M:%S UTC", &tm))
+    snprintf(out, 48, "an unknown time");
+}
+
 static void bought(tqh_board_conn_t *c, double ttl_s) {
   c->leased = 1;
   c->lease_renewed_ns = tqh_now_ns();
@@ -151,17 +159,22 @@ static tq_status_t take(tqh_board_conn_t *conn, double ttl_s, int may_wait) {
     field(line, "by", by, sizeof(by));
     if (rc == 0) {
       bought(conn, ttl_s);
+      /* Times as the board's clock has them, readable; and how long that is. */
+      char until[48], was[48];
+      long expiry = field_long(line, "expiry"), now = field_long(line, "now");
+      when(expiry, until);
       if (!strncmp(line, "renewed", 7)) {
-        tqh_board_log(conn, 0, "lease renewed (expires at %ld, board time %ld)",
-                      field_long(line, "expiry"), field_long(line, "now"));
+        tqh_board_log(conn, 0, "lease renewed until %s on the board's clock (%ld s)", until,
+                      expiry - now);
         return NULL;
       }
-      if (!strncmp(line, "taken-over", 10))
-        tqh_board_log(conn, 1, "lease taken over: the lease of %s expired at %ld (board time %ld)",
-                      by, field_long(line, "was"), field_long(line, "now"));
-      tqh_board_log(conn, 1, "lease acquired (expires at %ld, board time %ld)%s",
-                    field_long(line, "expiry"), field_long(line, "now"),
-                    told ? " after waiting" : "");
+      if (!strncmp(line, "taken-over", 10)) {
+        when(field_long(line, "was"), was);
+        tqh_board_log(conn, 1, "lease taken over: the lease of %s expired at %s (%ld s ago)", by,
+                      was, now - field_long(line, "was"));
+      }
+      tqh_board_log(conn, 1, "lease acquired until %s on the board's clock (%ld s)%s", until,
+                    expiry - now, told ? " after waiting" : "");
       return NULL;
     }
     long left = field_long(line, "expiry") - field_long(line, "now");
@@ -223,11 +236,12 @@ static tq_status_t give_back(tqh_board_conn_t *conn) {
   char line[1024];
   int rc = 0;
   TQ_TRY(lease_op(conn, "release", 1, line, sizeof(line), &rc));
+  char at[48];
+  when(field_long(line, "now"), at);
   if (!strncmp(line, "released", 8))
-    tqh_board_log(conn, 1, "lease released (board time %ld)", field_long(line, "now"));
+    tqh_board_log(conn, 1, "lease released at %s on the board's clock", at);
   else
-    tqh_board_log(conn, 0, "no lease of this run to release (board time %ld)",
-                  field_long(line, "now"));
+    tqh_board_log(conn, 0, "no lease of this run to release (%s on the board's clock)", at);
   return NULL;
 }
 
