@@ -30,54 +30,8 @@ static void suite_rows(const tqh_suite_t *s) {
   for (int i = 0; i < TQH_SETTING_COUNT; i++) {
     if (t->layer[i] != TQH_LAYER_SUITE) continue;
     any = 1;
-    v[0] = 0;
-    const char *key = "";
-    switch ((tqh_setting_t)i) {
-      case TQH_SET_TARGETS:
-        key = "targets";
-        for (size_t k = 0; k < t->target_count; k++)
-          snprintf(v + strlen(v), sizeof(v) - strlen(v), "%s%s", k ? "," : "", t->targets[k]);
-        break;
-      case TQH_SET_REPEAT:
-        key = "repeat", snprintf(v, sizeof(v), "%u", t->repeat);
-        break;
-      case TQH_SET_WARMUP:
-        key = "warmup", snprintf(v, sizeof(v), "%u", t->warmup);
-        break;
-      case TQH_SET_COMPILE_TIMEOUT:
-        key = "compile_timeout", snprintf(v, sizeof(v), "%g", t->compile_timeout_s);
-        break;
-      case TQH_SET_RUN_TIMEOUT:
-        key = "run_timeout", snprintf(v, sizeof(v), "%g", t->run_timeout_s);
-        break;
-      case TQH_SET_REFERENCE:
-        key = "reference", snprintf(v, sizeof(v), "%s", t->reference ? "true" : "false");
-        break;
-      case TQH_SET_ATOL:
-        key = "atol", snprintf(v, sizeof(v), "%g", t->atol);
-        break;
-      case TQH_SET_RTOL:
-        key = "rtol", snprintf(v, sizeof(v), "%g", t->rtol);
-        break;
-      case TQH_SET_SEED:
-        key = "seed", snprintf(v, sizeof(v), "%llu", (unsigned long long)t->seed);
-        break;
-      case TQH_SET_COMPILE_OPTIONS:
-        key = "compile_options";
-        for (size_t k = 0; k < t->compile_option_count; k++)
-          snprintf(v + strlen(v), sizeof(v) - strlen(v), "%s%s", k ? " " : "",
-                   t->compile_options[k]);
-        break;
-      case TQH_SET_FUNCTION:
-        key = "function", snprintf(v, sizeof(v), "%s", t->function);
-        break;
-      case TQH_SET_BASELINE_FLOOR:
-        key = "baseline_floor", snprintf(v, sizeof(v), "%g", t->baseline_floor_pct);
-        break;
-      case TQH_SETTING_COUNT:
-        break;
-    }
-    setting_row(key, v, TQH_LAYER_SUITE, s->path);
+    tqh_settings_format(t, (tqh_setting_t)i, v, sizeof(v));
+    setting_row(tqh_setting_key((tqh_setting_t)i), v, TQH_LAYER_SUITE, s->path);
   }
   if (!any) printf("  (nothing: its tests take the configuration above)\n");
 }

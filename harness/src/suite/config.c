@@ -168,8 +168,7 @@ static const char *where(tq_arena_t *arena, const char *file, uint32_t line) {
   return s;
 }
 
-/* `path` joined to `base` when it is relative and a base is given. */
-static const char *against(tq_arena_t *arena, const char *base, const char *path) {
+const char *tqh__path_against(tq_arena_t *arena, const char *base, const char *path) {
   if (!path || !base || path[0] == '/' || !strcmp(base, ".")) return path;
   size_t bl = strlen(base), pl = strlen(path);
   char *s = tq_arena_alloc(arena, bl + pl + 2);
@@ -296,14 +295,14 @@ static void read_config(tqh__report_t *rep, tqh_config_t *config, const tqh__yno
     if (!strcmp(k->str, "results_dir")) {
       const char *d = read_path(rep, &config->arena, v, "results_dir");
       if (d) {
-        p->results_dir = against(&config->arena, base_dir, d);
+        p->results_dir = tqh__path_against(&config->arena, base_dir, d);
         p->results_dir_layer = TQH_LAYER_CONFIG;
         p->results_dir_source = where(&config->arena, file, k->line);
       }
     } else if (!strcmp(k->str, "cache_dir")) {
       const char *d = read_path(rep, &config->arena, v, "cache_dir");
       if (d) {
-        p->cache_dir = against(&config->arena, base_dir, d);
+        p->cache_dir = tqh__path_against(&config->arena, base_dir, d);
         p->cache_dir_layer = TQH_LAYER_CONFIG;
         p->cache_dir_source = where(&config->arena, file, k->line);
       }

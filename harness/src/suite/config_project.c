@@ -49,28 +49,16 @@ tq_status_t tqh_config_find_project(const char *start, char **out_dir) {
   }
 }
 
-/* PROJECT/NAME in the configuration's arena; NAME alone for the working directory. */
-static const char *in_project(tqh_config_t *c, const char *project, const char *name) {
-  if (!strcmp(project, ".")) return tq_arena_strndup(&c->arena, name, strlen(name));
-  size_t pl = strlen(project), nl = strlen(name);
-  char *s = tq_arena_alloc(&c->arena, pl + nl + 2);
-  if (!s) return NULL;
-  memcpy(s, project, pl);
-  s[pl] = '/';
-  memcpy(s + pl + 1, name, nl + 1);
-  return s;
-}
-
 tq_status_t tqh_config_load_project(tqh_config_t *config, const char *project_dir,
                                     tqh_diags_t *errors) {
   config->project_dir = tq_arena_strndup(&config->arena, project_dir, strlen(project_dir));
-  const char *results = in_project(config, project_dir, "results");
-  const char *cache = in_project(config, project_dir, "build/cache");
+  const char *results = tqh__path_against(&config->arena, project_dir, "results");
+  const char *cache = tqh__path_against(&config->arena, project_dir, "build/cache");
   if (!config->project_dir || !results || !cache)
     return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   if (config->results_dir_layer <= TQH_LAYER_BUILTIN) config->results_dir = results;
   if (config->cache_dir_layer <= TQH_LAYER_BUILTIN) config->cache_dir = cache;
-  const char *dir = in_project(config, project_dir, "configs");
+  const char *dir = tqh__path_against(&config->arena, project_dir, "configs");
   if (!dir) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   return tqh__config_load_dir_at(config, dir, project_dir, errors);
 }
@@ -95,13 +83,14 @@ const char *const tqh_config_keys[] = {
     "reference",       "atol",     "rtol",           "seed",            "compile_options",
     "function",        "baseline_floor", "results_dir", "cache_dir",    "jobs",
     NULL};
+_Static_assert(sizeof tqh_config_keys / sizeof tqh_config_keys[0] == TQH_SETTING_COUNT + 4,
+               "tqh_config_keys: one key per setting, then results_dir, cache_dir, jobs");
 
-/* The setting each key of tqh_config_keys stands for; -1 for the run-wide three. */
-static const int key_setting[] = {TQH_SET_TARGETS,     TQH_SET_REPEAT,      TQH_SET_WARMUP,
-                                  TQH_SET_COMPILE_TIMEOUT, TQH_SET_RUN_TIMEOUT, TQH_SET_REFERENCE,
-                                  TQH_SET_ATOL,        TQH_SET_RTOL,        TQH_SET_SEED,
-                                  TQH_SET_COMPILE_OPTIONS, TQH_SET_FUNCTION,
-                                  TQH_SET_BASELINE_FLOOR, -1, -1, -1};
+/* The keys of tqh_config_keys stand for the settings in the order of tqh_setting_t, then the
+ * run-wide three. */
+const char *tqh_setting_key(tqh_setting_t setting) {
+  return (unsigned)setting < TQH_SETTING_COUNT ? tqh_config_keys[setting] : "?";
+}
 
 static void join(char *text, size_t size, const char *const *v, size_t n, const char *sep) {
   size_t used = 0;
@@ -110,26 +99,11 @@ static void join(char *text, size_t size, const char *const *v, size_t n, const 
     used += (size_t)snprintf(text + used, size - used, "%s%s", i ? sep : "", v[i]);
 }
 
-int tqh_config_get(const tqh_config_t *config, const char *key, char *text, size_t size,
-                   tqh_layer_t *out_layer, const char **out_source) {
-  size_t k = 0;
-  while (tqh_config_keys[k] && strcmp(tqh_config_keys[k], key) != 0) k++;
-  if (!tqh_config_keys[k] || !size) return 0;
-  const tqh_settings_t *s = &config->defaults;
-  int set = key_setting[k];
-  tqh_layer_t layer;
-  const char *source;
-  if (set >= 0) {
-    layer = (tqh_layer_t)s->layer[set];
-    source = config->sources[set];
-  } else if (!strcmp(key, "results_dir")) {
-    layer = config->results_dir_layer, source = config->results_dir_source;
-  } else if (!strcmp(key, "cache_dir")) {
-    layer = config->cache_dir_layer, source = config->cache_dir_source;
-  } else {
-    layer = config->jobs_layer, source = config->jobs_source;
-  }
-  switch (set) {
+void tqh_settings_format(const tqh_settings_t *s, tqh_setting_t setting, char *text,
+                         size_t size) {
+  if (!size) return;
+  text[0] = 0;
+  switch (setting) {
     case TQH_SET_TARGETS:
       join(text, size, s->targets, s->target_count, ",");
       break;
@@ -166,10 +140,31 @@ int tqh_config_get(const tqh_config_t *config, const char *key, char *text, size
     case TQH_SET_BASELINE_FLOOR:
       snprintf(text, size, "%g", s->baseline_floor_pct);
       break;
-    default:
-      if (!strcmp(key, "results_dir")) snprintf(text, size, "%s", config->results_dir);
-      else if (!strcmp(key, "cache_dir")) snprintf(text, size, "%s", config->cache_dir);
-      else snprintf(text, size, "%u", config->jobs);
+    case TQH_SETTING_COUNT:
+      break;
+  }
+}
+
+int tqh_config_get(const tqh_config_t *config, const char *key, char *text, size_t size,
+                   tqh_layer_t *out_layer, const char **out_source) {
+  size_t k = 0;
+  while (tqh_config_keys[k] && strcmp(tqh_config_keys[k], key) != 0) k++;
+  if (!tqh_config_keys[k] || !size) return 0;
+  tqh_layer_t layer;
+  const char *source;
+  if (k < TQH_SETTING_COUNT) {
+    layer = (tqh_layer_t)config->defaults.layer[k];
+    source = config->sources[k];
+    tqh_settings_format(&config->defaults, (tqh_setting_t)k, text, size);
+  } else if (!strcmp(key, "results_dir")) {
+    layer = config->results_dir_layer, source = config->results_dir_source;
+    snprintf(text, size, "%s", config->results_dir);
+  } else if (!strcmp(key, "cache_dir")) {
+    layer = config->cache_dir_layer, source = config->cache_dir_source;
+    snprintf(text, size, "%s", config->cache_dir);
+  } else {
+    layer = config->jobs_layer, source = config->jobs_source;
+    snprintf(text, size, "%u", config->jobs);
   }
   if (out_layer) *out_layer = layer;
   if (out_source) *out_source = source;
@@ -196,10 +191,10 @@ tq_status_t tqh_config_describe(const tqh_config_t *config, tq_buf_t *out) {
 /* A setting's value as JSON: numbers, booleans, lists of strings or strings, as it is. */
 static void json_value(tqh_jw_t *w, const tqh_config_t *c, size_t k) {
   const tqh_settings_t *s = &c->defaults;
-  switch (key_setting[k]) {
+  switch (k < TQH_SETTING_COUNT ? (int)k : -1) {
     case TQH_SET_TARGETS:
     case TQH_SET_COMPILE_OPTIONS: {
-      int t = key_setting[k] == TQH_SET_TARGETS;
+      int t = k == TQH_SET_TARGETS;
       const char *const *v = t ? s->targets : s->compile_options;
       size_t n = t ? s->target_count : s->compile_option_count;
       tqh_jw_array_begin(w);

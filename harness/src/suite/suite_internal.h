@@ -115,6 +115,10 @@ int tqh__compile_option_check(const char *option, char *msg, size_t cap);
 /* The built-in defaults (static storage). */
 void tqh__settings_builtin(tqh_settings_t *out);
 
+/* `path` joined to `base` ("BASE/PATH", in the arena) when it is relative and `base` is neither
+ * NULL nor "."; else `path` itself. NULL without memory (config.c). */
+const char *tqh__path_against(tq_arena_t *arena, const char *base, const char *path);
+
 /* tqh_config_load_dir with relative results_dir and cache_dir joined to `base_dir` (NULL: as
  * written) (config.c). */
 tq_status_t tqh__config_load_dir_at(tqh_config_t *config, const char *dir, const char *base_dir,

@@ -313,6 +313,14 @@ tq_status_t tqh_config_to_json(const tqh_config_t *config, tq_buf_t *out) TQ_MUS
  * ..., "results_dir", "cache_dir", "jobs"), NULL-terminated. */
 extern const char *const tqh_config_keys[];
 
+/* The key of a setting ("compile_timeout": tqh_config_keys[setting]). */
+const char *tqh_setting_key(tqh_setting_t setting);
+
+/* One setting of `settings` as text ("3", "sim,astra1", "--a --b", "true"), at most `size`
+ * bytes (cut): for `torq-test config` and tqh_config_get. */
+void tqh_settings_format(const tqh_settings_t *settings, tqh_setting_t setting, char *text,
+                         size_t size);
+
 /* The value of setting `key` as text ("3", "sim,astra1", "--a --b") with its layer and source
  * (NULL for built-in); 0 when `key` is not a setting. `text` gets at most `size` bytes. */
 int tqh_config_get(const tqh_config_t *config, const char *key, char *text, size_t size,
