@@ -7,6 +7,7 @@
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/base/str.h"
+#include "torq/runtime/profile.h"
 
 #define MAX_FIELDS 64
 #define MAX_CSV (256u << 20)
@@ -110,9 +111,14 @@ static tq_status_t chain(const char *ops, tq_buf_t *out) {
   return tq_buf_putc(out, '\0');
 }
 
+static int is_kind(const char *op, tqr_event_kind_t kind) {
+  return !strcmp(op, tqr_event_kind_name(kind));
+}
+
+/* A row of a whole NSS or host program (its operators in original_operators). */
 static int is_program(const char *op) {
-  return !strcmp(op, "NSS_START") || !strcmp(op, "NSS_WAIT") || !strcmp(op, "HOST_START") ||
-         !strcmp(op, "HOST_WAIT");
+  return is_kind(op, TQR_EVENT_NSS_START) || is_kind(op, TQR_EVENT_NSS_WAIT) ||
+         is_kind(op, TQR_EVENT_HOST_START) || is_kind(op, TQR_EVENT_HOST_WAIT);
 }
 
 tq_status_t tqh_op_table_parse(tqh_op_table_t *table, const char *name, const char *data,
@@ -157,7 +163,8 @@ tq_status_t tqh_op_table_parse(tqh_op_table_t *table, const char *name, const ch
     if (program && *orig) st = chain(orig, &key);
     else st = tq_buf_printf(&key, "%s%c", op, '\0');
     if (!st) {
-      size_t runs = !program || !strcmp(op, "NSS_START") || !strcmp(op, "HOST_START");
+      size_t runs =
+          !program || is_kind(op, TQR_EVENT_NSS_START) || is_kind(op, TQR_EVENT_HOST_START);
       st = tqh_op_table_add(table, key.data, us, runs);
     }
     tq_buf_clear(&key);
