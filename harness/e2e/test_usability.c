@@ -202,7 +202,8 @@ START_TEST(config_shows_where_each_value_came_from) {
   write_project(&s);
   char *cwd = e2e_path("%s/elsewhere", s.dir);
   e2e_proc_t p;
-  const char *const env[] = {"TORQ_RESULTS_DIR", "TORQ_CACHE_DIR", "TORQ_SEED=9", NULL};
+  const char *const env[] = {"TORQ_RESULTS_DIR", "TORQ_CACHE_DIR", "TORQ_SEED=9",
+                             "TORQ_MEMORY=4G", NULL};
   e2e_run(&s, cwd, env,
           (const char *const[]){"config", "../proj/suites/s.yaml", "--warmup", "3", NULL}, &p);
   ck_assert_msg(p.exit_code == 0, "exit %d\n%s%s", p.exit_code, p.out, p.err);
@@ -215,6 +216,8 @@ START_TEST(config_shows_where_each_value_came_from) {
   ck_assert_ptr_nonnull(
       strstr(p.out, "  warmup           3                            command line  --warmup\n"));
   ck_assert_ptr_nonnull(strstr(p.out, "  function         main                         built-in"));
+  ck_assert_ptr_nonnull(
+      strstr(p.out, "  memory           4294967296                   environment   TORQ_MEMORY\n"));
   ck_assert_ptr_nonnull(strstr(p.out, "/proj/out "));
   ck_assert_ptr_nonnull(strstr(p.out, "Project: "));
   e2e_proc_free(&p);
@@ -224,6 +227,8 @@ START_TEST(config_shows_where_each_value_came_from) {
   ck_assert_msg(p.exit_code == 0, "exit %d\n%s%s", p.exit_code, p.out, p.err);
   ck_assert_ptr_nonnull(strstr(p.out, "\"seed\":{\"value\":9,\"layer\":\"environment\","
                                       "\"source\":\"TORQ_SEED\"}"));
+  ck_assert_ptr_nonnull(strstr(p.out, "\"memory\":{\"value\":4294967296,\"layer\":\"environment\","
+                                      "\"source\":\"TORQ_MEMORY\"}"));
   e2e_proc_free(&p);
   free(cwd);
   e2e_scratch_free(&s);

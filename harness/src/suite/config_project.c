@@ -81,7 +81,7 @@ tq_status_t tqh_config_load_path(tqh_config_t *config, const char *path, tqh_dia
 const char *const tqh_config_keys[] = {
     "targets",         "repeat",   "warmup",         "compile_timeout", "run_timeout",
     "reference",       "atol",     "rtol",           "seed",            "compile_options",
-    "function",        "baseline_floor", "results_dir", "cache_dir",    "jobs",
+    "function",        "baseline_floor", "memory", "results_dir", "cache_dir",  "jobs",
     NULL};
 _Static_assert(sizeof tqh_config_keys / sizeof tqh_config_keys[0] == TQH_SETTING_COUNT + 4,
                "tqh_config_keys: one key per setting, then results_dir, cache_dir, jobs");
@@ -139,6 +139,10 @@ void tqh_settings_format(const tqh_settings_t *s, tqh_setting_t setting, char *t
       break;
     case TQH_SET_BASELINE_FLOOR:
       snprintf(text, size, "%g", s->baseline_floor_pct);
+      break;
+    case TQH_SET_MEMORY: /* bytes, as tqh_parse_memory reads them back; 0 is no limit */
+      if (s->memory_bytes) snprintf(text, size, "%llu", (unsigned long long)s->memory_bytes);
+      else snprintf(text, size, "none");
       break;
     case TQH_SETTING_COUNT:
       break;
@@ -231,6 +235,10 @@ static void json_value(tqh_jw_t *w, const tqh_config_t *c, size_t k) {
       return;
     case TQH_SET_BASELINE_FLOOR:
       tqh_jw_number(w, s->baseline_floor_pct);
+      return;
+    case TQH_SET_MEMORY: /* bytes; null for no limit */
+      if (s->memory_bytes) tqh_jw_uint(w, s->memory_bytes);
+      else tqh_jw_string(w, NULL);
       return;
     default:
       if (!strcmp(tqh_config_keys[k], "results_dir")) tqh_jw_string(w, c->results_dir);
