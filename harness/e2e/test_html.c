@@ -240,7 +240,7 @@ START_TEST(trends_page_renders_every_selected_test) {
       tq_test_tool(CHROMIUM_ENV, CHROMIUM, "apt-get install chromium (scripts/install-test-tools)");
   if (chromium_bin) {
     char *dom_path = e2e_path("%s/trends-dom.html", s.dir);
-    int rc = chromium(chromium_bin, s.dir, "--dump-dom", page, dom_path);
+    int rc = chromium(chromium_bin, s.dir, "--dump-dom", page, NULL, dom_path);
     ck_assert_msg(rc == 0, "chromium --dump-dom: %d", rc);
     char *dom = e2e_read(dom_path);
     ck_assert_ptr_nonnull(dom);
@@ -255,7 +255,7 @@ START_TEST(trends_page_renders_every_selected_test) {
     free(dom_path);
     char *png = e2e_path("%s/trends.png", s.dir), *shot = e2e_path("--screenshot=%s", png);
     char *log = e2e_path("%s/trends-shot.log", s.dir);
-    rc = chromium(chromium_bin, s.dir, shot, beside, log);
+    rc = chromium(chromium_bin, s.dir, shot, beside, NULL, log);
     ck_assert_msg(rc == 0, "chromium --screenshot: %d", rc);
     ck_assert_uint_gt(file_size(png), 20000);
     free(png);

@@ -500,10 +500,13 @@ START_TEST(board_and_local_runs_take_paths_with_spaces_and_quotes) {
   char *oc = e2e_path("--toolchain-compile=%s", compile), *orun = e2e_path("--toolchain-run=%s", run);
   char *oa = e2e_path("--toolchain-annotate=%s", annotate);
   e2e_scratch_t board_smoke = results_in(&s, "onboard-smoke");
+  /* The smoke suite's project has its own configs/: the board's comes with --config. */
+  char *oconf = e2e_path("--config=%s/configs", s.dir);
   e2e_run(&board_smoke, s.dir, NULL,
-          (const char *const[]){smoke, oc, orun, oa, "--torq-runtime-hw-type=astra_machina",
+          (const char *const[]){smoke, oc, orun, oa, oconf, "--torq-runtime-hw-type=astra_machina",
                                 "--repeat", "1", NULL},
           &p);
+  free(oconf);
   ck_assert_msg(p.exit_code == 0, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
   ck_assert_msg(strstr(p.out, "7 tests: 7 passed") && strstr(p.out, "Slice 0"), "%s", p.out);
   char *runs = e2e_only_run(&board_smoke);

@@ -235,8 +235,8 @@ START_TEST(config_shows_where_each_value_came_from) {
 }
 END_TEST
 
-static const char *const k_commands[] = {"run",    "report", "compare", "merge",
-                                         "upload", "config", "init"};
+static const char *const k_commands[] = {"run",    "report", "compare", "merge",  "upload",
+                                         "config", "init",   "history", "trends"};
 
 START_TEST(every_subcommand_has_its_own_help) {
   e2e_scratch_t s;

@@ -206,7 +206,7 @@ START_TEST(sections_collapse_beyond_fifty_tests_but_failed_ones) {
   th_write(p, j.data);
   free(p);
   tq_buf_deinit(&j);
-  TH_OK(tqh_html_report_write(dir, NULL, NULL));
+  TH_OK(tqh_html_report_write(dir, NULL, NULL, NULL));
   char *page = page_of(dir);
   ck_assert_uint_eq(count(page, "<details class=\"t\" open>"), 1);
   ck_assert_uint_eq(count(page, "<details class=\"t\">"), 59);

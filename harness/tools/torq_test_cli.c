@@ -200,8 +200,8 @@ static const option_t k_options[] = {
     {"--torq-lease-wait", NULL, VALUE, AT(lease_wait), 0, RUN, "Boards", "--torq-lease-wait=S",
      "wait S seconds for a board another run holds (600)"},
     /* Output */
-    {"--results-dir", NULL, VALUE, AT(results_dir), 0, RUN | MERGE | CONFIG | HISTORY | TRENDS,
-     "Output",
+    {"--results-dir", NULL, VALUE, AT(results_dir), 0,
+     RUN | REPORT | COMPARE | MERGE | CONFIG | HISTORY | TRENDS, "Output",
      "--results-dir=DIR",
      "where runs are written (default: the project's results/)"},
     {"--junitxml", NULL, VALUE, AT(junitxml), 0, RUN, "Output", "--junitxml=FILE",

@@ -107,8 +107,10 @@ static void after_run(const cli_t *cli, tqh_history_t *history, const char *run_
     report("the trends page was not written", st);
   } else {
     *out_href = href_from(run_dir, page);
+    /* With --json on stdout, stdout holds the document alone. */
     if (cli->verbosity >= 0)
-      printf("History: %zu test%s recorded in %s; trends: %s\n", tests, tests == 1 ? "" : "s",
+      fprintf(cli->json && !*cli->json ? stderr : stdout,
+              "History: %zu test%s recorded in %s; trends: %s\n", tests, tests == 1 ? "" : "s",
              tqh_history_path(history), page);
   }
   tq_free(page);

@@ -320,7 +320,7 @@ static void read_config(tqh__report_t *rep, tqh_config_t *config, const tqh__yno
       }
       const char *d = read_path(rep, &config->arena, v, "history");
       if (d) {
-        p->history = against(&config->arena, base_dir, d);
+        p->history = tqh__path_against(&config->arena, base_dir, d);
         p->history_layer = TQH_LAYER_CONFIG;
         p->history_source = where(&config->arena, file, k->line);
       }

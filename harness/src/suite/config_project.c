@@ -79,15 +79,19 @@ tq_status_t tqh_config_load_path(tqh_config_t *config, const char *path, tqh_dia
 /* ---- The effective settings --------------------------------------------------------------- */
 
 const char *const tqh_config_keys[] = {
-    "targets",         "repeat",   "warmup",         "compile_timeout", "run_timeout",
-    "reference",       "atol",     "rtol",           "seed",            "compile_options",
-    "function",        "baseline_floor", "memory", "results_dir", "cache_dir",  "jobs",
-    NULL};
-_Static_assert(sizeof tqh_config_keys / sizeof tqh_config_keys[0] == TQH_SETTING_COUNT + 4,
-               "tqh_config_keys: one key per setting, then results_dir, cache_dir, jobs");
+    "targets",           "repeat",        "warmup",
+    "compile_timeout",   "run_timeout",   "reference",
+    "atol",              "rtol",          "seed",
+    "compile_options",   "function",      "baseline_floor",
+    "memory",            "baseline_gate", "toolchain_compile",
+    "toolchain_run",     "toolchain_annotate", "golden",
+    "results_dir",       "cache_dir",     "jobs",
+    "history",           NULL};
+_Static_assert(sizeof tqh_config_keys / sizeof tqh_config_keys[0] == TQH_SETTING_COUNT + 5,
+               "tqh_config_keys: one key per setting, then results_dir, cache_dir, jobs, history");
 
 /* The keys of tqh_config_keys stand for the settings in the order of tqh_setting_t, then the
- * run-wide three. */
+ * run-wide four. */
 const char *tqh_setting_key(tqh_setting_t setting) {
   return (unsigned)setting < TQH_SETTING_COUNT ? tqh_config_keys[setting] : "?";
 }
@@ -144,6 +148,20 @@ void tqh_settings_format(const tqh_settings_t *s, tqh_setting_t setting, char *t
       if (s->memory_bytes) snprintf(text, size, "%llu", (unsigned long long)s->memory_bytes);
       else snprintf(text, size, "none");
       break;
+    case TQH_SET_BASELINE_GATE:
+      join(text, size, s->baseline_gate, s->baseline_gate_count, ",");
+      break;
+    case TQH_SET_TOOL_COMPILE:
+    case TQH_SET_TOOL_RUN:
+    case TQH_SET_TOOL_ANNOTATE: { /* the program and its arguments; "builtin" for the library */
+      const tqh_tool_t *t = &s->tools[setting - TQH_SET_TOOL_COMPILE];
+      if (t->argc) join(text, size, t->argv, t->argc, " ");
+      else snprintf(text, size, "builtin");
+      break;
+    }
+    case TQH_SET_GOLDEN:
+      join(text, size, s->golden, s->golden_count, ",");
+      break;
     case TQH_SETTING_COUNT:
       break;
   }
@@ -166,6 +184,11 @@ int tqh_config_get(const tqh_config_t *config, const char *key, char *text, size
   } else if (!strcmp(key, "cache_dir")) {
     layer = config->cache_dir_layer, source = config->cache_dir_source;
     snprintf(text, size, "%s", config->cache_dir);
+  } else if (!strcmp(key, "history")) {
+    layer = config->history_layer, source = config->history_source;
+    char *h = tqh_config_history_path(config);
+    snprintf(text, size, "%s", h ? h : "off");
+    tq_free(h);
   } else {
     layer = config->jobs_layer, source = config->jobs_source;
     snprintf(text, size, "%u", config->jobs);
@@ -240,10 +263,41 @@ static void json_value(tqh_jw_t *w, const tqh_config_t *c, size_t k) {
       if (s->memory_bytes) tqh_jw_uint(w, s->memory_bytes);
       else tqh_jw_string(w, NULL);
       return;
+    case TQH_SET_BASELINE_GATE:
+    case TQH_SET_GOLDEN: {
+      int g = k == TQH_SET_GOLDEN;
+      const char *const *v = g ? s->golden : s->baseline_gate;
+      size_t n = g ? s->golden_count : s->baseline_gate_count;
+      tqh_jw_array_begin(w);
+      for (size_t i = 0; i < n; i++) tqh_jw_string(w, v[i]);
+      tqh_jw_array_end(w);
+      return;
+    }
+    case TQH_SET_TOOL_COMPILE:
+    case TQH_SET_TOOL_RUN:
+    case TQH_SET_TOOL_ANNOTATE: { /* its argv; null for the built-in library */
+      const tqh_tool_t *t = &s->tools[k - TQH_SET_TOOL_COMPILE];
+      if (!t->argc) {
+        tqh_jw_string(w, NULL);
+        return;
+      }
+      tqh_jw_array_begin(w);
+      for (size_t i = 0; i < t->argc; i++) tqh_jw_string(w, t->argv[i]);
+      tqh_jw_array_end(w);
+      return;
+    }
     default:
-      if (!strcmp(tqh_config_keys[k], "results_dir")) tqh_jw_string(w, c->results_dir);
-      else if (!strcmp(tqh_config_keys[k], "cache_dir")) tqh_jw_string(w, c->cache_dir);
-      else tqh_jw_uint(w, c->jobs);
+      if (!strcmp(tqh_config_keys[k], "results_dir")) {
+        tqh_jw_string(w, c->results_dir);
+      } else if (!strcmp(tqh_config_keys[k], "cache_dir")) {
+        tqh_jw_string(w, c->cache_dir);
+      } else if (!strcmp(tqh_config_keys[k], "history")) {
+        char *h = tqh_config_history_path(c);
+        tqh_jw_string(w, h); /* null: no history */
+        tq_free(h);
+      } else {
+        tqh_jw_uint(w, c->jobs);
+      }
   }
 }
 
