@@ -886,12 +886,9 @@ static void check_huge(int as_list) {
   char *text = huge_model(count, as_list, 0, &len);
   tq_buf_t printed;
   tq_buf_init(&printed, 0);
-  double t0 = now_seconds();
+  /* How fast is scripts/bench-parse's question; the test case's timeout only stops a hang. */
   tq_status_t status = parse_verify_print("huge.mlir", text, len, NULL, &printed);
-  double seconds = now_seconds() - t0;
   ck_assert_msg(status == NULL, "a %zu-byte model was rejected: %.300s", len, status_text(status));
-  if (!under_valgrind())
-    ck_assert_msg(seconds < 20.0, "parsing and printing %zu bytes took %.1f s", len, seconds);
   check_huge_printed(&printed, count);
   tq_buf_deinit(&printed);
   free(text);
@@ -911,10 +908,7 @@ START_TEST(parser_rejects_huge_malformed_literal) {
   size_t len;
   char *text = huge_model(huge_bytes(), 0, 1, &len);
   expect_t e = {3, 3, {0}, "hex|odd|digit|size|byte|length"};
-  double t0 = now_seconds();
   expect_rejected("huge odd hex literal", "huge.mlir", text, len, NULL, &e);
-  double seconds = now_seconds() - t0;
-  if (!under_valgrind()) ck_assert_msg(seconds < 20.0, "rejecting took %.1f s", seconds);
   free(text);
 }
 END_TEST

@@ -999,34 +999,6 @@ START_TEST(ssh_keepalive_keeps_an_idle_session) {
 }
 END_TEST
 
-START_TEST(ssh_per_command_cost_on_an_open_session) {
-  NEED_BOARD();
-  int under_valgrind = getenv("TORQ_VALGRIND") != NULL;
-  int connects = under_valgrind ? 2 : 10, commands = under_valgrind ? 10 : 200;
-  double t0 = now_s();
-  for (int i = 0; i < connects; i++) tqh_ssh_disconnect(board_connect());
-  double connect_ms = (now_s() - t0) * 1e3 / connects;
-  tqh_ssh_session_t *s = board_connect();
-  tqh_exec_result_t r;
-  tqh_exec_result_init(&r);
-  const char *const t[] = {"true", NULL};
-  TH_OK(tqh_ssh_exec(s, t, NULL, &r)); /* warm-up */
-  t0 = now_s();
-  for (int i = 0; i < commands; i++) {
-    TH_OK(tqh_ssh_exec(s, t, NULL, &r));
-    ck_assert_int_eq(r.exit_status, 0);
-  }
-  double cmd_ms = (now_s() - t0) * 1e3 / commands;
-  fprintf(stderr,
-          "ssh: per-command cost on an open session %.2f ms (%d commands); "
-          "new connection %.1f ms\n",
-          cmd_ms, commands, connect_ms);
-  if (!under_valgrind) ck_assert_msg(cmd_ms < 50.0, "a command costs %.2f ms", cmd_ms);
-  tqh_exec_result_deinit(&r);
-  tqh_ssh_disconnect(s);
-}
-END_TEST
-
 Suite *ssh_suite(void) {
   Suite *s = suite_create("ssh");
   TCase *tc = tcase_create("board");
@@ -1049,7 +1021,6 @@ Suite *ssh_suite(void) {
   tcase_add_test(tc, ssh_connection_refused_is_unavailable);
   tcase_add_test(tc, ssh_forked_child_abandons_the_session_without_breaking_it);
   tcase_add_test(tc, ssh_keepalive_keeps_an_idle_session);
-  tcase_add_test(tc, ssh_per_command_cost_on_an_open_session);
   suite_add_tcase(s, tc);
 
   /* Its own board: these tests kill and restart it. */
