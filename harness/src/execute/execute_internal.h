@@ -64,6 +64,17 @@ const char *tqh__exec_function_wanted(const tqh_test_t *t);
 tq_status_t tqh__exec_parse_model(tqh_execution_t *e) TQ_MUST_USE;
 /* One invocation of the module in `session`: the outputs replace e->outputs. */
 tq_status_t tqh__exec_invoke(tqh_execution_t *e, tqr_session_t *session) TQ_MUST_USE;
+
+/* Makes a random input tensor of the model's input `index` (shape and type from its signature). */
+typedef tq_status_t (*tqh__random_input_fn)(const void *signature, size_t index,
+                                            tqr_tensor_t **out);
+/* e->inputs: `n` of them, the suite's (`inputs:` text, parsed) or seeded random ones made by
+ * `make_random` from `signature` (NULL: unknown, then a random input is an error). When the model's
+ * input count is known (`model_inputs`, SIZE_MAX: unknown), the suite's count must match it;
+ * `callee` names the model in that message. */
+tq_status_t tqh__exec_make_inputs(tqh_execution_t *e, size_t n, size_t model_inputs,
+                                  const char *callee, const void *signature,
+                                  tqh__random_input_fn make_random) TQ_MUST_USE;
 /* The timed runs on the board (board_exec.c): e->outputs (made for the module's outputs unless
  * already there) get the downloaded outputs and, with profiling, the test's folder gets
  * profile.csv. `runtime_path`: the local runtime the board gets (an external toolchain's), or

@@ -299,8 +299,9 @@ int tqh__external_compile(tqh_execution_t *e) {
 
 /* ---- Inputs --------------------------------------------------------------------------------- */
 
-/* A tensor of the MLIR type `ty` (a static tensor of a type the runtime has), or NULL. */
-static tq_status_t tensor_of_type(const tqc_type_t *ty, size_t index, tqr_tensor_t **out) {
+/* A tensor of the function type's input `index` (a static tensor of a type the runtime has). */
+static tq_status_t tensor_of_type(const void *signature, size_t index, tqr_tensor_t **out) {
+  const tqc_type_t *ty = ((const tqc_type_t *)signature)->function.inputs[index];
   *out = NULL;
   if (!ty || ty->kind != TQC_TYPE_TENSOR || !ty->tensor.ranked || ty->tensor.rank > TQR_MAX_RANK)
     return TQ_STATUS(TQ_UNIMPLEMENTED, "input %zu is not a ranked tensor", index);
@@ -347,35 +348,8 @@ static tq_status_t make_inputs(tqh_execution_t *e) {
     return st;
   }
   tq_status_free(pst);
-  if (fty && !t->inputs_random && t->input_count != fty->function.num_inputs)
-    return TQ_STATUS(TQ_INVALID_ARGUMENT,
-                     "%s:%u:%u: the suite gives %zu input%s, but the model takes %zu",
-                     t->loc.file ? t->loc.file : t->suite->path, t->loc.line, t->loc.col,
-                     t->input_count, t->input_count == 1 ? "" : "s", fty->function.num_inputs);
-  e->inputs = tq_calloc(n + 1, sizeof(*e->inputs));
-  if (!e->inputs) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  e->num_inputs = n;
-  for (size_t i = 0; i < n; i++) {
-    const tqh_input_t *in = t->inputs_random ? NULL : &t->inputs[i];
-    if (in && in->kind == TQH_INPUT_TEXT) {
-      tqr_input_options_t io;
-      tqr_input_options_initialize(&io);
-      io.seed = in->seed;
-      io.index = i;
-      tq_status_t st = tqr_input_parse(in->text, &io, &e->inputs[i]);
-      if (st)
-        return tq_status_annotate(st, "input %zu (%s:%u:%u)", i, in->loc.file ? in->loc.file : "",
-                                  in->loc.line, in->loc.col);
-      continue;
-    }
-    if (!fty)
-      return TQ_STATUS(TQ_INVALID_ARGUMENT,
-                       "input %zu is random, which needs the model's signature (torq-test cannot "
-                       "read the model)",
-                       i);
-    TQ_TRY(tensor_of_type(fty->function.inputs[i], i, &e->inputs[i]));
-    tqr_input_random_fill(e->inputs[i], in ? in->seed : t->random_seed, i);
-  }
+  TQ_TRY(tqh__exec_make_inputs(e, n, fty ? fty->function.num_inputs : SIZE_MAX, "the model", fty,
+                               tensor_of_type));
   e->num_outputs = fty ? fty->function.num_results : t->settings.golden_count;
   e->outputs = tq_calloc(e->num_outputs + 1, sizeof(*e->outputs));
   if (!e->outputs) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");

@@ -8,15 +8,14 @@
 #include "torq/base/alloc.h"
 #include "torq/harness/process.h"
 
-static tq_status_t make_inputs(tqh_execution_t *e) {
-  const Torq__Function *fn = tqr_module_proto(e->module)->function;
+tq_status_t tqh__exec_make_inputs(tqh_execution_t *e, size_t n, size_t model_inputs,
+                                  const char *callee, const void *signature,
+                                  tqh__random_input_fn make_random) {
   const tqh_test_t *t = e->test;
-  size_t n = fn->n_inputs;
-  if (!t->inputs_random && t->input_count != n)
+  if (!t->inputs_random && model_inputs != SIZE_MAX && t->input_count != model_inputs)
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "%s:%u:%u: the suite gives %zu input%s, but %s takes %zu",
                      t->loc.file ? t->loc.file : t->suite->path, t->loc.line, t->loc.col,
-                     t->input_count, t->input_count == 1 ? "" : "s",
-                     tqr_module_function_name(e->module), n);
+                     t->input_count, t->input_count == 1 ? "" : "s", callee, model_inputs);
   e->inputs = tq_calloc(n + 1, sizeof(*e->inputs));
   if (!e->inputs) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   e->num_inputs = n;
@@ -33,13 +32,29 @@ static tq_status_t make_inputs(tqh_execution_t *e) {
                                   in->loc.line, in->loc.col);
       continue;
     }
-    const Torq__TensorType *ty = fn->inputs[i];
-    if (ty->n_dims > TQR_MAX_RANK)
-      return TQ_STATUS(TQ_INVALID_INPUT, "input %zu has rank %zu", i, ty->n_dims);
-    TQ_TRY(tqr_tensor_create(ty->element_type, ty->n_dims, ty->dims, &e->inputs[i]));
+    if (!signature)
+      return TQ_STATUS(TQ_INVALID_ARGUMENT,
+                       "input %zu is random, which needs the model's signature (torq-test cannot "
+                       "read the model)",
+                       i);
+    TQ_TRY(make_random(signature, i, &e->inputs[i]));
     tqr_input_random_fill(e->inputs[i], in ? in->seed : t->random_seed, i);
   }
   return NULL;
+}
+
+/* A random input of the module's function (its protobuf signature). */
+static tq_status_t module_input(const void *signature, size_t i, tqr_tensor_t **out) {
+  const Torq__TensorType *ty = ((const Torq__Function *)signature)->inputs[i];
+  if (ty->n_dims > TQR_MAX_RANK)
+    return TQ_STATUS(TQ_INVALID_INPUT, "input %zu has rank %zu", i, ty->n_dims);
+  return tqr_tensor_create(ty->element_type, ty->n_dims, ty->dims, out);
+}
+
+static tq_status_t make_inputs(tqh_execution_t *e) {
+  const Torq__Function *fn = tqr_module_proto(e->module)->function;
+  return tqh__exec_make_inputs(e, fn->n_inputs, fn->n_inputs,
+                               tqr_module_function_name(e->module), fn, module_input);
 }
 
 void tqh__exec_free_outputs(tqh_execution_t *e) {
