@@ -54,6 +54,10 @@ static const char oracle_py[] =
     "        assert m['total_duration'] > 0 and 'dma_in_time' in m and 'hal_time' in m, m\n"
     "    if rec['wall_time'] is not None:\n"
     "        assert m['wall_time'] == round(rec['wall_time'] * 1e9), m\n"
+    "    if rec.get('device_time') is not None:\n"
+    "        assert m['device_time'] == round(rec['device_time_stats']['median'] * 1e9), m\n"
+    "    else:\n"
+    "        assert 'device_time' not in m, m\n"
     "    if rec['estimated_cycles'] is not None:\n"
     "        assert m['estimated_cycles'] == rec['estimated_cycles'], m\n"
     "    z = zipfile.ZipFile(os.path.join(srv, s['batches'][t['batch'] - 1]['zip']))\n"
@@ -281,6 +285,64 @@ START_TEST(a_server_that_dies_mid_run_leaves_a_backlog_that_torq_test_upload_sen
 }
 END_TEST
 
+/* A board's records hold the runtime's device time as a statistic (issue 13): the dashboard
+ * gets its median. The run is the simulator's, its journal given the device times a board run
+ * records (the oracle checks every test's measurement against its record). */
+static const char add_device_py[] =
+    "import json, os, sys\n"
+    "run = sys.argv[1]\n"
+    "def add(r, i):\n"
+    "    if r['wall_time'] is not None:\n"
+    "        samples = [0.000100 + 0.000001 * (i + k) for k in range(5)]\n"
+    "        r['device_time'] = samples[2]\n"
+    "        r['device_time_stats'] = dict(r['wall_time_stats'], n=5, min=samples[0],\n"
+    "                                      max=samples[4], median=samples[2], mean=samples[2])\n"
+    "        r['device_time_samples'] = samples\n"
+    "    return r\n"
+    "lines = []\n"
+    "for i, line in enumerate(open(os.path.join(run, 'journal.jsonl'))):\n"
+    "    r = add(json.loads(line), i)\n"
+    "    lines.append(json.dumps(r) + '\\n')\n"
+    "    report = os.path.join(run, r['id'], 'report.json')\n"
+    "    json.dump(add(json.load(open(report)), i), open(report, 'w'), indent=2)\n"
+    "open(os.path.join(run, 'journal.jsonl'), 'w').write(''.join(lines))\n";
+
+START_TEST(device_time_goes_up_as_its_median) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *www = e2e_path("%s/dash", s.dir);
+  e2e_server_t srv;
+  if (!start(&s, www, 0, NULL, &srv)) {
+    free(www);
+    e2e_scratch_free(&s);
+    return;
+  }
+  char *suite = write_suite(&s);
+  e2e_proc_t p;
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, "-q", NULL}, &p);
+  ck_assert_msg(p.exit_code == 1, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
+  e2e_proc_free(&p);
+  char *run = e2e_only_run(&s);
+  char *py = e2e_path("%s/add_device.py", s.dir), *journal = e2e_path("%s/journal.jsonl", run);
+  e2e_write(py, add_device_py);
+  char cmd[8192];
+  snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s'", tq_test_python(), py, run);
+  ck_assert_int_eq(system(cmd), 0);
+  char *text = e2e_read(journal);
+  ck_assert_uint_eq(e2e_count(text, "\"device_time_samples\""), 4); /* the four that ran */
+  free(text);
+  env_t env;
+  dashboard_env(&env, srv.port);
+  send_backlog(&s, env.v, run, &srv, www);
+  free(journal);
+  free(py);
+  free(run);
+  free(suite);
+  free(www);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
 START_TEST(shards_upload_into_one_session_that_merge_closes_once) {
   e2e_scratch_t s;
   e2e_scratch_init(&s);
@@ -485,6 +547,7 @@ Suite *e2e_suite_dashboard(void) {
   tcase_add_test(tc, a_run_uploads_its_tests_in_batches_and_closes_the_session);
   tcase_add_test(tc, a_server_that_dies_mid_run_leaves_a_backlog_that_torq_test_upload_sends);
   tcase_add_test(tc, shards_upload_into_one_session_that_merge_closes_once);
+  tcase_add_test(tc, device_time_goes_up_as_its_median);
   tcase_add_test(tc, the_server_refuses_what_breaks_a_rule_and_keeps_nothing_of_it);
   tcase_add_test(tc, a_refused_batch_is_named_with_its_detail_and_kept_for_torq_test_upload);
   suite_add_tcase(s, tc);

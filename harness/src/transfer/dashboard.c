@@ -270,11 +270,10 @@ static void measurements(batch_t *b, const tqh_test_record_t *r, tqh_jw_t *w) {
     tqh_jw_key(w, "wall_time");
     tqh_jw_uint(w, (uint64_t)llround(r->wall_time_s * 1e9));
   }
-  const char *device = property(r, "device_wall_time");
-  double device_s = device ? strtod(device, NULL) : -1;
-  if (device_s >= 0) {
+  /* On a board: the median of the runtime's own device time of each repetition. */
+  if (r->has_device_time && r->device_stats.median >= 0) {
     tqh_jw_key(w, "device_time");
-    tqh_jw_uint(w, (uint64_t)llround(device_s * 1e9));
+    tqh_jw_uint(w, (uint64_t)llround(r->device_stats.median * 1e9));
   }
   if (r->has_estimated_cycles) {
     tqh_jw_key(w, "estimated_cycles");
