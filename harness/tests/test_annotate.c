@@ -375,6 +375,52 @@ START_TEST(operator_table_sums_the_annotated_csv_per_source_operator) {
 }
 END_TEST
 
+/* --max-detail-invocations: a count or all; a note says what the trace left out. */
+START_TEST(torq_annotate_max_detail_invocations) {
+  char *dir = th_tmpdir();
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info(dbg);
+  char *p = th_path(dir, "p.csv");
+  /* The fixture's dispatch run again as invocation 1, 100 µs later. */
+  const char *run = strstr(TH_FIXTURE_PROFILE, "main_dispatch_0,0,-1,10,DISPATCH_BEGIN");
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  TH_OK(tq_buf_append_cstr(&b, TH_FIXTURE_PROFILE));
+  for (const char *c = run; *c;) {
+    const char *nl = strchr(c, '\n');
+    int action;
+    unsigned ts;
+    char ev[64];
+    ck_assert_int_eq(sscanf(c, "main_dispatch_0,0,%d,%u,%63[A-Z_]", &action, &ts, ev), 3);
+    TH_OK(tq_buf_printf(&b, "main_dispatch_0,1,%d,%u,%s\n", action, ts + 100, ev));
+    c = nl + 1;
+  }
+  th_write(p, b.data);
+  tq_buf_deinit(&b);
+  char *err;
+  ck_assert_int_eq(run_tool(dir, "dbg p.csv a.pb --max-detail-invocations=1", &err), 0);
+  ck_assert_msg(strstr(err, "torq-annotate: note: a.pb: the compiler's per-task estimates are "
+                            "drawn for the NSS programs of the first 1 invocations; 3 later "
+                            "program runs are drawn without them") != NULL,
+                "stderr: %s", err);
+  free(err);
+  ck_assert_int_eq(run_tool(dir, "dbg p.csv a.pb --max-detail-invocations all", &err), 0);
+  ck_assert_str_eq(err, "");
+  free(err);
+  ck_assert_int_eq(run_tool(dir, "dbg p.csv a.pb", &err), 0);
+  ck_assert_str_eq(err, "");
+  free(err);
+  ck_assert_int_eq(run_tool(dir, "dbg p.csv a.pb --max-detail-invocations=-1", &err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "--max-detail-invocations: '-1' is not a count (or all)"));
+  free(err);
+  ck_assert_int_eq(run_tool(dir, "dbg p.csv a.pb --max-detail-invocations=", &err), 2);
+  free(err);
+  free(p);
+  free(dbg);
+  th_rmtree(dir);
+}
+END_TEST
+
 Suite *annotate_suite(void) {
   Suite *s = suite_create("annotate");
   TCase *tc = tcase_create("annotate");
@@ -383,6 +429,7 @@ Suite *annotate_suite(void) {
   tcase_add_test(tc, annotate_repeated_invocations_give_rows_per_invocation);
   tcase_add_test(tc, annotate_failed_run_keeps_the_failing_action_up_to_the_error);
   tcase_add_test(tc, torq_annotate_exit_codes_and_messages);
+  tcase_add_test(tc, torq_annotate_max_detail_invocations);
   tcase_add_test(tc, torq_annotate_reads_the_torq_runtimes_shape_without_a_word);
   tcase_add_test(tc, annotate_several_dispatches_each_with_its_debug_info);
   tcase_add_test(tc, operator_table_sums_the_annotated_csv_per_source_operator);

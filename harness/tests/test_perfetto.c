@@ -466,6 +466,287 @@ START_TEST(perfetto_compile_time_trace_puts_each_unit_on_its_track) {
 }
 END_TEST
 
+
+/* Interning: a name given for interning is inline at its first use, defined (InternedData
+ * event_names) at its second and used by iid from then on, those packets flagged
+ * SEQ_NEEDS_INCREMENTAL_STATE; protobuf-c's pack of the same messages is the reference, and our
+ * reader gives every slice its name back. */
+static void ref_interned_begin(ref_trace_t *r, uint64_t track, uint64_t ts, uint64_t iid,
+                               const char *define) {
+  TqhPf__TrackEvent ev = TQH_PF__TRACK_EVENT__INIT;
+  ev.has_type = ev.has_track_uuid = ev.has_name_iid = 1;
+  ev.type = TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+  ev.track_uuid = track;
+  ev.name_iid = iid;
+  TqhPf__EventName en = TQH_PF__EVENT_NAME__INIT;
+  TqhPf__EventName *ens[1] = {&en};
+  TqhPf__InternedData id = TQH_PF__INTERNED_DATA__INIT;
+  TqhPf__TracePacket pkt = TQH_PF__TRACE_PACKET__INIT;
+  if (define) {
+    en.has_iid = 1;
+    en.iid = iid;
+    en.name = (char *)define;
+    id.n_event_names = 1;
+    id.event_names = ens;
+    pkt.interned_data = &id;
+  }
+  pkt.has_timestamp = 1;
+  pkt.timestamp = ts;
+  pkt.track_event = &ev;
+  pkt.has_sequence_flags = 1;
+  pkt.sequence_flags = 2;
+  ref_put(r, &pkt);
+}
+
+START_TEST(perfetto_interned_names_bytes_equal_protobuf_c_pack) {
+  ref_trace_t *ref = calloc(1, sizeof(*ref));
+  ck_assert_ptr_nonnull(ref);
+  ref->first = 1;
+  tqh__pf_writer_t w;
+  tqh__pf_init(&w);
+  tqh__pf_track_t a, b;
+  TH_OK(tqh__pf_track(&w, &a, 1, 0, "Alloc"));
+  ref_track(ref, 1, 0, "Alloc");
+  TH_OK(tqh__pf_track(&w, &b, 300, 1, "NSS Actions"));
+  ref_track(ref, 300, 1, "NSS Actions");
+  /* ALLOC 0 three times, NSS_START 1 twice, a phase name (not for interning) twice, across
+   * both tracks; then 200 distinct names used twice each, so that iids take two bytes. */
+  static const struct {
+    int track, intern;
+    const char *name;
+    uint64_t iid; /* 0: inline */
+    int define;
+  } uses[] = {
+      {0, 1, "ALLOC 0", 0, 0},       {1, 1, "NSS_START 1", 0, 0}, {0, 1, "ALLOC 0", 1, 1},
+      {0, 0, "DISPATCH #1", 0, 0},   {1, 1, "ALLOC 0", 1, 0},     {1, 1, "NSS_START 1", 2, 1},
+      {0, 0, "DISPATCH #1", 0, 0},   {0, 1, "ALLOC 0", 1, 0},
+  };
+  uint64_t ts = 0;
+  for (size_t i = 0; i < sizeof(uses) / sizeof(uses[0]); i++, ts += 10) {
+    tqh__pf_track_t *t = uses[i].track ? &b : &a;
+    uint64_t uuid = uses[i].track ? 300 : 1;
+    TH_OK(tqh__pf_slice_n(&w, t, ts, ts + 5, uses[i].name, strlen(uses[i].name), NULL,
+                          uses[i].intern));
+    if (uses[i].iid)
+      ref_interned_begin(ref, uuid, ts, uses[i].iid, uses[i].define ? uses[i].name : NULL);
+    else
+      ref_event(ref, uuid, ts, TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN, uses[i].name);
+    ref_event(ref, uuid, ts + 5, TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_END, NULL);
+  }
+  ck_assert_uint_eq(w.out.len, ref->len);
+  ck_assert_msg(memcmp(w.out.data, ref->bytes, ref->len) == 0,
+                "the writer's interned packets differ from protobuf-c's pack");
+  tqh_trace_t t;
+  TH_OK(tqh_trace_parse("w.pb", w.out.data, w.out.len, &t));
+  ck_assert_uint_eq(t.num_slices, sizeof(uses) / sizeof(uses[0]));
+  for (size_t i = 0; i < t.num_slices; i++) {
+    ck_assert_str_eq(t.slices[i].name, uses[i].name);
+    ck_assert_uint_eq(t.slices[i].track_uuid, uses[i].track ? 300 : 1);
+    ck_assert_uint_eq(t.slices[i].start_ns, 10 * i);
+  }
+  tqh_trace_deinit(&t);
+  tqh__pf_deinit(&w);
+  /* Many names: iids past 127 (two-byte varints) and the hash set's growth. */
+  tqh__pf_init(&w);
+  TH_OK(tqh__pf_track(&w, &a, 1, 0, "Alloc"));
+  char name[32];
+  for (int round = 0; round < 3; round++)
+    for (int i = 0; i < 1000; i++) {
+      snprintf(name, sizeof(name), "ALLOC %d", i);
+      TH_OK(tqh__pf_slice_n(&w, &a, 0, 0, name, strlen(name), NULL, 1));
+    }
+  ck_assert_uint_eq(w.next_iid, 1000);
+  TH_OK(tqh_trace_parse("w.pb", w.out.data, w.out.len, &t));
+  ck_assert_uint_eq(t.num_slices, 3000);
+  for (size_t i = 0; i < t.num_slices; i++) {
+    snprintf(name, sizeof(name), "ALLOC %zu", i % 1000);
+    ck_assert_str_eq(t.slices[i].name, name);
+  }
+  tqh_trace_deinit(&t);
+  tqh__pf_deinit(&w);
+  free(ref);
+}
+END_TEST
+
+/* The reader: category iids, an iid defined after its use or never, a cleared sequence that
+ * forgets its names. */
+START_TEST(perfetto_reader_resolves_iids_and_refuses_undefined_ones) {
+  ref_trace_t *ref = calloc(1, sizeof(*ref));
+  ck_assert_ptr_nonnull(ref);
+  ref->first = 1;
+  ref_track(ref, 1, 0, "T");
+  /* A packet defining name 7 and category 3, used by the same event. */
+  TqhPf__EventName en = TQH_PF__EVENT_NAME__INIT;
+  en.has_iid = 1;
+  en.iid = 7;
+  en.name = "named";
+  TqhPf__EventCategory ec = TQH_PF__EVENT_CATEGORY__INIT;
+  ec.has_iid = 1;
+  ec.iid = 3;
+  ec.name = "overview";
+  TqhPf__EventName *ens[1] = {&en};
+  TqhPf__EventCategory *ecs[1] = {&ec};
+  TqhPf__InternedData id = TQH_PF__INTERNED_DATA__INIT;
+  id.n_event_names = 1;
+  id.event_names = ens;
+  id.n_event_categories = 1;
+  id.event_categories = ecs;
+  uint64_t cats[1] = {3};
+  TqhPf__TrackEvent ev = TQH_PF__TRACK_EVENT__INIT;
+  ev.has_type = ev.has_track_uuid = ev.has_name_iid = 1;
+  ev.type = TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+  ev.track_uuid = 1;
+  ev.name_iid = 7;
+  ev.n_category_iids = 1;
+  ev.category_iids = cats;
+  TqhPf__TracePacket pkt = TQH_PF__TRACE_PACKET__INIT;
+  pkt.has_timestamp = 1;
+  pkt.timestamp = 5;
+  pkt.track_event = &ev;
+  pkt.interned_data = &id;
+  ref_put(ref, &pkt);
+  ref_event(ref, 1, 9, TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_END, NULL);
+  size_t good = ref->len;
+  tqh_trace_t t;
+  TH_OK(tqh_trace_parse("r.pb", ref->bytes, good, &t));
+  ck_assert_uint_eq(t.num_slices, 1);
+  ck_assert_str_eq(t.slices[0].name, "named");
+  ck_assert_str_eq(t.slices[0].category, "overview");
+  tqh_trace_deinit(&t);
+  /* Name 8, never defined. */
+  pkt.interned_data = NULL;
+  ev.n_category_iids = 0;
+  ev.name_iid = 8;
+  ref_put(ref, &pkt);
+  tq_status_t st = tqh_trace_parse("r.pb", ref->bytes, ref->len, &t);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_msg(strstr(tq_status_message(st), "packet 3: event name iid 8 that no packet before "
+                                              "it defined") != NULL,
+                "%s", tq_status_message(st));
+  tq_status_free(st);
+  tqh_trace_deinit(&t);
+  /* Name 7 after a packet that clears the sequence's state: forgotten. */
+  ref->len = good;
+  pkt.has_sequence_flags = 1;
+  pkt.sequence_flags = 1;
+  ev.name_iid = 7;
+  ref_put(ref, &pkt);
+  st = tqh_trace_parse("r.pb", ref->bytes, ref->len, &t);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_ptr_nonnull(strstr(tq_status_message(st), "event name iid 7 that no packet"));
+  tq_status_free(st);
+  tqh_trace_deinit(&t);
+  /* An iid of 0 in interned data is refused. */
+  ref->len = good;
+  pkt.has_sequence_flags = 0;
+  en.iid = 0;
+  pkt.interned_data = &id;
+  ref_put(ref, &pkt);
+  st = tqh_trace_parse("r.pb", ref->bytes, ref->len, &t);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_ptr_nonnull(strstr(tq_status_message(st), "an interned event name with iid 0"));
+  tq_status_free(st);
+  tqh_trace_deinit(&t);
+  free(ref);
+}
+END_TEST
+
+/* The fixture's dispatch run `n` times (invocations 1 to n, 100 µs apart). */
+static char *repeated_profile(int n) {
+  const char *body = strstr(TH_FIXTURE_PROFILE, "main_dispatch_0,0,-1,10,DISPATCH_BEGIN");
+  size_t cap = strlen(TH_FIXTURE_PROFILE) * (size_t)(n + 1) + 64;
+  char *out = malloc(cap), *o = out;
+  o += sprintf(o, "%s", TQH_PROFILE_HEADER "\n");
+  for (int k = 1; k <= n; k++) {
+    char line[128];
+    for (const char *c = body; *c;) {
+      const char *nl = strchr(c, '\n');
+      memcpy(line, c, (size_t)(nl - c));
+      line[nl - c] = 0;
+      char d[64];
+      int inv, action;
+      unsigned ts;
+      char ev[64];
+      ck_assert_int_eq(sscanf(line, "%63[^,],%d,%d,%u,%63s", d, &inv, &action, &ts, ev), 5);
+      o += sprintf(o, "%s,%d,%d,%u,%s\n", d, k, action, ts + 100u * (unsigned)k, ev);
+      c = nl + 1;
+    }
+  }
+  return out;
+}
+
+static size_t slices_on(const tqh_trace_t *t, const char *track) {
+  const tqh_trace_track_t *tr = NULL;
+  for (size_t i = 0; i < t->num_tracks && !tr; i++)
+    if (strcmp(t->tracks[i].name, track) == 0) tr = &t->tracks[i];
+  ck_assert_msg(tr != NULL, "no track %s", track);
+  size_t n = 0;
+  for (size_t i = 0; i < t->num_slices; i++) n += t->slices[i].track_uuid == tr->uuid;
+  return n;
+}
+
+/* --max-detail-invocations: the estimates of the first N invocations only; every measured slice
+ * of every invocation, by its name, and the same overview, whatever N. */
+START_TEST(perfetto_detail_is_bounded_by_invocations_and_the_rest_is_not) {
+  char *dir = th_tmpdir();
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info(dbg);
+  char *text = repeated_profile(5);
+  tqh_annotation_t *ann = th_annotate_text(dir, dbg, text);
+  ck_assert_uint_eq(ann->diags.count, 0);
+  char *pb = th_path(dir, "t.pb");
+  static const size_t limits[] = {0, 2, 5, SIZE_MAX};
+  size_t tasks_per_run = 0, overview_ns[64], n_overview = 0;
+  for (size_t l = 0; l < 4; l++) {
+    tqh_perfetto_options_t po;
+    tqh_perfetto_options_initialize(&po);
+    ck_assert_uint_eq(po.max_detail_invocations, TQH_DEFAULT_MAX_DETAIL_INVOCATIONS);
+    po.max_detail_invocations = limits[l];
+    TH_OK(tqh_annotation_write_perfetto_opt(ann, pb, &po));
+    size_t drawn = limits[l] < 5 ? limits[l] : 5;
+    /* The fixture's run has 3 NSS programs. */
+    ck_assert_uint_eq(po.omitted_detail_runs, (5 - drawn) * 3);
+    tqh_trace_t t;
+    TH_OK(tqh_trace_read(pb, &t));
+    if (l == 3) ck_assert_uint_eq(slices_on(&t, "NSS CFG Tasks (Compile)"), 5 * tasks_per_run);
+    if (l == 1) tasks_per_run = slices_on(&t, "NSS CFG Tasks (Compile)") / 2;
+    if (l == 0) ck_assert_uint_eq(slices_on(&t, "NSS CFG Tasks (Compile)"), 0);
+    if (l == 2) ck_assert_uint_eq(slices_on(&t, "NSS CFG Tasks (Compile)"), 5 * tasks_per_run);
+    /* Measured: all of them, named as inline names would be. */
+    ck_assert_uint_eq(slices_on(&t, "NSS Programs"), 15);
+    ck_assert_uint_eq(slices_on(&t, "NSS Actions"), 5 * 6);
+    ck_assert_uint_eq(slices_on(&t, "Dispatch"), 5);
+    size_t start1 = 0, alloc9 = 0, job1 = 0;
+    for (size_t i = 0; i < t.num_slices; i++) {
+      start1 += strcmp(t.slices[i].name, "NSS_START 1") == 0;
+      alloc9 += strcmp(t.slices[i].name, "ALLOC 9") == 0;
+      job1 += strcmp(t.slices[i].name, "job 1: add") == 0;
+    }
+    ck_assert_uint_eq(start1, 5);
+    ck_assert_uint_eq(alloc9, 5);
+    ck_assert_uint_eq(job1, 5 * 3); /* NSS Programs, Slice 1, CSS */
+    check_slice(&t, "Dispatch", "DISPATCH #5", 510000, 600000);
+    /* The overview: the same whatever the limit. */
+    size_t k = 0;
+    for (size_t i = 0; i < t.num_slices; i++) {
+      if (!t.slices[i].category) continue;
+      if (l == 0) overview_ns[n_overview++] = t.slices[i].end_ns - t.slices[i].start_ns;
+      else ck_assert_uint_eq(t.slices[i].end_ns - t.slices[i].start_ns, overview_ns[k]);
+      k++;
+    }
+    ck_assert_uint_eq(k, n_overview);
+    tqh_trace_deinit(&t);
+  }
+  ck_assert_uint_gt(tasks_per_run, 0);
+  ck_assert_uint_eq(n_overview, N_OVERVIEW);
+  tqh_annotation_destroy(ann);
+  free(text);
+  free(pb);
+  free(dbg);
+  th_rmtree(dir);
+}
+END_TEST
+
 Suite *perfetto_suite(void) {
   Suite *s = suite_create("perfetto");
   TCase *tc = tcase_create("perfetto");
@@ -474,6 +755,9 @@ Suite *perfetto_suite(void) {
   tcase_add_test(tc, perfetto_reader_rejects_what_the_trace_processor_lets_pass);
   tcase_add_test(tc, perfetto_compile_time_trace_puts_each_unit_on_its_track);
   tcase_add_test(tc, perfetto_writer_bytes_equal_protobuf_c_pack);
+  tcase_add_test(tc, perfetto_interned_names_bytes_equal_protobuf_c_pack);
+  tcase_add_test(tc, perfetto_reader_resolves_iids_and_refuses_undefined_ones);
+  tcase_add_test(tc, perfetto_detail_is_bounded_by_invocations_and_the_rest_is_not);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -31,6 +31,7 @@ typedef struct config_s {
   const char *trace;
   const char *model;
   uint64_t clock_hz;
+  size_t max_detail; /* --max-detail-invocations */
   int overview, help, version;
 } config_t;
 
@@ -49,6 +50,10 @@ static void usage(FILE *f) {
         "\n"
         "  --model=FILE       check that the debug info is of this model (source sha256)\n"
         "  --overview         print the Host Profile Overview of the run on stdout\n"
+        "  --max-detail-invocations=N|all\n"
+        "                     draw the compiler's per-task estimates in the .pb for the NSS\n"
+        "                     programs of the first N invocations only (default 100; 0: none);\n"
+        "                     what was measured, and the overview, always use every invocation\n"
         "  --trace=FILE       compile-time-only mode: the compile-time trace CSV\n"
         "                     (torq-compile --torq-dump-profiling) as a Perfetto trace\n"
         "  --clock-hz=N       the NPU clock for --trace (default 800000000)\n"
@@ -79,6 +84,7 @@ static const char *opt_value(const char *arg, const char *name, int argc, char *
 
 static int parse_args(int argc, char **argv, config_t *c) {
   memset(c, 0, sizeof(*c));
+  c->max_detail = TQH_DEFAULT_MAX_DETAIL_INVOCATIONS;
   int only_positional = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -105,6 +111,15 @@ static int parse_args(int argc, char **argv, config_t *c) {
       if (!*v || *end || hz == 0 || hz > 100000000000ull)
         return usage_error("--clock-hz: '%s' is not a clock in Hz", v);
       c->clock_hz = hz;
+    } else if ((v = opt_value(a, "--max-detail-invocations", argc, argv, &i, &missing))) {
+      char *end;
+      unsigned long long n = strtoull(v, &end, 10);
+      if (strcmp(v, "all") == 0)
+        c->max_detail = SIZE_MAX;
+      else if (!*v || *end || *v == '-' || n >= SIZE_MAX)
+        return usage_error("--max-detail-invocations: '%s' is not a count (or all)", v);
+      else
+        c->max_detail = (size_t)n;
     } else if (missing) {
       return usage_error("%s needs a value", a);
     } else {
@@ -206,7 +221,21 @@ int main(int argc, char **argv) {
   print_diags(&ann->diags);
   rc = ann->diags.errors ? EXIT_INPUT : 0;
   for (size_t i = 2; i < c.n_args; i++) {
-    st = tqh_annotation_write(ann, c.args[i]);
+    size_t n = strlen(c.args[i]);
+    if (n > 3 && strcmp(c.args[i] + n - 3, ".pb") == 0) {
+      tqh_perfetto_options_t po;
+      tqh_perfetto_options_initialize(&po);
+      po.max_detail_invocations = c.max_detail;
+      st = tqh_annotation_write_perfetto_opt(ann, c.args[i], &po);
+      if (!st && po.omitted_detail_runs)
+        fprintf(stderr,
+                TOOL ": note: %s: the compiler's per-task estimates are drawn for the NSS "
+                "programs of the first %zu invocations; %zu later program runs are drawn "
+                "without them (--max-detail-invocations=N|all)\n",
+                c.args[i], c.max_detail, po.omitted_detail_runs);
+    } else {
+      st = tqh_annotation_write(ann, c.args[i]);
+    }
     if (st) {
       print_status(st);
       tq_status_free(st);

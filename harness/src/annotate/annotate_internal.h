@@ -15,18 +15,25 @@
  * (annotate_csv.c). */
 tq_status_t tqh__write_file(const char *path, const void *data, size_t len) TQ_MUST_USE;
 
-/* ---- The Perfetto writer (perfetto.c), shared by the annotation and the compile-time trace --- */
+/* ---- The Perfetto writer (perfetto_writer.c), shared by the annotation and the compile-time trace --- */
 
 typedef struct tqh__pf_track_s {
   uint64_t uuid;
   uint64_t last_end; /* slices on one track never overlap: later ones start here at the earliest */
 } tqh__pf_track_t;
 
+typedef struct tqh__pf_slot_s tqh__pf_slot_t;
+
 typedef struct tqh__pf_writer_s {
   tq_buf_t out; /* the packets, unless streaming */
   int first_packet;
   int streaming; /* 1: packets go to `file` (opened by the caller) instead */
   tqh_out_file_t file;
+  /* Names given for interning (perfetto_writer.c): a hash set over the bytes in `names`. */
+  tqh__pf_slot_t *slots;
+  size_t num_slots, used_slots;
+  tq_buf_t names;
+  uint64_t next_iid;
 } tqh__pf_writer_t;
 
 void tqh__pf_init(tqh__pf_writer_t *w);
@@ -47,5 +54,10 @@ tq_status_t tqh__pf_slice(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t 
 tq_status_t tqh__pf_slice_cat(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
                               uint64_t end_ns, const char *name,
                               const char *category) TQ_MUST_USE;
+/* The same with a name of `name_len` bytes (NULL: none) and a category (NULL: none); `intern`:
+ * a name that repeats, interned from its second use (perfetto_writer.c). */
+tq_status_t tqh__pf_slice_n(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
+                            uint64_t end_ns, const char *name, size_t name_len,
+                            const char *category, int intern) TQ_MUST_USE;
 
 #endif

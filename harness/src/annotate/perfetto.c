@@ -23,184 +23,6 @@ static tq_status_t oom(void) {
   return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory writing a Perfetto trace");
 }
 
-/* ---- Writer primitives ---------------------------------------------------------------------- */
-
-void tqh__pf_init(tqh__pf_writer_t *w) {
-  memset(w, 0, sizeof(*w));
-  tq_buf_init(&w->out, 0);
-  w->first_packet = 1;
-}
-
-void tqh__pf_deinit(tqh__pf_writer_t *w) {
-  tq_buf_deinit(&w->out);
-}
-
-/* The packets are encoded here rather than with protobuf-c's pack: packing a message per event
- * (sizing it, then walking its descriptor) cost more than everything else in writing a trace.
- * Fields go in field-number order with minimal varints, as protobuf-c writes them, so the bytes
- * are the same; the reader below still decodes with protobuf-c. Tags are field << 3 | wire type
- * (0 varint, 2 length-delimited), numbers from harness/formats/perfetto_trace.proto. */
-enum {
-  TAG_TRACE_PACKET = 1 << 3 | 2,
-  TAG_TIMESTAMP = 8 << 3 | 0,
-  TAG_SEQUENCE_ID = 10 << 3 | 0,
-  TAG_TRACK_EVENT = 11 << 3 | 2,
-  TAG_SEQUENCE_FLAGS = 13 << 3 | 0,
-  TAG_TRACK_DESCRIPTOR = 60 << 3 | 2,
-  TAG_TD_UUID = 1 << 3 | 0,
-  TAG_TD_NAME = 2 << 3 | 2,
-  TAG_TD_PARENT_UUID = 5 << 3 | 0,
-  TAG_TD_CHILD_ORDERING = 11 << 3 | 0,
-  TAG_EV_TYPE = 9 << 3 | 0,
-  TAG_EV_TRACK_UUID = 11 << 3 | 0,
-  TAG_EV_CATEGORIES = 22 << 3 | 2,
-  TAG_EV_NAME = 23 << 3 | 2,
-};
-
-enum { EV_SLICE_BEGIN = 1, EV_SLICE_END = 2 };
-#define SEQUENCE_ID 1
-#define SEQ_INCREMENTAL_STATE_CLEARED 1
-#define MAX_VARINT 10
-
-static size_t varint_size(uint64_t v) {
-  size_t n = 1;
-  for (; v >= 0x80; v >>= 7) n++;
-  return n;
-}
-
-static uint8_t *put_varint(uint8_t *p, uint64_t v) {
-  for (; v >= 0x80; v >>= 7) *p++ = (uint8_t)(v | 0x80);
-  *p++ = (uint8_t)v;
-  return p;
-}
-
-/* A length-delimited field's bytes: tag, length, data. */
-static size_t bytes_size(uint64_t tag, size_t len) {
-  return varint_size(tag) + varint_size(len) + len;
-}
-
-static uint8_t *put_bytes(uint8_t *p, uint64_t tag, const void *data, size_t len) {
-  p = put_varint(p, tag);
-  p = put_varint(p, len);
-  memcpy(p, data, len);
-  return p + len;
-}
-
-/* Room for a `Trace.packet` record whose packet is `size` bytes; *out_p is where the packet
- * goes, after its record header. */
-static tq_status_t packet_begin(tqh__pf_writer_t *w, size_t size, uint8_t **out_p) {
-  tq_buf_t *out = w->streaming ? &w->file.buf : &w->out;
-  TQ_TRY(tq_buf_reserve(out, 1 + MAX_VARINT + size));
-  uint8_t *p = (uint8_t *)out->data + out->len;
-  *p++ = TAG_TRACE_PACKET;
-  *out_p = put_varint(p, size);
-  return NULL;
-}
-
-/* Ends the record that packet_begin started; `end` is one past its last byte. */
-static tq_status_t packet_end(tqh__pf_writer_t *w, uint8_t *end) {
-  tq_buf_t *out = w->streaming ? &w->file.buf : &w->out;
-  out->len = (size_t)((char *)end - out->data);
-  out->data[out->len] = 0;
-  return w->streaming ? tqh_out_file_maybe_flush(&w->file) : NULL;
-}
-
-/* Every packet is on sequence 1; the first one says that the sequence starts there. */
-static int take_first(tqh__pf_writer_t *w) {
-  int first = w->first_packet;
-  w->first_packet = 0;
-  return first;
-}
-
-/* In the sizes below, the tags are one byte (bytes_size counts the two-byte ones), and so are the
- * values of the type, the ordering, the sequence id and the flags. */
-tq_status_t tqh__pf_track_ordered(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t uuid,
-                                  uint64_t parent_uuid, const char *name, int child_ordering) {
-  track->uuid = uuid;
-  track->last_end = 0;
-  size_t name_len = name ? strlen(name) : 0;
-  size_t td = 1 + varint_size(uuid) + (name ? bytes_size(TAG_TD_NAME, name_len) : 0) +
-              (parent_uuid ? 1 + varint_size(parent_uuid) : 0) + (child_ordering ? 2 : 0);
-  int first = take_first(w);
-  size_t size = 2 + (first ? 2 : 0) + bytes_size(TAG_TRACK_DESCRIPTOR, td);
-  uint8_t *p;
-  TQ_TRY(packet_begin(w, size, &p));
-  *p++ = TAG_SEQUENCE_ID;
-  *p++ = SEQUENCE_ID;
-  if (first) {
-    *p++ = TAG_SEQUENCE_FLAGS;
-    *p++ = SEQ_INCREMENTAL_STATE_CLEARED;
-  }
-  p = put_varint(p, TAG_TRACK_DESCRIPTOR);
-  p = put_varint(p, td);
-  *p++ = TAG_TD_UUID;
-  p = put_varint(p, uuid);
-  if (name) p = put_bytes(p, TAG_TD_NAME, name, name_len);
-  if (parent_uuid) {
-    *p++ = TAG_TD_PARENT_UUID;
-    p = put_varint(p, parent_uuid);
-  }
-  if (child_ordering) {
-    *p++ = TAG_TD_CHILD_ORDERING;
-    *p++ = (uint8_t)child_ordering;
-  }
-  return packet_end(w, p);
-}
-
-tq_status_t tqh__pf_track(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t uuid,
-                          uint64_t parent_uuid, const char *name) {
-  return tqh__pf_track_ordered(w, track, uuid, parent_uuid, name, 0);
-}
-
-/* A TrackEvent packet; `name` NULL: none (SLICE_END); `category` NULL: none. */
-static tq_status_t event(tqh__pf_writer_t *w, uint64_t track_uuid, uint64_t ts, uint8_t type,
-                         const char *name, size_t name_len, const char *category) {
-  size_t cat_len = category ? strlen(category) : 0;
-  size_t ev = 2 + 1 + varint_size(track_uuid) + (name ? bytes_size(TAG_EV_NAME, name_len) : 0) +
-              (category ? bytes_size(TAG_EV_CATEGORIES, cat_len) : 0);
-  int first = take_first(w);
-  size_t size = 1 + varint_size(ts) + 2 + bytes_size(TAG_TRACK_EVENT, ev) + (first ? 2 : 0);
-  uint8_t *p;
-  TQ_TRY(packet_begin(w, size, &p));
-  *p++ = TAG_TIMESTAMP;
-  p = put_varint(p, ts);
-  *p++ = TAG_SEQUENCE_ID;
-  *p++ = SEQUENCE_ID;
-  *p++ = TAG_TRACK_EVENT;
-  p = put_varint(p, ev);
-  *p++ = TAG_EV_TYPE;
-  *p++ = type;
-  *p++ = TAG_EV_TRACK_UUID;
-  p = put_varint(p, track_uuid);
-  if (category) p = put_bytes(p, TAG_EV_CATEGORIES, category, cat_len);
-  if (name) p = put_bytes(p, TAG_EV_NAME, name, name_len);
-  if (first) {
-    *p++ = TAG_SEQUENCE_FLAGS;
-    *p++ = SEQ_INCREMENTAL_STATE_CLEARED;
-  }
-  return packet_end(w, p);
-}
-
-static tq_status_t slice(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
-                         uint64_t end_ns, const char *name, size_t name_len,
-                         const char *category) {
-  if (start_ns < track->last_end) start_ns = track->last_end;
-  if (end_ns < start_ns) end_ns = start_ns;
-  track->last_end = end_ns;
-  TQ_TRY(event(w, track->uuid, start_ns, EV_SLICE_BEGIN, name, name_len, category));
-  return event(w, track->uuid, end_ns, EV_SLICE_END, NULL, 0, NULL);
-}
-
-tq_status_t tqh__pf_slice(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
-                          uint64_t end_ns, const char *name) {
-  return slice(w, track, start_ns, end_ns, name, name ? strlen(name) : 0, NULL);
-}
-
-tq_status_t tqh__pf_slice_cat(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
-                              uint64_t end_ns, const char *name, const char *category) {
-  return slice(w, track, start_ns, end_ns, name, name ? strlen(name) : 0, category);
-}
-
 /* Slice names, built without printf (which cost as much as the encoding). Like snprintf into
  * `size` bytes: what does not fit is cut. */
 typedef struct name_s {
@@ -236,9 +58,12 @@ static void name_i64(name_t *n, int64_t v) {
   name_u64(n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }
 
+/* A slice named by `n`; `intern`: a name that repeats (an action's, a program's, an estimate's),
+ * interned from its second use; names used once (phases, HAL calls: they hold their invocation)
+ * stay inline. */
 static tq_status_t named_slice(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t start_ns,
-                               uint64_t end_ns, const name_t *n) {
-  return slice(w, track, start_ns, end_ns, n->text, n->len, NULL);
+                               uint64_t end_ns, const name_t *n, int intern) {
+  return tqh__pf_slice_n(w, track, start_ns, end_ns, n->text, n->len, NULL, intern);
 }
 
 /* ---- The annotation's trace ----------------------------------------------------------------- */
@@ -332,7 +157,7 @@ static tq_status_t write_estimates(tqh__pf_writer_t *w, tqh__pf_track_t *tr,
     name_str(&name, " task ", SIZE_MAX);
     name_u64(&name, t);
     TQ_TRY(named_slice(w, &tr[T_TASKS_EST], t0 + cycles_ns(task->start, hz),
-                       t0 + cycles_ns(task->end, hz), &name));
+                       t0 + cycles_ns(task->end, hz), &name, 1));
     for (size_t k = 0; k < task->num_work; k++) {
       const tqh_unit_work_t *u = &task->work[k];
       if ((unsigned)u->unit >= TQS_UNIT_COUNT) continue;
@@ -343,7 +168,7 @@ static tq_status_t write_estimates(tqh__pf_writer_t *w, tqh__pf_track_t *tr,
         name_str(&name, u->kernel, SIZE_MAX);
       }
       TQ_TRY(named_slice(w, &tr[T_EST0 + u->unit], t0 + cycles_ns(u->start, hz),
-                         t0 + cycles_ns(u->end, hz), &name));
+                         t0 + cycles_ns(u->end, hz), &name, 1));
     }
   }
   return NULL;
@@ -407,7 +232,52 @@ static tq_status_t write_overview(tqh__pf_writer_t *w, const tqh_overview_t *ov,
   return st;
 }
 
-static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t *ann) {
+/* The invocations whose NSS programs get the compiler's estimates: the first `max` distinct
+ * (dispatch, invocation) in the order their programs ended; a hash set of dispatch << 32 |
+ * invocation + 1 (0: empty). */
+typedef struct detail_s {
+  size_t max, count, cap;
+  uint64_t *keys;
+  size_t omitted; /* program runs left without estimates */
+} detail_t;
+
+static tq_status_t detail_admits(detail_t *d, const tqh_span_t *s, int *out) {
+  *out = 1;
+  if (d->max == SIZE_MAX) return NULL;
+  uint64_t key = ((uint64_t)s->dispatch << 32 | s->invocation_id) + 1;
+  for (size_t k = d->cap ? (size_t)(key * 0x9E3779B97F4A7C15u) & (d->cap - 1) : 0; d->cap;
+       k = (k + 1) & (d->cap - 1)) {
+    if (d->keys[k] == key) return NULL;
+    if (!d->keys[k]) break;
+  }
+  if (d->count == d->max) {
+    *out = 0;
+    d->omitted++;
+    return NULL;
+  }
+  if (2 * (d->count + 1) > d->cap) {
+    size_t cap = d->cap ? d->cap * 2 : 64;
+    uint64_t *keys = tq_calloc(cap, sizeof(*keys));
+    if (!keys) return oom();
+    for (size_t i = 0; i < d->cap; i++) {
+      if (!d->keys[i]) continue;
+      size_t k = (size_t)(d->keys[i] * 0x9E3779B97F4A7C15u) & (cap - 1);
+      while (keys[k]) k = (k + 1) & (cap - 1);
+      keys[k] = d->keys[i];
+    }
+    tq_free(d->keys);
+    d->keys = keys;
+    d->cap = cap;
+  }
+  size_t k = (size_t)(key * 0x9E3779B97F4A7C15u) & (d->cap - 1);
+  while (d->keys[k]) k = (k + 1) & (d->cap - 1);
+  d->keys[k] = key;
+  d->count++;
+  return NULL;
+}
+
+static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t *ann,
+                                    detail_t *detail) {
   tqh__pf_track_t tr[T_COUNT];
   tqh_overview_t ov;
   tqh_overview_init(&ov);
@@ -426,12 +296,12 @@ static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t 
     name_str(&name, s->name, SIZE_MAX);
     name_str(&name, " #", SIZE_MAX);
     name_u64(&name, s->invocation_id);
-    st = named_slice(w, &tr[T_DISPATCH], s->start_us * 1000, s->end_us * 1000, &name);
+    st = named_slice(w, &tr[T_DISPATCH], s->start_us * 1000, s->end_us * 1000, &name, 0);
   }
   for (size_t i = 0; !st && i < ann->num_hal_calls; i++) {
     const tqh_span_t *s = &ann->hal_calls[i];
     hal_name(&name, ann, s);
-    st = named_slice(w, &tr[T_HAL], s->start_us * 1000, s->end_us * 1000, &name);
+    st = named_slice(w, &tr[T_HAL], s->start_us * 1000, s->end_us * 1000, &name, 0);
   }
   for (size_t i = 0; !st && i < ann->num_rows; i++) {
     const tqh_row_t *r = &ann->rows[i];
@@ -448,24 +318,26 @@ static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t 
     name_str(&name, tqh_event_kind_name(r->kind), SIZE_MAX);
     name_str(&name, " ", SIZE_MAX);
     name_i64(&name, r->action_id);
-    st = named_slice(w, &tr[t], r->start_us * 1000, r->end_us * 1000, &name);
+    st = named_slice(w, &tr[t], r->start_us * 1000, r->end_us * 1000, &name, 1);
   }
   /* NSS programs: measured on the Host and on the NPU's tracks of the units they use; the
    * compiler's estimates on the (Compile) tracks. */
   for (size_t i = 0; !st && i < ann->num_nss_runs; i++) {
     const tqh_span_t *s = &ann->nss_runs[i];
     program_name(&name, "job ", s);
-    st = named_slice(w, &tr[T_NSS_PROGRAMS], s->start_us * 1000, s->end_us * 1000, &name);
+    st = named_slice(w, &tr[T_NSS_PROGRAMS], s->start_us * 1000, s->end_us * 1000, &name, 1);
     for (int u = 0; !st && u < TQS_UNIT_COUNT; u++)
       if (s->units & TQH_UNIT_BIT(unit_order[u]))
         st = named_slice(w, &tr[T_UNIT0 + unit_order[u]], s->start_us * 1000, s->end_us * 1000,
-                         &name);
-    if (!st) st = write_estimates(w, tr, ann, s);
+                         &name, 1);
+    int drawn = 0;
+    if (!st && s->program && s->program->num_tasks) st = detail_admits(detail, s, &drawn);
+    if (!st && drawn) st = write_estimates(w, tr, ann, s);
   }
   for (size_t i = 0; !st && i < ann->num_host_runs; i++) {
     const tqh_span_t *s = &ann->host_runs[i];
     program_name(&name, "host ", s);
-    st = named_slice(w, &tr[T_HOST_PROGRAMS], s->start_us * 1000, s->end_us * 1000, &name);
+    st = named_slice(w, &tr[T_HOST_PROGRAMS], s->start_us * 1000, s->end_us * 1000, &name, 1);
   }
   uint64_t t0 = ov.has_start ? ov.start_ns : ann->has_time ? ann->first_us * 1000 : 0;
   if (!st) st = write_overview(w, &ov, (uint64_t)T_OVERVIEW + 1, t0);
@@ -473,7 +345,21 @@ static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t 
   return st;
 }
 
+void tqh_perfetto_options_initialize(tqh_perfetto_options_t *options) {
+  memset(options, 0, sizeof(*options));
+  options->max_detail_invocations = TQH_DEFAULT_MAX_DETAIL_INVOCATIONS;
+}
+
 tq_status_t tqh_annotation_write_perfetto(const tqh_annotation_t *ann, const char *path) {
+  tqh_perfetto_options_t options;
+  tqh_perfetto_options_initialize(&options);
+  return tqh_annotation_write_perfetto_opt(ann, path, &options);
+}
+
+tq_status_t tqh_annotation_write_perfetto_opt(const tqh_annotation_t *ann, const char *path,
+                                              tqh_perfetto_options_t *options) {
+  detail_t detail = {options->max_detail_invocations, 0, 0, NULL, 0};
+  options->omitted_detail_runs = 0;
   tqh__pf_writer_t w;
   tqh__pf_init(&w);
   tq_status_t st = tqh_out_file_open(&w.file, path);
@@ -482,12 +368,14 @@ tq_status_t tqh_annotation_write_perfetto(const tqh_annotation_t *ann, const cha
     return st;
   }
   w.streaming = 1;
-  st = write_annotation(&w, ann); /* streaming: every packet goes to w.file, none to w.out */
+  st = write_annotation(&w, ann, &detail); /* streaming: every packet goes to w.file */
   if (!st)
     st = tqh_out_file_commit(&w.file);
   else
     tqh_out_file_abort(&w.file);
   tqh__pf_deinit(&w);
+  tq_free(detail.keys);
+  options->omitted_detail_runs = detail.omitted;
   return st;
 }
 
@@ -525,64 +413,137 @@ static char *dup_str(const char *s) {
   return tq_strndup(t, strlen(t));
 }
 
+/* Interned names of the sequence (borrowed from the unpacked trace), indexed by iid. */
+#define TQH_TRACE_MAX_IID ((uint64_t)1 << 24)
+typedef struct interned_s {
+  const char **names;
+  size_t cap;
+} interned_t;
+
+static tq_status_t intern_define(interned_t *t, uint64_t iid, const char *name) {
+  if (iid == 0 || iid >= TQH_TRACE_MAX_IID) return TQ_STATUS(TQ_INVALID_INPUT, "iid %" PRIu64, iid);
+  if (iid >= t->cap) {
+    size_t cap = t->cap ? t->cap : 64;
+    while (cap <= iid) cap *= 2;
+    const char **n = tq_realloc(t->names, cap * sizeof(*n));
+    if (!n) return oom();
+    memset(n + t->cap, 0, (cap - t->cap) * sizeof(*n));
+    t->names = n;
+    t->cap = cap;
+  }
+  t->names[iid] = name ? name : "";
+  return NULL;
+}
+
+static const char *intern_find(const interned_t *t, uint64_t iid) {
+  return iid < t->cap ? t->names[iid] : NULL;
+}
+
+/* The packet's interned data into the tables; a cleared sequence forgets what came before. */
+static tq_status_t read_interned(const char *name, size_t i, const TqhPf__TracePacket *p,
+                                 interned_t *names, interned_t *cats) {
+  if (p->has_sequence_flags && (p->sequence_flags & 1)) {
+    if (names->cap) memset(names->names, 0, names->cap * sizeof(*names->names));
+    if (cats->cap) memset(cats->names, 0, cats->cap * sizeof(*cats->names));
+  }
+  const TqhPf__InternedData *d = p->interned_data;
+  if (!d) return NULL;
+  for (size_t k = 0; k < d->n_event_names + d->n_event_categories; k++) {
+    int is_name = k < d->n_event_names;
+    const TqhPf__EventName *en = is_name ? d->event_names[k] : NULL;
+    const TqhPf__EventCategory *ec = is_name ? NULL : d->event_categories[k - d->n_event_names];
+    uint64_t iid = is_name ? (en->has_iid ? en->iid : 0) : (ec->has_iid ? ec->iid : 0);
+    tq_status_t st = intern_define(is_name ? names : cats, iid, is_name ? en->name : ec->name);
+    if (st) {
+      if (tq_status_code(st) == TQ_OUT_OF_MEMORY) return st;
+      tq_status_free(st);
+      return bad(name, i, "an interned %s with iid %" PRIu64 " (expected 1 to %" PRIu64 ")",
+                 is_name ? "event name" : "category", iid, TQH_TRACE_MAX_IID - 1);
+    }
+  }
+  return NULL;
+}
+
+/* One TrackEvent packet: a SLICE_BEGIN opens a slice on its track, a SLICE_END closes the last one
+ * opened. Names and categories inline or by their iid. */
+static tq_status_t read_event(const char *name, size_t i, const TqhPf__TracePacket *p,
+                              tqh_trace_t *out, track_state_t *ts, const interned_t *names,
+                              const interned_t *cats, size_t *cap_slices) {
+  const TqhPf__TrackEvent *ev = p->track_event;
+  if (!p->has_timestamp) return bad(name, i, "a track event without timestamp");
+  if (!p->has_trusted_packet_sequence_id || p->trusted_packet_sequence_id != 1)
+    return bad(name, i, "a track event not on trusted_packet_sequence_id 1");
+  if (!ev->has_track_uuid) return bad(name, i, "a track event without track_uuid");
+  track_state_t key = {.uuid = ev->track_uuid};
+  track_state_t *t = bsearch(&key, ts, out->num_tracks, sizeof(*ts), by_uuid);
+  if (!t) return bad(name, i, "an event on an undeclared track");
+  if (ev->type == TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN) {
+    out->begins++;
+    if (t->num_open == t->cap_open) {
+      size_t cap = t->cap_open ? t->cap_open * 2 : 8;
+      open_slice_t *o = tq_realloc(t->open, cap * sizeof(*o));
+      if (!o) return oom();
+      t->open = o;
+      t->cap_open = cap;
+    }
+    const char *nm = ev->name, *category = ev->n_categories ? ev->categories[0] : NULL;
+    if (!nm && ev->has_name_iid && !(nm = intern_find(names, ev->name_iid)))
+      return bad(name, i, "event name iid %" PRIu64 " that no packet before it defined",
+                 ev->name_iid);
+    if (!category && ev->n_category_iids &&
+        !(category = intern_find(cats, ev->category_iids[0])))
+      return bad(name, i, "category iid %" PRIu64 " that no packet before it defined",
+                 ev->category_iids[0]);
+    char *n = dup_str(nm);
+    char *cat = category ? dup_str(category) : NULL;
+    if (!n || (category && !cat)) {
+      tq_free(n);
+      tq_free(cat);
+      return oom();
+    }
+    t->open[t->num_open++] = (open_slice_t){p->timestamp, n, cat};
+  } else if (ev->type == TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_END) {
+    out->ends++;
+    if (t->num_open == 0)
+      return bad(name, i, "SLICE_END without SLICE_BEGIN on track '%s'",
+                 out->tracks[t->index].name);
+    open_slice_t o = t->open[--t->num_open];
+    if (p->timestamp < o.start) {
+      tq_free(o.name);
+      tq_free(o.category);
+      return bad(name, i, "a slice on track '%s' ends before it begins",
+                 out->tracks[t->index].name);
+    }
+    if (out->num_slices == (*cap_slices)) {
+      size_t cap = (*cap_slices) ? (*cap_slices) * 2 : 64;
+      tqh_trace_slice_t *s = tq_realloc(out->slices, cap * sizeof(*s));
+      if (!s) {
+        tq_free(o.name);
+        tq_free(o.category);
+        return oom();
+      }
+      out->slices = s;
+      (*cap_slices) = cap;
+    }
+    out->slices[out->num_slices++] =
+        (tqh_trace_slice_t){t->uuid, o.start, p->timestamp, o.name, o.category};
+  }
+  return NULL;
+}
+
 static tq_status_t read_events(const char *name, const TqhPf__Trace *tr, tqh_trace_t *out,
                                track_state_t *ts) {
   size_t cap_slices = 0;
-  for (size_t i = 0; i < tr->n_packet; i++) {
+  interned_t names = {NULL, 0}, cats = {NULL, 0};
+  tq_status_t st = NULL;
+  for (size_t i = 0; !st && i < tr->n_packet; i++) {
     const TqhPf__TracePacket *p = tr->packet[i];
-    if (!p->track_event) continue;
-    const TqhPf__TrackEvent *ev = p->track_event;
-    if (!p->has_timestamp) return bad(name, i, "a track event without timestamp");
-    if (!p->has_trusted_packet_sequence_id || p->trusted_packet_sequence_id != 1)
-      return bad(name, i, "a track event not on trusted_packet_sequence_id 1");
-    if (!ev->has_track_uuid) return bad(name, i, "a track event without track_uuid");
-    track_state_t key = {.uuid = ev->track_uuid};
-    track_state_t *t = bsearch(&key, ts, out->num_tracks, sizeof(*ts), by_uuid);
-    if (!t) return bad(name, i, "an event on an undeclared track");
-    if (ev->type == TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN) {
-      out->begins++;
-      if (t->num_open == t->cap_open) {
-        size_t cap = t->cap_open ? t->cap_open * 2 : 8;
-        open_slice_t *o = tq_realloc(t->open, cap * sizeof(*o));
-        if (!o) return oom();
-        t->open = o;
-        t->cap_open = cap;
-      }
-      char *n = dup_str(ev->name);
-      char *cat = ev->n_categories ? dup_str(ev->categories[0]) : NULL;
-      if (!n || (ev->n_categories && !cat)) {
-        tq_free(n);
-        tq_free(cat);
-        return oom();
-      }
-      t->open[t->num_open++] = (open_slice_t){p->timestamp, n, cat};
-    } else if (ev->type == TQH_PF__TRACK_EVENT__TYPE__TYPE_SLICE_END) {
-      out->ends++;
-      if (t->num_open == 0)
-        return bad(name, i, "SLICE_END without SLICE_BEGIN on track '%s'",
-                   out->tracks[t->index].name);
-      open_slice_t o = t->open[--t->num_open];
-      if (p->timestamp < o.start) {
-        tq_free(o.name);
-        tq_free(o.category);
-        return bad(name, i, "a slice on track '%s' ends before it begins",
-                   out->tracks[t->index].name);
-      }
-      if (out->num_slices == cap_slices) {
-        size_t cap = cap_slices ? cap_slices * 2 : 64;
-        tqh_trace_slice_t *s = tq_realloc(out->slices, cap * sizeof(*s));
-        if (!s) {
-          tq_free(o.name);
-          tq_free(o.category);
-          return oom();
-        }
-        out->slices = s;
-        cap_slices = cap;
-      }
-      out->slices[out->num_slices++] =
-          (tqh_trace_slice_t){t->uuid, o.start, p->timestamp, o.name, o.category};
-    }
+    st = read_interned(name, i, p, &names, &cats);
+    if (!st && p->track_event) st = read_event(name, i, p, out, ts, &names, &cats, &cap_slices);
   }
+  tq_free(names.names);
+  tq_free(cats.names);
+  if (st) return st;
   for (size_t k = 0; k < out->num_tracks; k++)
     if (ts[k].num_open)
       return TQ_STATUS(TQ_INVALID_INPUT, "%s: slice '%s' on track '%s' never ends (no SLICE_END)",

@@ -251,9 +251,29 @@ tq_status_t tqh_annotation_write_csv(const tqh_annotation_t *annotation,
  * numbers as numbers, flags as booleans, fitted widths, frozen header, autofilter. */
 tq_status_t tqh_annotation_write_xlsx(const tqh_annotation_t *annotation,
                                       const char *path) TQ_MUST_USE;
-/* The Perfetto trace (perfetto.h). */
+/* The Perfetto trace (perfetto.h), with the default options. */
 tq_status_t tqh_annotation_write_perfetto(const tqh_annotation_t *annotation,
                                           const char *path) TQ_MUST_USE;
+
+/* The compiler's per-task estimates (the "(Compile)" tracks: a few slices per task and unit of
+ * every NSS program run, thousands for a many-tile model) are drawn for the NSS programs of the
+ * first TQH_DEFAULT_MAX_DETAIL_INVOCATIONS invocations, so that a profile of thousands of
+ * invocations gives a trace of the profile's order of size. Everything measured, and the
+ * overview, uses every invocation. */
+#define TQH_DEFAULT_MAX_DETAIL_INVOCATIONS 100
+
+typedef struct tqh_perfetto_options_s {
+  /* The first N distinct invocations (dispatch, invocation id; in the order their programs
+   * ended) get the estimates; 0: none; SIZE_MAX: all. */
+  size_t max_detail_invocations;
+  /* Out: the NSS program runs of later invocations, drawn without their estimates. */
+  size_t omitted_detail_runs;
+} tqh_perfetto_options_t;
+
+void tqh_perfetto_options_initialize(tqh_perfetto_options_t *options);
+tq_status_t tqh_annotation_write_perfetto_opt(const tqh_annotation_t *annotation,
+                                              const char *path,
+                                              tqh_perfetto_options_t *options) TQ_MUST_USE;
 
 /* Writes by extension (.csv, .xlsx, .pb); TQ_INVALID_ARGUMENT for any other. */
 tq_status_t tqh_annotation_write(const tqh_annotation_t *annotation,
