@@ -96,6 +96,44 @@ static event_text_t parse_event(const char *s, size_t n, uint8_t *kind, uint8_t 
   return EVENT_UNKNOWN;
 }
 
+/* What parse_event said of the event texts seen so far: a profile holds a few dozen distinct ones
+ * on a million rows, so each is parsed once. Direct-mapped by a hash of the text; a text longer
+ * than an entry holds is parsed every time. */
+#define EVENT_CACHE_SIZE 256
+#define EVENT_CACHE_TEXT 40
+typedef struct event_cache_s {
+  struct {
+    uint8_t len; /* 0: empty */
+    uint8_t kind, edge, result;
+    uint8_t type_len;
+    char text[EVENT_CACHE_TEXT];
+  } e[EVENT_CACHE_SIZE];
+} event_cache_t;
+
+static event_text_t parse_event_cached(event_cache_t *cache, const char *s, size_t n,
+                                       uint8_t *kind, uint8_t *edge, size_t *out_type_len) {
+  if (n == 0 || n >= EVENT_CACHE_TEXT) return parse_event(s, n, kind, edge, out_type_len);
+  unsigned h = (unsigned)n * 31u + (unsigned char)s[0] * 7u + (unsigned char)s[n / 2] * 13u +
+               (unsigned char)s[n - 1] * 3u + (unsigned char)s[n - 2 < n ? n - 2 : 0];
+  h &= EVENT_CACHE_SIZE - 1;
+  if (cache->e[h].len == n && memcmp(cache->e[h].text, s, n) == 0) {
+    *kind = cache->e[h].kind;
+    *edge = cache->e[h].edge;
+    *out_type_len = cache->e[h].type_len;
+    return (event_text_t)cache->e[h].result;
+  }
+  size_t type_len = 0;
+  event_text_t r = parse_event(s, n, kind, edge, &type_len);
+  *out_type_len = type_len;
+  cache->e[h].len = (uint8_t)n;
+  cache->e[h].kind = r == EVENT_KNOWN ? *kind : 0;
+  cache->e[h].edge = r == EVENT_KNOWN ? *edge : 0;
+  cache->e[h].result = (uint8_t)r;
+  cache->e[h].type_len = (uint8_t)type_len; /* < n < EVENT_CACHE_TEXT */
+  memcpy(cache->e[h].text, s, n);
+  return r;
+}
+
 /* A field for a message: at most 100 bytes, control bytes as '?'. */
 static void shown(const char *s, size_t n, char out[112]) {
   size_t m = n > 100 ? 100 : n;
@@ -110,10 +148,24 @@ static void shown(const char *s, size_t n, char out[112]) {
   out[m] = 0;
 }
 
-static int dispatch_index(tqh_profile_t *p, const char *s, size_t n, int *out_index) {
+/* What a parse carries from row to row. */
+typedef struct parse_state_s {
+  event_cache_t events;
+  int last_dispatch; /* -1: none yet; rows of one dispatch run come together */
+  size_t last_dispatch_len;
+} parse_state_t;
+
+static int dispatch_index(tqh_profile_t *p, parse_state_t *ps, const char *s, size_t n,
+                          int *out_index) {
+  if (ps->last_dispatch >= 0 && ps->last_dispatch_len == n &&
+      memcmp(p->dispatch_names[ps->last_dispatch], s, n) == 0) {
+    *out_index = ps->last_dispatch;
+    return 1;
+  }
   for (size_t i = p->num_dispatches; i-- > 0;) {
     if (strlen(p->dispatch_names[i]) == n && memcmp(p->dispatch_names[i], s, n) == 0) {
-      *out_index = (int)i;
+      *out_index = ps->last_dispatch = (int)i;
+      ps->last_dispatch_len = n;
       return 1;
     }
   }
@@ -121,7 +173,8 @@ static int dispatch_index(tqh_profile_t *p, const char *s, size_t n, int *out_in
   char *copy = tq_strndup(s, n);
   if (!copy) return -1;
   p->dispatch_names[p->num_dispatches] = copy;
-  *out_index = (int)p->num_dispatches++;
+  *out_index = ps->last_dispatch = (int)p->num_dispatches++;
+  ps->last_dispatch_len = n;
   return 1;
 }
 
@@ -184,25 +237,86 @@ static void report_unknown(tqh_profile_t *p, const unknown_t *u, tqh_diags_t *d)
                 listed < p->unknown_rows ? ", and others" : "");
 }
 
+/* The digits of s from *i up to the next ',' (or the end): 1 when there are 1 to 18 of them and
+ * nothing else; *i is then at the ','. */
+static int fast_u64(const char *s, size_t n, size_t *i, uint64_t *out) {
+  size_t k = *i;
+  uint64_t v = 0;
+  for (; k < n && s[k] != ','; k++) {
+    unsigned d = (unsigned)(unsigned char)s[k] - '0';
+    if (d > 9 || k - *i >= 18) return 0;
+    v = v * 10 + d;
+  }
+  if (k == *i) return 0;
+  *i = k;
+  *out = v;
+  return 1;
+}
+
+/* The common row, `name,123,45,678,EVENT_END` with every number within its range, split and
+ * parsed in one go: 1 when it is one (fields in f and len, numbers in e); else the general path
+ * of parse_row says what is wrong. */
+static int fast_split(const char *s, size_t n, const char **f, size_t *len,
+                      tqh_profile_event_t *e) {
+  const char *c = memchr(s, ',', n);
+  if (!c || c == s) return 0;
+  size_t i = (size_t)(c - s) + 1;
+  uint64_t inv, action, ts;
+  f[1] = s + i;
+  if (!fast_u64(s, n, &i, &inv) || inv > UINT32_MAX || i == n) return 0;
+  i++;
+  f[2] = s + i;
+  int negative = i < n && s[i] == '-';
+  if (negative) {
+    if (i + 2 > n || s[i + 1] != '1' || (i + 2 < n && s[i + 2] != ',')) return 0;
+    i += 2;
+    action = 0;
+  } else if (!fast_u64(s, n, &i, &action) || action > INT32_MAX) {
+    return 0;
+  }
+  if (i == n) return 0;
+  i++;
+  f[3] = s + i;
+  if (!fast_u64(s, n, &i, &ts) || ts > UINT64_MAX / 1000 || i == n) return 0;
+  i++;
+  if (memchr(s + i, ',', n - i)) return 0;
+  f[0] = s;
+  len[0] = (size_t)(c - s);
+  f[4] = s + i;
+  len[4] = n - i;
+  e->invocation_id = (uint32_t)inv;
+  e->action_id = negative ? -1 : (int32_t)action;
+  e->timestamp_us = ts;
+  return 1;
+}
+
+static tq_status_t parse_checked(tqh_profile_t *p, parse_state_t *ps, tqh_diags_t *d,
+                                 unknown_t *u, tqh_profile_event_t *ev, const char *const *f,
+                                 const size_t *len);
+
 /* Parses one data line (without its end of line). Bad rows are reported and dropped. */
-static tq_status_t parse_row(tqh_profile_t *p, tqh_diags_t *d, unknown_t *u, uint32_t line,
-                             const char *s, size_t n) {
+static tq_status_t parse_row(tqh_profile_t *p, parse_state_t *ps, tqh_diags_t *d, unknown_t *u,
+                             uint32_t line, const char *s, size_t n) {
   const char *f[6];
   size_t len[6];
+  tqh_profile_event_t e;
+  memset(&e, 0, sizeof(e));
+  e.line = line;
+  if (fast_split(s, n, f, len, &e)) return parse_checked(p, ps, d, u, &e, f, len);
   size_t nf = 0;
   const char *start = s, *end = s + n;
-  for (const char *c = s;; c++) {
-    if (c == end || *c == ',') {
-      if (nf < 6) {
-        f[nf] = start;
-        len[nf] = (size_t)(c - start);
-      }
-      nf++;
-      start = c + 1;
-      if (c == end) break;
+  for (;;) {
+    const char *c = memchr(start, ',', (size_t)(end - start));
+    if (!c) c = end;
+    if (nf < 6) {
+      f[nf] = start;
+      len[nf] = (size_t)(c - start);
     }
+    nf++;
+    if (c == end) break;
+    start = c + 1;
   }
-  char a[112], b[112];
+  char a[112];
   if (n == 0) {
     tqh_diags_add(d, TQH_ERROR, p->path, line, "empty line: expected 5 columns (%s)",
                   TQH_PROFILE_HEADER);
@@ -213,9 +327,6 @@ static tq_status_t parse_row(tqh_profile_t *p, tqh_diags_t *d, unknown_t *u, uin
                   TQH_PROFILE_HEADER);
     return NULL;
   }
-  tqh_profile_event_t e;
-  memset(&e, 0, sizeof(e));
-  e.line = line;
   uint64_t v;
   if (len[0] == 0) {
     tqh_diags_add(d, TQH_ERROR, p->path, line, "empty dispatch_name; row skipped");
@@ -243,8 +354,18 @@ static tq_status_t parse_row(tqh_profile_t *p, tqh_diags_t *d, unknown_t *u, uin
                   "timestamp_us '%s' is not an unsigned integer of microseconds; row skipped", a);
     return NULL;
   }
+  return parse_checked(p, ps, d, u, &e, f, len);
+}
+
+/* The rest of a row whose numbers are parsed: the event and the dispatch. */
+static tq_status_t parse_checked(tqh_profile_t *p, parse_state_t *ps, tqh_diags_t *d,
+                                 unknown_t *u, tqh_profile_event_t *ev, const char *const *f,
+                                 const size_t *len) {
+  tqh_profile_event_t e = *ev;
+  uint32_t line = e.line;
+  char a[112], b[112];
   size_t type_len = 0;
-  event_text_t et = parse_event(f[4], len[4], &e.kind, &e.edge, &type_len);
+  event_text_t et = parse_event_cached(&ps->events, f[4], len[4], &e.kind, &e.edge, &type_len);
   if (et == EVENT_UNKNOWN) {
     count_unknown(p, u, line, f[4], type_len);
     return NULL;
@@ -270,7 +391,7 @@ static tq_status_t parse_row(tqh_profile_t *p, tqh_diags_t *d, unknown_t *u, uin
     return NULL;
   }
   int idx = 0;
-  int r = dispatch_index(p, f[0], len[0], &idx);
+  int r = dispatch_index(p, ps, f[0], len[0], &idx);
   if (r < 0) return oom();
   if (r == 0) {
     shown(f[0], len[0], b);
@@ -305,6 +426,10 @@ tq_status_t tqh_profile_parse(const char *name, const char *data, size_t len, tq
   uint32_t line = 0;
   unknown_t unknown;
   memset(&unknown, 0, sizeof(unknown));
+  parse_state_t *ps = tq_calloc(1, sizeof(*ps));
+  if (!ps) return oom();
+  ps->last_dispatch = -1;
+  tq_status_t st = NULL;
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *eol = nl ? nl : end;
@@ -329,15 +454,17 @@ tq_status_t tqh_profile_parse(const char *name, const char *data, size_t len, tq
           tqh_diags_add(diags, TQH_ERROR, out->path, 1,
                         "no header: expected '%s'; reading this line as a row",
                         TQH_PROFILE_HEADER);
-          TQ_TRY(parse_row(out, diags, &unknown, line, p, n));
+          st = parse_row(out, ps, diags, &unknown, line, p, n);
         }
       }
     } else if (!(nl == NULL && n == 0)) {
-      TQ_TRY(parse_row(out, diags, &unknown, line, p, n));
+      st = parse_row(out, ps, diags, &unknown, line, p, n);
     }
-    if (!nl) break;
+    if (!nl || st) break;
     p = nl + 1;
   }
+  tq_free(ps);
+  if (st) return st;
   out->lines = line;
   report_unknown(out, &unknown, diags);
   if (out->count == 0 && diags->errors == 0 && !out->unknown_rows)
