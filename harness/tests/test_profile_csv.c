@@ -1,6 +1,7 @@
 /* The runtime profile CSV reader on its own: good rows, and each kind of bad row reported with
  * its line number while the good rows around it are kept. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "suites.h"
@@ -190,6 +191,73 @@ START_TEST(profile_csv_keeps_at_most_the_diagnostic_limit) {
 }
 END_TEST
 
+
+/* tqh_profile_read reads a file in chunks of 1 MiB: what it gives equals tqh_profile_parse of the
+ * same bytes, events and diagnostics, whatever falls on a chunk's edge (a row, a CR LF, a bad
+ * row, a whitespace prefix longer than a chunk, a byte order mark, a file of exactly one chunk,
+ * a last line without LF). */
+static void same_as_parse(const char *dir, const char *name, const char *data, size_t len) {
+  char *path = th_path(dir, name);
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+  fclose(f);
+  tqh_diags_t d1, d2;
+  tqh_diags_init(&d1);
+  tqh_diags_init(&d2);
+  tqh_profile_t a, b;
+  TH_OK(tqh_profile_parse(path, data, len, &d1, &a));
+  TH_OK(tqh_profile_read(path, &d2, &b));
+  ck_assert_uint_eq(a.count, b.count);
+  ck_assert_uint_eq(a.lines, b.lines);
+  ck_assert_uint_eq(a.unknown_rows, b.unknown_rows);
+  ck_assert_uint_eq(a.num_dispatches, b.num_dispatches);
+  ck_assert(a.count == 0 || memcmp(a.events, b.events, a.count * sizeof(*a.events)) == 0);
+  ck_assert_uint_eq(d1.count, d2.count);
+  ck_assert_uint_eq(d1.errors, d2.errors);
+  for (size_t i = 0; i < d1.count; i++) {
+    ck_assert_uint_eq(d1.items[i].line, d2.items[i].line);
+    ck_assert_str_eq(d1.items[i].message, d2.items[i].message);
+  }
+  tqh_profile_deinit(&a);
+  tqh_profile_deinit(&b);
+  tqh_diags_deinit(&d1);
+  tqh_diags_deinit(&d2);
+  free(path);
+}
+
+START_TEST(profile_csv_read_in_chunks_equals_parse) {
+  char *dir = th_tmpdir();
+  const size_t chunk = (size_t)1 << 20;
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  /* Rows of varying length across three chunks, CR LF line ends, a bad row now and then. */
+  TH_OK(tq_buf_append_cstr(&b, "\xEF\xBB\xBF" TQH_PROFILE_HEADER "\r\n"));
+  for (unsigned i = 0; b.len < 3 * chunk + 100; i++) {
+    if (i % 9973 == 0) TH_OK(tq_buf_printf(&b, "main_dispatch_%u,x,%u,%u,ALLOC_BEGIN\r\n", i % 3, i, i));
+    TH_OK(tq_buf_printf(&b, "main_dispatch_%u,%u,-1,%u,INIT_BEGIN\r\n", i % 3, i, i));
+    TH_OK(tq_buf_printf(&b, "main_dispatch_%u,%u,-1,%u,INIT_END\r\n", i % 3, i, i));
+  }
+  same_as_parse(dir, "rows.csv", b.data, b.len);
+  /* Cut right after a CR, right before an LF, and at exactly one chunk. */
+  same_as_parse(dir, "one.csv", b.data, chunk);
+  same_as_parse(dir, "cr.csv", b.data, chunk + 1);
+  /* Without the last LF. */
+  same_as_parse(dir, "nolf.csv", b.data, b.len - 1);
+  /* Whitespace longer than a chunk, then rows; and whitespace only. */
+  tq_buf_t w;
+  tq_buf_init(&w, 0);
+  for (size_t i = 0; i < chunk + 7; i++) TH_OK(tq_buf_putc(&w, i % 1000 == 999 ? '\n' : ' '));
+  same_as_parse(dir, "blank.csv", w.data, w.len);
+  TH_OK(tq_buf_append_cstr(&w, HDR "m,0,-1,0,INIT_BEGIN\nm,0,-1,1,INIT_END\n"));
+  same_as_parse(dir, "prefix.csv", w.data, w.len);
+  same_as_parse(dir, "empty.csv", "", 0);
+  tq_buf_deinit(&w);
+  tq_buf_deinit(&b);
+  th_rmtree(dir);
+}
+END_TEST
+
 Suite *profile_csv_suite(void) {
   Suite *s = suite_create("profile_csv");
   TCase *tc = tcase_create("profile_csv");
@@ -199,6 +267,7 @@ Suite *profile_csv_suite(void) {
   tcase_add_test(tc, profile_csv_counts_unknown_event_types_and_reports_them_once);
   tcase_add_test(tc, profile_csv_reports_empty_files_and_bad_headers);
   tcase_add_test(tc, profile_csv_keeps_at_most_the_diagnostic_limit);
+  tcase_add_test(tc, profile_csv_read_in_chunks_equals_parse);
   suite_add_tcase(s, tc);
   return s;
 }

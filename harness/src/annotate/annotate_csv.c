@@ -11,11 +11,27 @@ tq_status_t tqh__write_file(const char *path, const void *data, size_t len) {
   return st ? tq_status_annotate(st, "while writing %s", path) : NULL;
 }
 
+/* A text column: rows borrow their strings from the debug info, and a run of rows often has the
+ * same one, so its length and whether it needs quotes are worked out once per string. */
+typedef struct text_col_s {
+  const char *last;
+  size_t len;
+  int plain; /* no comma, quote, CR or LF */
+} text_col_t;
+
+static void text_col_see(text_col_t *c, const char *s) {
+  if (s == c->last) return;
+  c->last = s;
+  c->len = strlen(s);
+  c->plain = strcspn(s, ",\"\r\n") == c->len;
+}
+
 /* Copies an RFC 4180 field to `p`: quoted when it holds a comma, a quote, CR or LF (quotes
  * doubled). `p` has room for 2 * strlen(s) + 2 bytes. */
-static char *field(char *p, const char *s) {
-  size_t n = strlen(s);
-  if (strcspn(s, ",\"\r\n") == n) {
+static char *field(char *p, const text_col_t *c) {
+  const char *s = c->last;
+  size_t n = c->len;
+  if (c->plain) {
     memcpy(p, s, n);
     return p + n;
   }
@@ -51,24 +67,27 @@ static char *flag(char *p, unsigned units, tqs_unit_t u) {
 /* Appends the rows to `buf`; with `out`, hands full chunks to it as it goes. */
 static tq_status_t format_rows(const tqh_annotation_t *ann, tq_buf_t *buf, tqh_out_file_t *out) {
   TQ_TRY(tq_buf_append_cstr(buf, TQH_ANNOTATED_CSV_HEADER "\n"));
+  text_col_t names = {NULL, 0, 0}, ops = {NULL, 0, 0}, loc = {NULL, 0, 0};
   for (size_t i = 0; i < ann->num_rows; i++) {
     const tqh_row_t *r = &ann->rows[i];
     const char *kind = tqh_event_kind_name(r->kind);
-    size_t room = 2 * (strlen(r->invocation_names) + strlen(r->original_operators) +
-                       strlen(r->location)) + strlen(kind) + 6 * 6 + 5 * 21 + 32;
+    text_col_see(&names, r->invocation_names);
+    text_col_see(&ops, r->original_operators);
+    text_col_see(&loc, r->location);
+    size_t kn = strlen(kind);
+    size_t room = 2 * (names.len + ops.len + loc.len) + kn + 6 * 6 + 5 * 21 + 32;
     TQ_TRY(tq_buf_reserve(buf, room));
     char *p = buf->data + buf->len;
     p = u64(p, (uint64_t)r->action_id);
     *p++ = ',';
     if (r->job_id >= 0) p = u64(p, (uint64_t)r->job_id);
     *p++ = ',';
-    size_t kn = strlen(kind);
     memcpy(p, kind, kn);
     p += kn;
     *p++ = ',';
-    p = field(p, r->invocation_names);
+    p = field(p, &names);
     *p++ = ',';
-    p = field(p, r->original_operators);
+    p = field(p, &ops);
     *p++ = ',';
     p = u64(p, r->end_us - r->start_us);
     p = flag(p, r->units, TQS_UNIT_SLICE0);
@@ -82,7 +101,7 @@ static tq_status_t format_rows(const tqh_annotation_t *ann, tq_buf_t *buf, tqh_o
     *p++ = ',';
     p = u64(p, r->end_us);
     *p++ = ',';
-    p = field(p, r->location);
+    p = field(p, &loc);
     *p++ = '\n';
     buf->len = (size_t)(p - buf->data);
     buf->data[buf->len] = 0;

@@ -1,7 +1,12 @@
 /* The runtime profile CSV reader: one pass over the bytes, fields split by hand (no stdio, no
  * locale), so that a profile of a million events reads in about the time of reading the file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
@@ -404,79 +409,193 @@ static tq_status_t parse_checked(tqh_profile_t *p, parse_state_t *ps, tqh_diags_
   return push(p, &e);
 }
 
-tq_status_t tqh_profile_parse(const char *name, const char *data, size_t len, tqh_diags_t *diags,
-                              tqh_profile_t *out) {
-  tqh_profile_init(out);
-  const char *nm = name ? name : "<profile>";
-  out->path = tq_strndup(nm, strlen(nm));
-  if (!out->path) return oom();
-  const char *p = data ? data : "", *end = p + (data ? len : 0);
-  if (end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3;
-  int blank = 1;
-  for (const char *c = p; c < end; c++)
-    if (*c != '\n' && *c != '\r' && *c != ' ' && *c != '\t') {
-      blank = 0;
-      break;
-    }
-  if (blank) {
-    tqh_diags_add(diags, TQH_ERROR, out->path, 1, "empty file: expected the header '%s' and "
-                  "events (was the run profiled with --torq_profile_host?)", TQH_PROFILE_HEADER);
-    return NULL;
-  }
-  uint32_t line = 0;
+/* A parse in progress: fed the file's bytes in pieces (tqh_profile_read reads it in chunks, so
+ * that a million-event profile is never all in memory) or all at once (tqh_profile_parse). */
+typedef struct parser_s {
+  tqh_profile_t *out;
+  tqh_diags_t *diags;
+  parse_state_t state;
   unknown_t unknown;
-  memset(&unknown, 0, sizeof(unknown));
-  parse_state_t *ps = tq_calloc(1, sizeof(*ps));
-  if (!ps) return oom();
-  ps->last_dispatch = -1;
-  tq_status_t st = NULL;
-  while (p < end) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    const char *eol = nl ? nl : end;
-    size_t n = (size_t)(eol - p);
-    if (n && p[n - 1] == '\r') n--;
-    if (line < UINT32_MAX) line++;
-    if (memchr(p, '\0', n)) {
-      tqh_diags_add(diags, TQH_ERROR, out->path, line, "NUL byte in a text file; row skipped");
-    } else if (line == 1) {
-      size_t hl = strlen(TQH_PROFILE_HEADER);
-      if (n != hl || memcmp(p, TQH_PROFILE_HEADER, hl) != 0) {
-        char a[112];
-        shown(p, n, a);
-        size_t cols = 1;
-        for (size_t i = 0; i < n; i++) cols += p[i] == ',';
-        if (n >= 15 && memcmp(p, "dispatch_name,", 14) == 0) {
-          tqh_diags_add(diags, TQH_ERROR, out->path, 1,
-                        "header '%s' (%zu columns) differs from '%s'; reading the rows as "
-                        "those 5 columns",
-                        a, cols, TQH_PROFILE_HEADER);
-        } else {
-          tqh_diags_add(diags, TQH_ERROR, out->path, 1,
-                        "no header: expected '%s'; reading this line as a row",
-                        TQH_PROFILE_HEADER);
-          st = parse_row(out, ps, diags, &unknown, line, p, n);
-        }
+  uint32_t line;
+  int started;  /* the first bytes were seen (a byte order mark skipped) */
+  int nonblank; /* a byte other than whitespace was seen: lines are parsed */
+  tq_buf_t carry; /* a line not ended yet; before `nonblank`, everything so far */
+} parser_t;
+
+static int is_space(char c) {
+  return c == '\n' || c == '\r' || c == ' ' || c == '\t';
+}
+
+/* The line p[0, n) (without its LF; `ended`: an LF followed it). */
+static tq_status_t parse_line(parser_t *ps, const char *p, size_t n, int ended) {
+  tqh_profile_t *out = ps->out;
+  tqh_diags_t *diags = ps->diags;
+  if (n && p[n - 1] == '\r') n--;
+  if (ps->line < UINT32_MAX) ps->line++;
+  uint32_t line = ps->line;
+  if (memchr(p, '\0', n)) {
+    tqh_diags_add(diags, TQH_ERROR, out->path, line, "NUL byte in a text file; row skipped");
+  } else if (line == 1) {
+    size_t hl = strlen(TQH_PROFILE_HEADER);
+    if (n != hl || memcmp(p, TQH_PROFILE_HEADER, hl) != 0) {
+      char a[112];
+      shown(p, n, a);
+      size_t cols = 1;
+      for (size_t i = 0; i < n; i++) cols += p[i] == ',';
+      if (n >= 15 && memcmp(p, "dispatch_name,", 14) == 0) {
+        tqh_diags_add(diags, TQH_ERROR, out->path, 1,
+                      "header '%s' (%zu columns) differs from '%s'; reading the rows as "
+                      "those 5 columns",
+                      a, cols, TQH_PROFILE_HEADER);
+      } else {
+        tqh_diags_add(diags, TQH_ERROR, out->path, 1,
+                      "no header: expected '%s'; reading this line as a row", TQH_PROFILE_HEADER);
+        return parse_row(out, &ps->state, diags, &ps->unknown, line, p, n);
       }
-    } else if (!(nl == NULL && n == 0)) {
-      st = parse_row(out, ps, diags, &unknown, line, p, n);
     }
-    if (!nl || st) break;
-    p = nl + 1;
+  } else if (ended || n) {
+    return parse_row(out, &ps->state, diags, &ps->unknown, line, p, n);
   }
-  tq_free(ps);
-  if (st) return st;
-  out->lines = line;
-  report_unknown(out, &unknown, diags);
-  if (out->count == 0 && diags->errors == 0 && !out->unknown_rows)
-    tqh_diags_add(diags, TQH_WARNING, out->path, 0, "the profile holds no events");
   return NULL;
 }
 
+/* The complete lines of p[0, len), and with `eof` the rest; *used: the bytes parsed. */
+static tq_status_t parse_lines(parser_t *ps, const char *p, size_t len, int eof, size_t *used) {
+  const char *s = p, *end = p + len;
+  while (s < end) {
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    if (!nl && !eof) break;
+    TQ_TRY(parse_line(ps, s, (size_t)((nl ? nl : end) - s), nl != NULL));
+    s = nl ? nl + 1 : end;
+  }
+  *used = (size_t)(s - p);
+  return NULL;
+}
+
+static void parser_begin(parser_t *ps, tqh_profile_t *out, tqh_diags_t *diags) {
+  memset(ps, 0, sizeof(*ps));
+  ps->out = out;
+  ps->diags = diags;
+  ps->state.last_dispatch = -1;
+  tq_buf_init(&ps->carry, 0);
+}
+
+/* The next `len` bytes of the file; `eof`: the last ones. */
+static tq_status_t parser_feed(parser_t *ps, const char *p, size_t len, int eof) {
+  if (!ps->started) {
+    ps->started = 1;
+    if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
+      p += 3;
+      len -= 3;
+    }
+  }
+  if (!ps->nonblank) { /* a file of whitespace only is one message, not one per line */
+    for (size_t i = 0; i < len && !ps->nonblank; i++) ps->nonblank = !is_space(p[i]);
+    if (!ps->nonblank) {
+      if (!eof) return tq_buf_append(&ps->carry, p, len);
+      tqh_diags_add(ps->diags, TQH_ERROR, ps->out->path, 1,
+                    "empty file: expected the header '%s' and events (was the run profiled "
+                    "with --torq_profile_host?)",
+                    TQH_PROFILE_HEADER);
+      return NULL;
+    }
+  }
+  size_t used;
+  if (ps->carry.len) { /* what came before, up to the end of its line */
+    const char *nl = memchr(p, '\n', len);
+    size_t take = nl ? (size_t)(nl - p) + 1 : len;
+    TQ_TRY(tq_buf_append(&ps->carry, p, take));
+    p += take;
+    len -= take;
+    TQ_TRY(parse_lines(ps, ps->carry.data, ps->carry.len, eof && !len, &used));
+    memmove(ps->carry.data, ps->carry.data + used, ps->carry.len - used);
+    ps->carry.len -= used;
+    if (ps->carry.len) return NULL; /* no LF in p: all of it is in the carry */
+  }
+  TQ_TRY(parse_lines(ps, p, len, eof, &used));
+  return tq_buf_append(&ps->carry, p + used, len - used);
+}
+
+static tq_status_t parser_end(parser_t *ps, tq_status_t st) {
+  tq_buf_deinit(&ps->carry);
+  if (st || !ps->nonblank) return st;
+  tqh_profile_t *out = ps->out;
+  out->lines = ps->line;
+  report_unknown(out, &ps->unknown, ps->diags);
+  if (out->count == 0 && ps->diags->errors == 0 && !out->unknown_rows)
+    tqh_diags_add(ps->diags, TQH_WARNING, out->path, 0, "the profile holds no events");
+  return NULL;
+}
+
+static tq_status_t set_path(tqh_profile_t *out, const char *name) {
+  const char *nm = name ? name : "<profile>";
+  out->path = tq_strndup(nm, strlen(nm));
+  return out->path ? NULL : oom();
+}
+
+tq_status_t tqh_profile_parse(const char *name, const char *data, size_t len, tqh_diags_t *diags,
+                              tqh_profile_t *out) {
+  tqh_profile_init(out);
+  TQ_TRY(set_path(out, name));
+  parser_t *ps = tq_malloc(sizeof(*ps));
+  if (!ps) return oom();
+  parser_begin(ps, out, diags);
+  tq_status_t st = parser_end(ps, parser_feed(ps, data ? data : "", data ? len : 0, 1));
+  tq_free(ps);
+  return st;
+}
+
+/* Reads `fd` into buf[0, size) until it is full or the file ends; *got: the bytes read. */
+static tq_status_t read_full(int fd, const char *path, char *buf, size_t size, size_t *got) {
+  *got = 0;
+  while (*got < size) {
+    ssize_t n = read(fd, buf + *got, size - *got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return TQ_STATUS(TQ_IO, "%s: read failed: %s", path, strerror(errno));
+    if (n == 0) break;
+    *got += (size_t)n;
+  }
+  return NULL;
+}
+
+#define TQH_PROFILE_CHUNK ((size_t)1 << 20)
+
 tq_status_t tqh_profile_read(const char *path, tqh_diags_t *diags, tqh_profile_t *out) {
   tqh_profile_init(out);
-  tq_buf_t buf;
-  tq_status_t st = tq_file_read(path, TQH_PROFILE_MAX_BYTES, &buf);
-  if (!st) st = tqh_profile_parse(path, buf.data, buf.len, diags, out);
-  tq_buf_deinit(&buf);
+  /* A regular file is read in chunks; anything else (and every error) through tq_file_read,
+   * which says what is wrong with it. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  struct stat sb;
+  if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+      (uintmax_t)sb.st_size > TQH_PROFILE_MAX_BYTES) {
+    if (fd >= 0) close(fd);
+    tq_buf_t buf;
+    tq_status_t st = tq_file_read(path, TQH_PROFILE_MAX_BYTES, &buf);
+    if (!st) st = tqh_profile_parse(path, buf.data, buf.len, diags, out);
+    tq_buf_deinit(&buf);
+    return st;
+  }
+  tq_status_t st = set_path(out, path);
+  parser_t *ps = st ? NULL : tq_malloc(sizeof(*ps));
+  char *chunk = ps ? tq_malloc(TQH_PROFILE_CHUNK) : NULL;
+  if (!st && !chunk) st = oom();
+  if (!st) {
+    parser_begin(ps, out, diags);
+    size_t total = 0, got;
+    int eof = 0;
+    while (!st && !eof) {
+      st = read_full(fd, path, chunk, TQH_PROFILE_CHUNK, &got);
+      eof = got < TQH_PROFILE_CHUNK;
+      total += got;
+      if (!st && total > TQH_PROFILE_MAX_BYTES)
+        st = TQ_STATUS(TQ_LIMIT, "%s: larger than the limit of %zu bytes", path,
+                       TQH_PROFILE_MAX_BYTES);
+      if (!st) st = parser_feed(ps, chunk, got, eof);
+    }
+    st = parser_end(ps, st);
+  }
+  close(fd);
+  tq_free(chunk);
+  tq_free(ps);
   return st;
 }
