@@ -1,7 +1,9 @@
 /* The annotated CSV (annotate.h), and writing outputs by their extension. */
+#include <stdint.h>
 #include <string.h>
 
 #include "annotate_internal.h"
+#include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/harness/annotate.h"
 #include "torq/harness/files.h"
@@ -11,37 +13,59 @@ tq_status_t tqh__write_file(const char *path, const void *data, size_t len) {
   return st ? tq_status_annotate(st, "while writing %s", path) : NULL;
 }
 
-/* A text column: rows borrow their strings from the debug info, and a run of rows often has the
- * same one, so its length and whether it needs quotes are worked out once per string. */
-typedef struct text_col_s {
-  const char *last;
-  size_t len;
-  int plain; /* no comma, quote, CR or LF */
-} text_col_t;
+/* The text fields as written (quoted when they hold a comma, a quote, CR or LF; quotes doubled,
+ * RFC 4180). Rows borrow their strings from the debug info: a few hundred distinct ones on a
+ * million rows, so each is escaped once, into a cache keyed by its address (direct-mapped;
+ * emptied between rows when its bytes pass a limit). */
+#define FIELD_SLOTS 512
+#define FIELD_BYTES ((size_t)1 << 20)
+typedef struct field_cache_s {
+  struct {
+    const char *s;
+    size_t off, len;
+  } slot[FIELD_SLOTS];
+  tq_buf_t bytes;
+} field_cache_t;
 
-static void text_col_see(text_col_t *c, const char *s) {
-  if (s == c->last) return;
-  c->last = s;
-  c->len = strlen(s);
-  c->plain = strcspn(s, ",\"\r\n") == c->len;
+static void field_row_begin(field_cache_t *c) {
+  if (c->bytes.len > FIELD_BYTES) {
+    memset(c->slot, 0, sizeof(c->slot));
+    tq_buf_clear(&c->bytes);
+  }
 }
 
-/* Copies an RFC 4180 field to `p`: quoted when it holds a comma, a quote, CR or LF (quotes
- * doubled). `p` has room for 2 * strlen(s) + 2 bytes. */
-static char *field(char *p, const text_col_t *c) {
-  const char *s = c->last;
-  size_t n = c->len;
-  if (c->plain) {
-    memcpy(p, s, n);
-    return p + n;
+/* The escaped field of `s`: *out_off and *out_len in c->bytes (offsets: a later miss may move
+ * the bytes). */
+static tq_status_t field_get(field_cache_t *c, const char *s, size_t *out_off, size_t *out_len) {
+  size_t h = ((uintptr_t)s >> 3) % FIELD_SLOTS;
+  if (c->slot[h].s != s) {
+    size_t n = strlen(s), off = c->bytes.len;
+    if (strcspn(s, ",\"\r\n") == n) {
+      TQ_TRY(tq_buf_append(&c->bytes, s, n));
+    } else {
+      TQ_TRY(tq_buf_reserve(&c->bytes, 2 * n + 2));
+      char *p = c->bytes.data + c->bytes.len;
+      *p++ = '"';
+      for (; *s; s++) {
+        if (*s == '"') *p++ = '"';
+        *p++ = *s;
+      }
+      *p++ = '"';
+      c->bytes.len = (size_t)(p - c->bytes.data);
+      s -= n;
+    }
+    c->slot[h].s = s;
+    c->slot[h].off = off;
+    c->slot[h].len = c->bytes.len - off;
   }
-  *p++ = '"';
-  for (; *s; s++) {
-    if (*s == '"') *p++ = '"';
-    *p++ = *s;
-  }
-  *p++ = '"';
-  return p;
+  *out_off = c->slot[h].off;
+  *out_len = c->slot[h].len;
+  return NULL;
+}
+
+static char *put(char *p, const char *s, size_t n) {
+  memcpy(p, s, n);
+  return p + n;
 }
 
 static char *u64(char *p, uint64_t v) {
@@ -67,16 +91,23 @@ static char *flag(char *p, unsigned units, tqs_unit_t u) {
 /* Appends the rows to `buf`; with `out`, hands full chunks to it as it goes. */
 static tq_status_t format_rows(const tqh_annotation_t *ann, tq_buf_t *buf, tqh_out_file_t *out) {
   TQ_TRY(tq_buf_append_cstr(buf, TQH_ANNOTATED_CSV_HEADER "\n"));
-  text_col_t names = {NULL, 0, 0}, ops = {NULL, 0, 0}, loc = {NULL, 0, 0};
-  for (size_t i = 0; i < ann->num_rows; i++) {
+  field_cache_t *fc = tq_calloc(1, sizeof(*fc));
+  if (!fc) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory writing the annotated CSV");
+  tq_buf_init(&fc->bytes, 0);
+  tq_status_t st = NULL;
+  for (size_t i = 0; !st && i < ann->num_rows; i++) {
     const tqh_row_t *r = &ann->rows[i];
     const char *kind = tqh_event_kind_name(r->kind);
-    text_col_see(&names, r->invocation_names);
-    text_col_see(&ops, r->original_operators);
-    text_col_see(&loc, r->location);
+    size_t names_off, names_len, ops_off, ops_len, loc_off, loc_len;
+    field_row_begin(fc);
+    st = field_get(fc, r->invocation_names, &names_off, &names_len);
+    if (!st) st = field_get(fc, r->original_operators, &ops_off, &ops_len);
+    if (!st) st = field_get(fc, r->location, &loc_off, &loc_len);
     size_t kn = strlen(kind);
-    size_t room = 2 * (names.len + ops.len + loc.len) + kn + 6 * 6 + 5 * 21 + 32;
-    TQ_TRY(tq_buf_reserve(buf, room));
+    size_t room = names_len + ops_len + loc_len + kn + 6 * 6 + 5 * 21 + 32;
+    if (!st) st = tq_buf_reserve(buf, room);
+    if (st) break;
+    const char *texts = fc->bytes.data;
     char *p = buf->data + buf->len;
     p = u64(p, (uint64_t)r->action_id);
     *p++ = ',';
@@ -85,9 +116,9 @@ static tq_status_t format_rows(const tqh_annotation_t *ann, tq_buf_t *buf, tqh_o
     memcpy(p, kind, kn);
     p += kn;
     *p++ = ',';
-    p = field(p, &names);
+    p = put(p, texts + names_off, names_len);
     *p++ = ',';
-    p = field(p, &ops);
+    p = put(p, texts + ops_off, ops_len);
     *p++ = ',';
     p = u64(p, r->end_us - r->start_us);
     p = flag(p, r->units, TQS_UNIT_SLICE0);
@@ -101,13 +132,15 @@ static tq_status_t format_rows(const tqh_annotation_t *ann, tq_buf_t *buf, tqh_o
     *p++ = ',';
     p = u64(p, r->end_us);
     *p++ = ',';
-    p = field(p, &loc);
+    p = put(p, texts + loc_off, loc_len);
     *p++ = '\n';
     buf->len = (size_t)(p - buf->data);
     buf->data[buf->len] = 0;
-    if (out) TQ_TRY(tqh_out_file_maybe_flush(out));
+    if (out) st = tqh_out_file_maybe_flush(out);
   }
-  return NULL;
+  tq_buf_deinit(&fc->bytes);
+  tq_free(fc);
+  return st;
 }
 
 tq_status_t tqh_annotation_format_csv(const tqh_annotation_t *ann, tq_buf_t *out) {
