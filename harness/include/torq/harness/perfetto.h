@@ -19,7 +19,16 @@
  *                          lasts the metric, named `<label>: <duration> (<pct>%)`, category
  *                          `overview`
  * Every slice is closed; slices of one track never overlap (a slice that would overlap the one
- * before it on its track starts where that one ends).
+ * before it on its track starts where that one ends). Names that repeat (actions', programs',
+ * estimates') are interned: inline at their first use; at the second, the packet defines them in
+ * interned_data.event_names {iid, name} and from then on events carry name_iid; packets that use
+ * an iid have sequence_flags SEQ_NEEDS_INCREMENTAL_STATE (2). Names used once (phases, HAL calls,
+ * the overview) stay inline. The estimates are drawn for the first max_detail_invocations
+ * invocations only (annotate.h: tqh_perfetto_options_t).
+ *
+ * The reader takes names and categories inline or by iid (interned_data of an earlier packet of
+ * the sequence; a packet with SEQ_INCREMENTAL_STATE_CLEARED forgets them), so traces written
+ * before interning read as before; an iid no packet defined is an error.
  *
  * The reader checks what Perfetto's trace processor lets pass silently: a truncated last packet,
  * an event on an undeclared track, a slice left open (dur -1), an END without BEGIN, an event
