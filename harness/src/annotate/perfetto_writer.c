@@ -28,7 +28,7 @@ void tqh__pf_deinit(tqh__pf_writer_t *w) {
 /* The packets are encoded here rather than with protobuf-c's pack: packing a message per event
  * (sizing it, then walking its descriptor) cost more than everything else in writing a trace.
  * Fields go in field-number order with minimal varints, as protobuf-c writes them, so the bytes
- * are the same; the reader below still decodes with protobuf-c. Tags are field << 3 | wire type
+ * are the same; the reader (perfetto.c) decodes with protobuf-c. Tags are field << 3 | wire type
  * (0 varint, 2 length-delimited), numbers from harness/formats/perfetto_trace.proto. */
 enum {
   TAG_TRACE_PACKET = 1 << 3 | 2,
@@ -157,7 +157,7 @@ tq_status_t tqh__pf_track(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint64_t 
  * each. Packets that use an iid say so (SEQ_NEEDS_INCREMENTAL_STATE); all are on one sequence,
  * cleared by its first packet. */
 typedef struct tqh__pf_slot_s {
-  uint64_t hash; /* 0: empty */
+  uint64_t hash;   /* 0: empty */
   size_t off, len; /* of the name in w->names */
   uint64_t iid;    /* 0: seen once, not interned yet */
 } tqh__pf_slot_t;
@@ -212,9 +212,12 @@ static tq_status_t event(tqh__pf_writer_t *w, uint64_t track_uuid, uint64_t ts, 
                          const char *name, size_t name_len, const char *category, uint64_t iid,
                          int define) {
   size_t cat_len = category ? strlen(category) : 0;
-  size_t ev = 2 + 1 + varint_size(track_uuid) + (category ? bytes_size(TAG_EV_CATEGORIES, cat_len) : 0);
-  if (iid) ev += 1 + varint_size(iid);
-  else if (name) ev += bytes_size(TAG_EV_NAME, name_len);
+  size_t ev =
+      2 + 1 + varint_size(track_uuid) + (category ? bytes_size(TAG_EV_CATEGORIES, cat_len) : 0);
+  if (iid)
+    ev += 1 + varint_size(iid);
+  else if (name)
+    ev += bytes_size(TAG_EV_NAME, name_len);
   size_t interned = 0, entry = 0;
   if (define) {
     entry = 1 + varint_size(iid) + bytes_size(TAG_EN_NAME, name_len);
@@ -290,4 +293,3 @@ tq_status_t tqh__pf_slice_cat(tqh__pf_writer_t *w, tqh__pf_track_t *track, uint6
                               uint64_t end_ns, const char *name, const char *category) {
   return tqh__pf_slice_n(w, track, start_ns, end_ns, name, name ? strlen(name) : 0, category, 0);
 }
-
