@@ -234,7 +234,8 @@ START_TEST(profile_csv_read_in_chunks_equals_parse) {
   /* Rows of varying length across three chunks, CR LF line ends, a bad row now and then. */
   TH_OK(tq_buf_append_cstr(&b, "\xEF\xBB\xBF" TQH_PROFILE_HEADER "\r\n"));
   for (unsigned i = 0; b.len < 3 * chunk + 100; i++) {
-    if (i % 9973 == 0) TH_OK(tq_buf_printf(&b, "main_dispatch_%u,x,%u,%u,ALLOC_BEGIN\r\n", i % 3, i, i));
+    if (i % 9973 == 0)
+      TH_OK(tq_buf_printf(&b, "main_dispatch_%u,x,%u,%u,ALLOC_BEGIN\r\n", i % 3, i, i));
     TH_OK(tq_buf_printf(&b, "main_dispatch_%u,%u,-1,%u,INIT_BEGIN\r\n", i % 3, i, i));
     TH_OK(tq_buf_printf(&b, "main_dispatch_%u,%u,-1,%u,INIT_END\r\n", i % 3, i, i));
   }
