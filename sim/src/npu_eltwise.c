@@ -9,10 +9,42 @@
 
 #define TQS__SHAPE_DIM_MAX (INT64_C(1) << 40)
 
+/* The output stage of a fused rescale to 8 bits, with every field in a local: `out` may alias
+ * anything, so reading them through `os` in the loop would reload them for every element. The
+ * arithmetic is tqs__ostage_apply's, without a branch on the data. */
+static void tqs__ostage_row_scaled8(const tqs__ostage_t *os, const int64_t *restrict acc, size_t n,
+                                    uint8_t *restrict out) {
+  const int32_t *restrict mul = os->multiplier, *restrict sh = os->shift;
+  size_t per_channel = os->n_scale == 1 ? 0 : 1;
+  unsigned acc_shift = os->acc_shift;
+  uint64_t zp = (uint64_t)os->output_zp, half = UINT64_C(1) << 30;
+  int64_t sat_lo = os->sat_lo, sat_hi = os->sat_hi, cmin = os->clamp_min, cmax = os->clamp_max;
+  int double_round = os->double_round;
+  for (size_t i = 0; i < n; i++) {
+    size_t c = i * per_channel;
+    int s = sh[c];
+    int64_t v = (int64_t)((uint64_t)acc[i] << acc_shift) >> acc_shift;
+    uint64_t r = UINT64_C(1) << (s - 1);
+    uint64_t away = v >= 0 ? half : (uint64_t)0 - half;
+    r += double_round && s > 31 ? away : 0;
+    int64_t x = (int64_t)((uint64_t)v * (uint64_t)(int64_t)mul[c] + r) >> s;
+    x = (int64_t)((uint64_t)x + zp);
+    x = x < sat_lo ? sat_lo : x;
+    x = x > sat_hi ? sat_hi : x;
+    x = x < cmin ? cmin : x;
+    x = x > cmax ? cmax : x;
+    out[i] = (uint8_t)x;
+  }
+}
+
 void tqs__ostage_row(const tqs__ostage_t *os, const int64_t *acc, size_t n, uint8_t *out) {
   /* The common widths get their own loops; the low bits of the value are the stored element. */
   switch (os->out->size) {
     case 1:
+      if (os->n_scale) {
+        tqs__ostage_row_scaled8(os, acc, n, out);
+        break;
+      }
       for (size_t i = 0; i < n; i++) out[i] = (uint8_t)tqs__ostage_apply(os, acc[i], i);
       break;
     case 2:

@@ -1,5 +1,5 @@
-/* Private to the NPU model (npu.c, npu_dma.c, npu_kernels.c, npu_eltwise.c): the NPU object,
- * validated regions, decoded slice kernels, element access and the error helper.
+/* Private to the NPU model (npu.c, npu_dma.c, npu_kernels.c, npu_mac.c, npu_eltwise.c): the NPU
+ * object, validated regions, decoded slice kernels, element access and the error helper.
  *
  * A run has two passes over the program. The first decodes and validates every work item of
  * every task (regions inside their memory, kernel parameters consistent with the regions, no
@@ -27,12 +27,20 @@
 /* Access records for the hazard check of one task (npu.c). */
 typedef struct tqs__access_s tqs__access_t;
 
+/* How a MAC kernel lays its converted weights out in scratch. */
+typedef enum tqs__wlayout_e {
+  TQS__W_AS_STORED, /* the order of LRAM: OHWI, HWCM, or [K, N] for fully_connected */
+  TQS__W_HWIO,      /* conv2d by channel: [KH, KW, IC, OC] */
+  TQS__W_NK         /* fully_connected dot products: [N, K] */
+} tqs__wlayout_t;
+
 /* The weights of the last MAC kernel, converted in scratch (at its start): reused by the next
  * work item that reads the same LRAM bytes the same way, until something writes those bytes. */
 typedef struct tqs__wcache_s {
   int valid;
   uint64_t lo, hi; /* the LRAM bytes they came from */
-  int type, narrow, transposed;
+  int type, narrow;
+  tqs__wlayout_t layout;
   int64_t zp;
 } tqs__wcache_t;
 
@@ -151,10 +159,14 @@ typedef struct tqs__kern_s {
   int64_t IH, IW, IC, OH, OW, OC, KH, KW, M;
   int64_t sy, sx, dy, dx, pt, pl;
   int64_t input_zp, weight_zp;
-  int narrow;          /* operands minus zero points fit int16, so a product fits int32 */
-  size_t chunk;        /* narrow: products an int32 partial sum holds; 0 to sum in int64 at once */
-  int by_channel;      /* conv2d: vectorize over output channels (weights transposed to HWIO) */
-  uint64_t w_lo, w_hi; /* LRAM bytes of the weights */
+  int narrow;     /* operands minus zero points fit int16, so a product fits int32 */
+  size_t chunk;   /* narrow: products an int32 partial sum holds; 0 to sum in int64 at once */
+  int by_channel; /* conv2d: vectorize over output channels (weights transposed to HWIO) */
+  /* narrow with chunk, and: conv2d and fully_connected, IC a multiple of TQS__DOT_BLOCK (dot
+   * products in whole blocks, fully_connected's weights as [N, K]); depthwise, M 1 and every
+   * tap of an output in one int32 partial sum. */
+  int fast;
+  uint64_t w_lo, w_hi;     /* LRAM bytes of the weights */
   uint64_t out_lo, out_hi; /* LRAM bytes of the result */
   /* Elementwise: n output elements; a_step / b_step 0 for a broadcast operand. */
   uint64_t n, a_step, b_step, channels;
@@ -165,6 +177,30 @@ typedef struct tqs__kern_s {
   uint64_t cycles;
   size_t scratch_bytes;
 } tqs__kern_t;
+
+/* Channels per block of the dot products of the fast MAC kernels (npu_mac.c). */
+#define TQS__DOT_BLOCK 8
+
+/* Bytes `n` rounded up to a multiple of 16 (the layout of kernel scratch). */
+static inline size_t tqs__align(size_t n) {
+  return (n + 15) & ~(size_t)15;
+}
+
+/* [k0, k1): the taps k in [0, K) with 0 <= base + k * d < N. */
+static inline void tqs__taps(int64_t base, int64_t d, int64_t K, int64_t N, int64_t *k0,
+                             int64_t *k1) {
+  int64_t lo = base >= 0 ? 0 : (-base + d - 1) / d;
+  int64_t hi = base >= N ? 0 : (N - 1 - base) / d + 1;
+  if (hi > K) hi = K;
+  if (lo > hi) lo = hi;
+  *k0 = lo;
+  *k1 = hi;
+}
+
+/* npu_mac.c: the MAC kernels; `scratch` and `cache` as for tqs__kern_run. */
+void tqs__run_conv(const tqs__kern_t *k, void *scratch, tqs__wcache_t *cache);
+void tqs__run_depthwise(const tqs__kern_t *k, void *scratch, tqs__wcache_t *cache);
+void tqs__run_fc(const tqs__kern_t *k, void *scratch, tqs__wcache_t *cache);
 
 /* ---- Work items and their time --------------------------------------------------------------- */
 

@@ -102,5 +102,7 @@ void tn_on_work(void *user, const tqs_npu_event_t *ev);
 void tn_add_error_tests(Suite *s);
 /* test_npu_time.c: the effects of the NPU model's time. */
 void tn_add_time_tests(Suite *s);
+/* test_npu_fast.c: the fast paths of the MAC kernels against the reference. */
+void tn_add_fast_tests(Suite *s);
 
 #endif

@@ -869,5 +869,6 @@ Suite *npu_suite(void) {
   suite_add_tcase(s, tc);
   tn_add_error_tests(s);
   tn_add_time_tests(s);
+  tn_add_fast_tests(s);
   return s;
 }
