@@ -1,19 +1,21 @@
 /* torq-bench-sim: the simulator's throughput on one model, in one process.
  *
- *   torq-bench-sim [-n REPS] FILE
+ *   torq-bench-sim [-n REPS] [-a] FILE
  *
  * Parses, verifies and compiles FILE, gives every XRAM buffer of the module its bytes (constants
  * from the module, everything else seeded random), runs every NSS program once untimed (the NPU
  * sizes its scratch memory on first use), then REPS times timed. Prints one tab-separated line:
  *
- *   name  macs  elements  cycles  programs  tasks  best_s  median_s  reps  loop
+ *   name  macs  elements  cycles  programs  tasks  best_s  median_s  reps  peak_rss_kb  loop
  *
  * macs: UnitWork.macs summed over the slice items of MAC kernels (conv2d, depthwise_conv2d,
  * fully_connected); elements: the same for the other slice kernels (elementwise work, which the
  * module counts in the same field); cycles: simulated cycles of one run of all programs;
  * best_s/median_s: host seconds for one run of all programs; loop: the biggest MAC op of the
  * source (by MACs) as arguments for torq-bench-loop ("conv2d N IH IW IC OC KH KW SY SX DY DX PT
- * PB PL PR", "depthwise ..." with C M in place of IC OC, "matmul B M N K"), or "-" when none.
+ * PB PL PR", "depthwise ..." with C M in place of IC OC, "matmul B M N K"), or "-" when none;
+ * peak_rss_kb: this process's peak resident set (getrusage). With -a, then one line per MAC op
+ * of the source, in order: "op", a tab and its loop arguments (the anchor of a whole model).
  *
  * Exits 0, 1 when the model fails (its diagnostic on stderr), 2 on bad usage.
  */
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "torq/formats/contract.h"
@@ -97,7 +100,8 @@ static uint64_t op_loop_spec(const tqc_op_t *op, char *buf, size_t cap) {
   return (uint64_t)out[0] * (uint64_t)out[1] * (uint64_t)out[2] * (uint64_t)out[3] * per_out;
 }
 
-static void biggest_mac_op(const tqc_module_t *module, char *buf, size_t cap) {
+/* The biggest MAC op's loop arguments into `buf`; with `all`, every MAC op's to it as well. */
+static void mac_ops(const tqc_module_t *module, char *buf, size_t cap, FILE *all) {
   snprintf(buf, cap, "-");
   const tqc_op_t *func = tqc_module_entry(module);
   if (!func || func->num_regions < 1 || func->regions[0].num_blocks < 1) return;
@@ -105,6 +109,7 @@ static void biggest_mac_op(const tqc_module_t *module, char *buf, size_t cap) {
   char spec[256];
   for (const tqc_op_t *op = func->regions[0].blocks[0]->first; op; op = op->next) {
     uint64_t macs = op_loop_spec(op, spec, sizeof(spec));
+    if (macs && all) fprintf(all, "op\t%s\n", spec);
     if (macs > best) {
       best = macs;
       snprintf(buf, cap, "%s", spec);
@@ -242,7 +247,7 @@ static tq_status_t time_runs(tqs_npu_t *npu, const Torq__Module *m, const xram_t
   return st;
 }
 
-static tq_status_t bench_file(const char *path, long reps, bench_t *b) {
+static tq_status_t bench_file(const char *path, long reps, FILE *all, bench_t *b) {
   tqc_module_t *src = NULL;
   tqc_compiled_t *compiled = NULL;
   tqs_npu_t *npu = NULL;
@@ -254,7 +259,7 @@ static tq_status_t bench_file(const char *path, long reps, bench_t *b) {
   if (!st) st = tqc_module_verify(src);
   if (!st) st = tqc_compile(src, &options, &compiled);
   if (!st) {
-    biggest_mac_op(src, b->loop, sizeof(b->loop));
+    mac_ops(src, b->loop, sizeof(b->loop), all);
     m = tqc_compiled_module(compiled);
     b->programs = m->n_nss_programs;
     count_work(m, b);
@@ -271,7 +276,7 @@ static tq_status_t bench_file(const char *path, long reps, bench_t *b) {
 
 int main(int argc, char **argv) {
   long reps = 10;
-  int first = 1;
+  int first = 1, all = 0;
   if (argc > 2 && strcmp(argv[1], "-n") == 0) {
     char *end;
     reps = strtol(argv[2], &end, 10);
@@ -282,22 +287,40 @@ int main(int argc, char **argv) {
     }
     first = 3;
   }
+  if (first < argc && strcmp(argv[first], "-a") == 0) {
+    all = 1;
+    first++;
+  }
   if (first + 1 != argc || argv[first][0] == '-') {
-    fprintf(stderr, "usage: torq-bench-sim [-n REPS] FILE\n");
+    fprintf(stderr, "usage: torq-bench-sim [-n REPS] [-a] FILE\n");
     return 2;
   }
   bench_t b;
   memset(&b, 0, sizeof(b));
-  tq_status_t st = bench_file(argv[first], reps, &b);
+  /* The op lines follow the result line: collected first, printed after it. */
+  char *ops = NULL;
+  size_t ops_len = 0;
+  FILE *ops_f = all ? open_memstream(&ops, &ops_len) : NULL;
+  if (all && !ops_f) {
+    fprintf(stderr, "torq-bench-sim: out of memory\n");
+    return 1;
+  }
+  tq_status_t st = bench_file(argv[first], reps, ops_f, &b);
+  if (ops_f) fclose(ops_f);
   if (st) {
     char *text = tq_status_format(st, 0);
     fprintf(stderr, "torq-bench-sim: %s: %s\n", argv[first], text ? text : "out of memory");
     free(text);
     tq_status_free(st);
+    free(ops);
     return 1;
   }
-  printf("%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%zu\t%" PRIu64 "\t%.6f\t%.6f\t%ld\t%s\n",
-         argv[first], b.macs, b.elements, b.cycles, b.programs, b.tasks, b.best_s, b.median_s,
-         reps, b.loop);
+  struct rusage ru;
+  long rss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+  printf("%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%zu\t%" PRIu64 "\t%.6f\t%.6f\t%ld\t%ld\t%s\n",
+         argv[first], b.macs, b.elements, b.cycles, b.programs, b.tasks, b.best_s, b.median_s, reps,
+         rss, b.loop);
+  if (ops) fputs(ops, stdout);
+  free(ops);
   return 0;
 }

@@ -9,14 +9,19 @@
  * channel c * M + m; matmul: A [B, M, K] times B [B, K, N]. The input is zero-padded once,
  * before timing, so the timed nest does every tap (OH*OW*OC*KH*KW*IC MACs, padding included, as
  * the compiler counts them) without bounds tests: output pixels x output channels x taps x
- * input channels for a convolution, M x N x K for a matmul.
+ * input channels for a convolution, M x N x K for a matmul. The matmul's B is transposed once,
+ * before timing, so the innermost loop reads both operands along K (the naive triple loop over
+ * contiguous rows, as a convolution's OHWI weights are).
+ *
+ * scripts/bench-sim builds this file twice: with the project's flags (torq-bench-loop) and, in
+ * the same run as its measurements, with -O3 -march=native (the anchor of issue 18).
  *
  * Operands are seeded random. One untimed run, then REPS timed runs. The result is checked
  * against a separate int64 computation (with bounds tests instead of padding) at sampled
  * outputs, and its checksum is printed, so the compiler cannot drop the nest. Prints one
- * tab-separated line:
+ * tab-separated line (peak_rss_kb: this process's peak resident set, getrusage):
  *
- *   macs  best_s  median_s  checksum
+ *   macs  best_s  median_s  checksum  peak_rss_kb
  *
  * Exits 0, 1 when the check fails or memory runs out, 2 on bad usage.
  */
@@ -25,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #define MAX_REPS 100000
@@ -45,6 +51,7 @@ typedef struct data_s {
   int8_t *in;  /* conv: padded input; matmul: A */
   int8_t *raw; /* conv: the unpadded input (for the check); matmul: unused */
   int8_t *w;   /* weights or B */
+  int8_t *wt;  /* matmul: B transposed, [B, N, K]; else unused */
   int32_t *out;
   long ph, pw; /* padded input rows and columns */
 } data_t;
@@ -111,13 +118,13 @@ static void depthwise_loop(const op_t *op, const data_t *d) {
 
 static void matmul_loop(const op_t *op, const data_t *d) {
   for (long b = 0; b < op->n; b++) {
-    const int8_t *a = d->in + b * op->m * op->k, *bm = d->w + b * op->k * op->n_cols;
+    const int8_t *a = d->in + b * op->m * op->k, *bt = d->wt + b * op->n_cols * op->k;
     int32_t *out = d->out + b * op->m * op->n_cols;
     for (long i = 0; i < op->m; i++)
       for (long j = 0; j < op->n_cols; j++) {
         int32_t acc = 0;
         for (long k = 0; k < op->k; k++)
-          acc += (int32_t)a[i * op->k + k] * (int32_t)bm[k * op->n_cols + j];
+          acc += (int32_t)a[i * op->k + k] * (int32_t)bt[j * op->k + k];
         out[i * op->n_cols + j] = acc;
       }
   }
@@ -219,6 +226,7 @@ static void data_free(data_t *d) {
   free(d->in);
   free(d->raw);
   free(d->w);
+  free(d->wt);
   free(d->out);
 }
 
@@ -240,10 +248,18 @@ static int data_init(const op_t *op, data_t *d) {
   }
   if (op->kind == OP_MATMUL) d->in = malloc(nin);
   d->w = malloc(nw);
+  if (op->kind == OP_MATMUL) d->wt = malloc(nw);
   d->out = calloc(op_outputs(op), sizeof(*d->out));
-  if (!d->in || !d->w || !d->out || (op->kind != OP_MATMUL && !d->raw)) return 0;
+  if (!d->in || !d->w || !d->out || (op->kind != OP_MATMUL && !d->raw) ||
+      (op->kind == OP_MATMUL && !d->wt))
+    return 0;
   fill_random(op->kind == OP_MATMUL ? d->in : d->raw, nin, &s);
   fill_random(d->w, nw, &s);
+  if (op->kind == OP_MATMUL)
+    for (long b = 0; b < op->n; b++)
+      for (long k = 0; k < op->k; k++)
+        for (long j = 0; j < op->n_cols; j++)
+          d->wt[(b * op->n_cols + j) * op->k + k] = d->w[(b * op->k + k) * op->n_cols + j];
   if (op->kind != OP_MATMUL) {
     size_t row = (size_t)(op->iw * op->c1);
     for (long n = 0; n < op->n; n++)
@@ -303,7 +319,10 @@ int main(int argc, char **argv) {
   if (rc == 0) {
     qsort(times, (size_t)reps, sizeof(*times), cmp_double);
     double median = reps % 2 ? times[reps / 2] : (times[reps / 2 - 1] + times[reps / 2]) / 2;
-    printf("%" PRIu64 "\t%.6f\t%.6f\t%016" PRIx64 "\n", op_macs(&op), times[0], median, checksum);
+    struct rusage ru;
+    long rss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+    printf("%" PRIu64 "\t%.6f\t%.6f\t%016" PRIx64 "\t%ld\n", op_macs(&op), times[0], median,
+           checksum, rss);
   }
   data_free(&d);
   free(times);
