@@ -9,30 +9,31 @@
 
 #define TQS__SHAPE_DIM_MAX (INT64_C(1) << 40)
 
-/* The output stage of a fused rescale to 8 bits, with every field in a local: `out` may alias
- * anything, so reading them through `os` in the loop would reload them for every element. The
- * arithmetic is tqs__ostage_apply's, without a branch on the data. */
-static void tqs__ostage_row_scaled8(const tqs__ostage_t *os, const int64_t *restrict acc, size_t n,
-                                    uint8_t *restrict out) {
+/* The output stage of a fused rescale to 8 bits, for the accumulator wrapped to 32 bits (the
+ * common case; tqs__ostage_row checks it), with every field in a local: `out` may alias
+ * anything, so fields read through `os` in the loop would be reloaded for every element. The
+ * arithmetic is tqs__ostage_apply's; `per_channel` and `double_round` are constants where it is
+ * called, so each use gets a loop without their tests. The saturation to the type's range and
+ * the clamp are one clip to [lo, hi], their intersection: when it is not empty, clipping to one
+ * interval and then the other is clipping to it. */
+static inline __attribute__((always_inline)) void tqs__ostage8(const tqs__ostage_t *os,
+                                                               const int64_t *restrict acc,
+                                                               size_t n, uint8_t *restrict out,
+                                                               int per_channel, int double_round) {
   const int32_t *restrict mul = os->multiplier, *restrict sh = os->shift;
-  size_t per_channel = os->n_scale == 1 ? 0 : 1;
-  unsigned acc_shift = os->acc_shift;
   uint64_t zp = (uint64_t)os->output_zp, half = UINT64_C(1) << 30;
-  int64_t sat_lo = os->sat_lo, sat_hi = os->sat_hi, cmin = os->clamp_min, cmax = os->clamp_max;
-  int double_round = os->double_round;
+  int64_t lo = os->sat_lo > os->clamp_min ? os->sat_lo : os->clamp_min;
+  int64_t hi = os->sat_hi < os->clamp_max ? os->sat_hi : os->clamp_max;
   for (size_t i = 0; i < n; i++) {
-    size_t c = i * per_channel;
+    size_t c = per_channel ? i : 0;
     int s = sh[c];
-    int64_t v = (int64_t)((uint64_t)acc[i] << acc_shift) >> acc_shift;
+    int64_t v = (int32_t)(uint32_t)(uint64_t)acc[i];
     uint64_t r = UINT64_C(1) << (s - 1);
-    uint64_t away = v >= 0 ? half : (uint64_t)0 - half;
-    r += double_round && s > 31 ? away : 0;
+    if (double_round) r += s > 31 ? (v >= 0 ? half : (uint64_t)0 - half) : 0;
     int64_t x = (int64_t)((uint64_t)v * (uint64_t)(int64_t)mul[c] + r) >> s;
     x = (int64_t)((uint64_t)x + zp);
-    x = x < sat_lo ? sat_lo : x;
-    x = x > sat_hi ? sat_hi : x;
-    x = x < cmin ? cmin : x;
-    x = x > cmax ? cmax : x;
+    x = x < lo ? lo : x;
+    x = x > hi ? hi : x;
     out[i] = (uint8_t)x;
   }
 }
@@ -41,8 +42,17 @@ void tqs__ostage_row(const tqs__ostage_t *os, const int64_t *acc, size_t n, uint
   /* The common widths get their own loops; the low bits of the value are the stored element. */
   switch (os->out->size) {
     case 1:
-      if (os->n_scale) {
-        tqs__ostage_row_scaled8(os, acc, n, out);
+      if (os->n_scale && os->acc_shift == 32 && os->sat_lo <= os->clamp_max &&
+          os->clamp_min <= os->sat_hi && os->clamp_min <= os->clamp_max) {
+        int per_channel = os->n_scale > 1;
+        if (per_channel && os->double_round)
+          tqs__ostage8(os, acc, n, out, 1, 1);
+        else if (per_channel)
+          tqs__ostage8(os, acc, n, out, 1, 0);
+        else if (os->double_round)
+          tqs__ostage8(os, acc, n, out, 0, 1);
+        else
+          tqs__ostage8(os, acc, n, out, 0, 0);
         break;
       }
       for (size_t i = 0; i < n; i++) out[i] = (uint8_t)tqs__ostage_apply(os, acc[i], i);
@@ -245,7 +255,73 @@ tq_status_t tqs__eltwise_decode(const Torq__KernelParams *p, const tqs__span_t *
   return NULL;
 }
 
+/* Add or subtract with the element types as constants where it is called (the loads and stores
+ * compile to plain moves), every field in a local (`out` may alias anything). */
+static inline __attribute__((always_inline)) void tqs__addsub(const tqs__kern_t *k,
+                                                              Torq__ElementType it,
+                                                              Torq__ElementType ot, int sub) {
+  size_t isz = tqf_element_info(it)->size, osz = tqf_element_info(ot)->size;
+  size_t sa = (size_t)k->a_step * isz, sb = (size_t)k->b_step * isz;
+  const uint8_t *a = k->in, *b = k->b;
+  uint8_t *out = k->out;
+  for (uint64_t i = 0, n = k->n; i < n; i++, a += sa, b += sb, out += osz) {
+    int64_t x = tqf_element_load_int(a, it), y = tqf_element_load_int(b, it);
+    tqf_element_store_int(out, ot, sub ? tqs__wrap_sub(x, y) : tqs__wrap_add(x, y));
+  }
+}
+
+/* Rescale, as tqs__addsub for its types; per channel or with one scale. */
+static inline __attribute__((always_inline)) void tqs__rescale_run(const tqs__kern_t *k,
+                                                                   Torq__ElementType it,
+                                                                   Torq__ElementType ot) {
+  const tqs__ostage_t os = k->os;
+  size_t isz = tqf_element_info(it)->size, osz = tqf_element_info(ot)->size;
+  unsigned wrap = tqf_element_info(it)->wrap_bits;
+  uint64_t mask = wrap < 64 ? (UINT64_C(1) << wrap) - 1 : UINT64_MAX;
+  uint64_t channels = k->channels, c = 0;
+  int in_unsigned = k->in_unsigned;
+  int64_t zp = k->input_zp;
+  const uint8_t *a = k->in;
+  uint8_t *out = k->out;
+  for (uint64_t i = 0, n = k->n; i < n; i++, a += isz, out += osz) {
+    int64_t v = tqf_element_load_int(a, it);
+    if (in_unsigned) v = (int64_t)((uint64_t)v & mask);
+    v = tqs__wrap_sub(v, zp);
+    tqf_element_store_int(out, ot, tqs__ostage_scale(&os, v, (size_t)c));
+    if (++c == channels) c = 0;
+  }
+}
+
+#define TQS__ELT(x) TORQ__ELEMENT_TYPE__##x
+
 void tqs__eltwise_run(const tqs__kern_t *k) {
+  /* The pairs of types of 8-bit models get their own loops; the rest take the general ones. */
+  int i8_i32 = k->in_t == TQS__ELT(I8) && k->out_t == TQS__ELT(I32);
+  int i32_i8 = k->in_t == TQS__ELT(I32) && k->out_t == TQS__ELT(I8);
+  int i32_i32 = k->in_t == TQS__ELT(I32) && k->out_t == TQS__ELT(I32);
+  switch (k->id) {
+    case TQF_KERNEL_ADD:
+    case TQF_KERNEL_SUB: {
+      int sub = k->id == TQF_KERNEL_SUB;
+      if (i32_i32 && !sub)
+        tqs__addsub(k, TQS__ELT(I32), TQS__ELT(I32), 0);
+      else if (i32_i32)
+        tqs__addsub(k, TQS__ELT(I32), TQS__ELT(I32), 1);
+      else
+        tqs__addsub(k, k->in_t, k->out_t, sub);
+      return;
+    }
+    case TQF_KERNEL_RESCALE:
+      if (i8_i32)
+        tqs__rescale_run(k, TQS__ELT(I8), TQS__ELT(I32));
+      else if (i32_i8)
+        tqs__rescale_run(k, TQS__ELT(I32), TQS__ELT(I8));
+      else
+        tqs__rescale_run(k, k->in_t, k->out_t);
+      return;
+    default:
+      break;
+  }
   const tqf_element_info_t *it = tqf_element_info(k->in_t);
   size_t isz = it->size, osz = k->os.out->size;
   size_t sa = (size_t)k->a_step * isz, sb = (size_t)k->b_step * isz;
@@ -253,18 +329,6 @@ void tqs__eltwise_run(const tqs__kern_t *k) {
   uint8_t *out = k->out;
   int64_t n = (int64_t)k->n;
   switch (k->id) {
-    case TQF_KERNEL_ADD:
-      for (int64_t i = 0; i < n; i++, a += sa, b += sb, out += osz)
-        tqf_element_store_int(
-            out, k->out_t,
-            tqs__wrap_add(tqf_element_load_int(a, k->in_t), tqf_element_load_int(b, k->in_t)));
-      break;
-    case TQF_KERNEL_SUB:
-      for (int64_t i = 0; i < n; i++, a += sa, b += sb, out += osz)
-        tqf_element_store_int(
-            out, k->out_t,
-            tqs__wrap_sub(tqf_element_load_int(a, k->in_t), tqf_element_load_int(b, k->in_t)));
-      break;
     case TQF_KERNEL_MUL: {
       int shift = k->out_t == TORQ__ELEMENT_TYPE__I32 ? k->mul_shift : 0;
       int64_t round = shift > 0 ? INT64_C(1) << (shift - 1) : 0;
@@ -273,18 +337,6 @@ void tqs__eltwise_run(const tqs__kern_t *k) {
             tqs__wrap_mul(tqf_element_load_int(a, k->in_t), tqf_element_load_int(b, k->in_t));
         if (shift > 0) p = tqs__wrap_add(p, round) >> shift;
         tqf_element_store_int(out, k->out_t, p);
-      }
-      break;
-    }
-    case TQF_KERNEL_RESCALE: {
-      uint64_t mask = it->wrap_bits < 64 ? (UINT64_C(1) << it->wrap_bits) - 1 : UINT64_MAX;
-      uint64_t channels = k->channels, c = 0;
-      for (int64_t i = 0; i < n; i++, a += isz, out += osz) {
-        int64_t v = tqf_element_load_int(a, k->in_t);
-        if (k->in_unsigned) v = (int64_t)((uint64_t)v & mask);
-        v = tqs__wrap_sub(v, k->input_zp);
-        tqf_element_store_int(out, k->out_t, tqs__ostage_scale(&k->os, v, (size_t)c));
-        if (++c == channels) c = 0;
       }
       break;
     }
