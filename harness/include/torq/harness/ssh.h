@@ -203,7 +203,8 @@ tq_status_t tqh_ssh_upload_buffer(tqh_ssh_session_t *session, const void *data, 
                                   unsigned flags) TQ_MUST_USE;
 
 /* Copies remote_path to local_path, atomically on this side (a temporary file beside local_path,
- * then rename; nothing is left behind on error). The local folder must exist.
+ * then rename; nothing is left behind on error; no fsync, like the results' files: not durable
+ * across a power loss). The local folder must exist.
  * Errors: TQ_NOT_FOUND (remote), TQ_IO, TQ_UNAVAILABLE. */
 tq_status_t tqh_ssh_download(tqh_ssh_session_t *session, const char *remote_path,
                              const char *local_path) TQ_MUST_USE;
