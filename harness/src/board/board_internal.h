@@ -28,6 +28,7 @@ struct tqh_ssh_session_s {
   LIBSSH2_SESSION *ssh;
   LIBSSH2_SFTP *sftp; /* opened on first use */
   int connected;
+  unsigned generation;        /* counts connections: a kept channel of an older one is gone */
   uint64_t next_keepalive_ns; /* CLOCK_MONOTONIC */
 };
 
@@ -90,7 +91,16 @@ struct tqh_board_conn_s {
    * nothing). */
   char (*known)[TQ_SHA256_HEX_SIZE];
   size_t num_known, cap_known;
+
+  /* The resident agent (board_agent.c): its kept channel (NULL: none yet, or it ended) and the
+   * key of its reply markers. */
+  tqh_ssh_channel_t *agent;
+  char agent_key[64];
+  unsigned agents_started;
 };
+
+/* Ends the agent, if any (before the session goes). */
+void tqh__board_agent_stop(tqh_board_conn_t *conn);
 
 /* Runs argv with `timeout_ms` (0: the session's default), output kept in `out` (initialized by
  * the caller). */

@@ -265,6 +265,12 @@ tq_status_t tqh__ssh_wait(tqh_ssh_session_t *s, uint64_t deadline_ns) {
     uint64_t ms = (until - now + 999999u) / 1000000u;
     timeout_ms = ms > 1000 ? 1000 : (int)ms; /* wake now and then: deadlines are re-checked */
   }
+  /* Acknowledge what comes at once: sshd does not set TCP_NODELAY on a channel without a
+   * terminal, so its second small packet of a reply (stderr after stdout, the exit status) waits
+   * for our ACK of the first, which the kernel would delay by up to 40 ms. The option does not
+   * stay set, hence before every wait. */
+  int one = 1;
+  (void)setsockopt(s->sock, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
   int rc = poll(&pfd, 1, timeout_ms);
   if (rc < 0 && errno != EINTR) {
     s->connected = 0;
@@ -478,9 +484,10 @@ static void teardown(tqh_ssh_session_t *s, int polite) {
       libssh2_session_set_blocking(s->ssh, 0);
       tqh__ssh_sftp_close(s);
     }
-    libssh2_session_free(s->ssh);
+    libssh2_session_free(s->ssh); /* and with it every channel */
     s->ssh = NULL;
     s->sftp = NULL;
+    s->generation++;
   }
   if (s->sock >= 0) close(s->sock);
   s->sock = -1;

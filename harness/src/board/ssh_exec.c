@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "board_internal.h"
+#include "torq/base/alloc.h"
 #include "torq/harness/process.h"
 #include "torq/harness/shell_quote.h"
 
@@ -399,4 +400,200 @@ tq_status_t tqh_ssh_exec(tqh_ssh_session_t *session, const char *const argv[],
   tq_status_t st = run_command(session, argv, options, timeout, 1, out);
   if (session->ssh) libssh2_session_set_blocking(session->ssh, 1);
   return st;
+}
+
+/* ---- Kept channels ------------------------------------------------------------------------------
+ * A command started as tqh_ssh_exec starts it (the wrapper, its PID line), left running: its stdin
+ * written, its stdout and stderr read piece by piece, for as long as the caller wants. */
+
+struct tqh_ssh_channel_s {
+  run_t run;
+  tqh_exec_result_t got; /* what came since the last read (no limit; the caller takes it) */
+  unsigned generation;   /* of the session's connection it was opened on */
+  int eof;
+};
+
+/* The session in non-blocking mode for a call on a kept channel; says how it was. */
+static int set_nonblocking(tqh_ssh_session_t *s) {
+  int was = s->ssh ? libssh2_session_get_blocking(s->ssh) : 0;
+  if (s->ssh) libssh2_session_set_blocking(s->ssh, 0);
+  return was;
+}
+
+static void restore_blocking(tqh_ssh_session_t *s, int was) {
+  if (s->ssh && was) libssh2_session_set_blocking(s->ssh, 1);
+}
+
+/* Whether the channel still belongs to the session's current connection. */
+static int channel_current(const tqh_ssh_channel_t *c) {
+  return c->run.ch && c->run.s->connected && c->run.s->ssh && c->generation == c->run.s->generation;
+}
+
+tq_status_t tqh_ssh_channel_start(tqh_ssh_session_t *session, const char *const argv[],
+                                  tqh_ssh_channel_t **out_channel) {
+  *out_channel = NULL;
+  if (!argv || !argv[0]) return TQ_STATUS(TQ_INVALID_ARGUMENT, "an empty remote command (argv)");
+  TQ_TRY(tqh__ssh_ready(session));
+  tqh_ssh_channel_t *c = tq_calloc(1, sizeof(*c));
+  if (!c) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  tqh_exec_result_init(&c->got);
+  c->run.s = session;
+  c->run.out = &c->got;
+  c->run.limit = SIZE_MAX;
+  tq_buf_init(&c->run.pre, 0);
+  tq_buf_t cmd;
+  tq_buf_init(&cmd, 0);
+  tq_status_t st = tqh_ssh_command_line(argv, NULL, &cmd);
+  int was = set_nonblocking(session);
+  if (!st) st = open_and_start(&c->run, cmd.data, cmd.len, tqh__ssh_deadline(0));
+  restore_blocking(session, was);
+  tq_buf_deinit(&cmd);
+  c->generation = session->generation;
+  if (st) {
+    tqh_ssh_channel_close(c);
+    return st;
+  }
+  *out_channel = c;
+  return NULL;
+}
+
+tq_status_t tqh_ssh_channel_write(tqh_ssh_channel_t *c, const void *data, size_t len) {
+  if (!channel_current(c))
+    return TQ_STATUS(TQ_UNAVAILABLE, "the channel to %s is gone with its connection",
+                     c->run.s->target);
+  tqh_ssh_session_t *s = c->run.s;
+  uint64_t deadline = tqh__ssh_deadline(s->options.io_timeout_ms);
+  int was = set_nonblocking(s);
+  tq_status_t st = NULL;
+  size_t pos = 0;
+  while (!st && pos < len) {
+    ssize_t n = libssh2_channel_write(c->run.ch, (const char *)data + pos, len - pos);
+    if (n >= 0) {
+      pos += (size_t)n;
+    } else if (n != LIBSSH2_ERROR_EAGAIN) {
+      st = tqh__ssh_error(s, (int)n, "writing to the command on %s", s->target);
+    } else if (tqh_now_ns() >= deadline) {
+      s->connected = 0;
+      st = TQ_STATUS(TQ_UNAVAILABLE, "%s took no input for %u ms", s->target,
+                     s->options.io_timeout_ms);
+    } else {
+      /* While the window is full the command may be waiting for us to read: take its output. */
+      int more = 0, eof = 0;
+      st = pump(&c->run, &more, &eof);
+      if (!st && eof) c->eof = 1;
+      if (!st && !more) st = tqh__ssh_wait(s, deadline);
+    }
+  }
+  restore_blocking(s, was);
+  return st;
+}
+
+tq_status_t tqh_ssh_channel_read(tqh_ssh_channel_t *c, uint64_t deadline_ns, tq_buf_t *out,
+                                 tq_buf_t *err, int *out_eof) {
+  *out_eof = 0;
+  if (!channel_current(c))
+    return TQ_STATUS(TQ_UNAVAILABLE, "the channel to %s is gone with its connection",
+                     c->run.s->target);
+  tqh_ssh_session_t *s = c->run.s;
+  int was = set_nonblocking(s);
+  tq_status_t st = NULL;
+  for (;;) {
+    int more = 0, eof = 0;
+    if (!c->eof) st = pump(&c->run, &more, &eof);
+    if (st) break;
+    if (eof) c->eof = 1;
+    if (c->got.out.len || c->got.err.len || c->eof || tqh_now_ns() >= deadline_ns) break;
+    if (!more) st = tqh__ssh_wait(s, deadline_ns);
+    if (st) break;
+  }
+  restore_blocking(s, was);
+  if (!st && c->got.out.len) st = tq_buf_append(out, c->got.out.data, c->got.out.len);
+  if (!st && c->got.err.len) st = tq_buf_append(err, c->got.err.data, c->got.err.len);
+  c->got.out.len = 0;
+  c->got.err.len = 0;
+  /* Before the wrapper's line a kept channel's stdout is still in `pre`: at its end, it is all. */
+  if (!st && c->eof && !c->run.marker_done && c->run.pre.len) {
+    st = tq_buf_append(out, c->run.pre.data, c->run.pre.len);
+    c->run.pre.len = 0;
+  }
+  *out_eof = c->eof;
+  return st;
+}
+
+tq_status_t tqh_ssh_channel_kill(tqh_ssh_channel_t *c) {
+  if (!channel_current(c))
+    return TQ_STATUS(TQ_UNAVAILABLE, "the channel to %s is gone with its connection",
+                     c->run.s->target);
+  int was = set_nonblocking(c->run.s);
+  tq_status_t st = kill_remote(&c->run);
+  restore_blocking(c->run.s, was);
+  return st;
+}
+
+long tqh_ssh_channel_pid(const tqh_ssh_channel_t *c) {
+  return c->run.pid;
+}
+
+int tqh_ssh_channel_close(tqh_ssh_channel_t *c) {
+  if (!c) return 0;
+  int status = -1;
+  if (channel_current(c)) {
+    tqh_ssh_session_t *s = c->run.s;
+    int was = set_nonblocking(s);
+    /* EOF on its stdin, then its exit status if it ends within a moment. */
+    uint64_t deadline = tqh__ssh_deadline(2000);
+    while (libssh2_channel_send_eof(c->run.ch) == LIBSSH2_ERROR_EAGAIN &&
+           tqh_now_ns() < deadline) {
+      tq_status_t w = tqh__ssh_wait(s, deadline);
+      if (w) {
+        tq_status_free(w);
+        break;
+      }
+    }
+    tq_buf_t sink;
+    tq_buf_init(&sink, 0);
+    int eof = c->eof;
+    while (!eof && tqh_now_ns() < deadline && s->connected) {
+      tq_status_t rst = tqh_ssh_channel_read(c, deadline, &sink, &sink, &eof);
+      sink.len = 0;
+      if (rst) {
+        tq_status_free(rst);
+        break;
+      }
+    }
+    tq_buf_deinit(&sink);
+    if (eof && s->connected) {
+      int rc;
+      while ((rc = libssh2_channel_close(c->run.ch)) == LIBSSH2_ERROR_EAGAIN &&
+             tqh_now_ns() < deadline) {
+        tq_status_t w = tqh__ssh_wait(s, deadline);
+        if (w) {
+          tq_status_free(w);
+          break;
+        }
+      }
+      if (rc == 0) {
+        while ((rc = libssh2_channel_wait_closed(c->run.ch)) == LIBSSH2_ERROR_EAGAIN &&
+               tqh_now_ns() < deadline) {
+          tq_status_t w = tqh__ssh_wait(s, deadline);
+          if (w) {
+            tq_status_free(w);
+            break;
+          }
+        }
+      }
+      if (rc == 0) {
+        read_exit(&c->run);
+        status = c->got.signal > 0 ? 128 + c->got.signal : c->got.exit_status;
+      }
+    }
+    if (s->connected) channel_release(&c->run);
+    restore_blocking(s, was);
+  }
+  /* On another connection the channel went with the old session. */
+  c->run.ch = NULL;
+  tq_buf_deinit(&c->run.pre);
+  tqh_exec_result_deinit(&c->got);
+  tq_free(c);
+  return status;
 }

@@ -175,6 +175,40 @@ void tqh_exec_result_deinit(tqh_exec_result_t *result);
 tq_status_t tqh_ssh_exec(tqh_ssh_session_t *session, const char *const argv[],
                          const tqh_exec_options_t *options, tqh_exec_result_t *out) TQ_MUST_USE;
 
+/* ---- Kept channels -------------------------------------------------------------------- */
+
+/* A remote command left running on its own channel of the session (a resident agent, say),
+ * started like tqh_ssh_exec (quoted argv, the wrapper and its PID line, which is taken out). */
+typedef struct tqh_ssh_channel_s tqh_ssh_channel_t;
+
+/* Starts argv on a new channel of the session. Errors: those of tqh_ssh_exec. */
+tq_status_t tqh_ssh_channel_start(tqh_ssh_session_t *session, const char *const argv[],
+                                  tqh_ssh_channel_t **out_channel) TQ_MUST_USE;
+
+/* Writes all `len` bytes to the command's stdin, reading its output meanwhile (kept for the next
+ * read) while the channel's window is full. Errors: TQ_UNAVAILABLE (connection lost, or the
+ * channel belongs to a connection before a reconnect). */
+tq_status_t tqh_ssh_channel_write(tqh_ssh_channel_t *channel, const void *data,
+                                  size_t len) TQ_MUST_USE;
+
+/* Waits until some output came, the command's output ended (*out_eof = 1) or deadline_ns
+ * (CLOCK_MONOTONIC, tqh_now_ns; nothing appended, not an error), and appends what came on stdout
+ * and stderr to `out` and `err` (may be the same buffer). Errors: as tqh_ssh_channel_write. */
+tq_status_t tqh_ssh_channel_read(tqh_ssh_channel_t *channel, uint64_t deadline_ns, tq_buf_t *out,
+                                 tq_buf_t *err, int *out_eof) TQ_MUST_USE;
+
+/* Kills the command's process group on the board (as tqh_ssh_exec's timeout does), over a second
+ * channel. Errors: TQ_UNAVAILABLE, TQ_DEADLINE_EXCEEDED (the kill itself hung). */
+tq_status_t tqh_ssh_channel_kill(tqh_ssh_channel_t *channel) TQ_MUST_USE;
+
+/* The command's PID on the board (its wrapper line), or 0 before it came. */
+long tqh_ssh_channel_pid(const tqh_ssh_channel_t *channel);
+
+/* Ends the channel: EOF on the command's stdin, its end awaited for up to 2 s, and frees it.
+ * Returns its exit status (128 + N for signal N), or -1 when it did not end or is unknown (a
+ * channel of a lost connection is only freed). Accepts NULL. */
+int tqh_ssh_channel_close(tqh_ssh_channel_t *channel);
+
 /* The remote command line tqh_ssh_exec sends for argv and options (the wrapper included),
  * appended to `out`; for logs and tests. Errors: TQ_INVALID_ARGUMENT, TQ_OUT_OF_MEMORY. */
 tq_status_t tqh_ssh_command_line(const char *const argv[], const tqh_exec_options_t *options,
