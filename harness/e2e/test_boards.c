@@ -1080,6 +1080,44 @@ out:
 }
 END_TEST
 
+
+START_TEST(board_agent_killed_mid_test_is_an_infra_error_and_the_next_attempt_runs) {
+  fx_t fx;
+  if (!fx_start(&fx, 1)) goto out;
+  fx_config(&fx, &fx.s, NULL);
+  char *suite = fx_suite(&fx, &fx.s, NULL, 3, "t");
+  /* The first call kills the board agent (the runtime's parent) in the middle of the test; the
+   * others run the real runtime. */
+  char *flag = FX_PATH(&fx, "%s/agent-killed", fx.s.dir);
+  char *body = FX_PATH(&fx,
+                       "if [ ! -e '%s' ]; then : > '%s'; echo partial; kill -s KILL $PPID; "
+                       "exit 0; fi\nexec '%s' \"$@\"\n",
+                       flag, flag, real_runtime());
+  char *fake = fx_own(&fx, write_fake_runtime(&fx.s, "agent-killing-runtime", body));
+  char *rt_opt = FX_PATH(&fx, "--torq-run-module=%s", fake);
+  const char *args[] = {suite, BOARD_ARGS, "--update-astra-runtime", rt_opt, "-v", NULL};
+  const e2e_proc_t *p = fx_run(&fx, &fx.s, NULL, args);
+  /* An infrastructure error for the test that was running, retried once on a new agent; every
+   * test passes in the end. */
+  ck_assert_msg(p->exit_code == 0, "exit %d\n%s\n%s", p->exit_code, p->out, p->err);
+  ck_assert_msg(e2e_exists(flag), "the runtime never ran");
+  char *run = fx_only_run(&fx, &fx.s);
+  char *journal = fx_journal(&fx, run);
+  ck_assert_msg(strstr(journal, "first attempt: infra_connection"), "%s", journal);
+  ck_assert_msg(strstr(journal, "board agent ended"), "%s", journal);
+  ck_assert_msg(strstr(p->out, "trying once more"), "%s", p->out);
+  char *log = fx_own(&fx, board_log(run));
+  const char *first = strstr(log, "board agent started");
+  ck_assert_msg(first && strstr(first + 1, "board agent started"), "%s", log);
+  size_t tests = 0, failures = 0, errors = 0;
+  fx_junit(&fx, run, &tests, &failures, &errors);
+  ck_assert_uint_eq(tests, 3);
+  ck_assert_uint_eq(failures + errors, 0);
+out:
+  fx_free(&fx);
+}
+END_TEST
+
 Suite *e2e_suite_boards(void) {
   Suite *s = suite_create("boards");
   TCase *tc = tcase_create("boards");
@@ -1091,6 +1129,7 @@ Suite *e2e_suite_boards(void) {
   tcase_add_test(tc, wrong_user_key_gives_a_clear_error);
   tcase_add_test(tc, hanging_runtime_times_out_and_is_killed_on_the_board);
   tcase_add_test(tc, runtime_failure_is_a_failure_and_a_full_disk_an_infra_error);
+  tcase_add_test(tc, board_agent_killed_mid_test_is_an_infra_error_and_the_next_attempt_runs);
   tcase_add_test(tc, stale_lease_of_a_killed_run_is_taken_over_after_it_expires);
   tcase_add_test(tc, busy_board_is_waited_for_then_given_up_after_the_lease_wait);
   tcase_add_test(tc, two_runners_on_one_board_take_turns);

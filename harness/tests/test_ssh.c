@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "suites.h"
 #include "torq/base/sha256.h"
 #include "torq/base/str.h"
+#include "torq/harness/board.h"
 #include "torq/harness/ssh.h"
 #include "tq_test.h"
 
@@ -999,6 +1001,217 @@ START_TEST(ssh_keepalive_keeps_an_idle_session) {
 }
 END_TEST
 
+
+/* ---- The board's resident agent (tqh_board_run) --------------------------------------------- */
+
+static tqh_board_conn_t *agent_board(int no_agent, char *root, size_t size) {
+  snprintf(root, size, "%s/root-%d", g_board.tmp, no_agent);
+  tqh_board_spec_t spec;
+  memset(&spec, 0, sizeof(spec));
+  spec.name = "loop";
+  board_options(&spec.ssh);
+  spec.ssh.reconnect_attempts = 2;
+  spec.ssh.reconnect_backoff_ms = 50;
+  spec.board_root = root;
+  tqh_board_options_t bo;
+  tqh_board_options_initialize(&bo);
+  bo.no_agent = no_agent;
+  tqh_board_conn_t *c = NULL;
+  TH_OK(tqh_board_connect(&spec, &bo, &c));
+  return c;
+}
+
+/* Runs argv in `work` (after removing `prev`); returns the result's exit status, signals as
+ * 128 + N whichever way they came. */
+static int board_run(tqh_board_conn_t *c, const char *prev, const char *work,
+                     const char *const argv[], tqh_exec_result_t *r) {
+  TH_OK(tqh_board_run(c, prev, work, argv, NULL, r));
+  return r->signal > 0 ? 128 + r->signal : r->exit_status;
+}
+
+static int is_dir(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+START_TEST(board_run_through_the_agent_gives_what_an_exec_of_its_own_gives) {
+  NEED_BOARD();
+  for (int no_agent = 0; no_agent < 2; no_agent++) {
+    char root[4200], w1[4300], w2[4300], file[4300], bad[4400], cwd[4400];
+    tqh_board_conn_t *c = agent_board(no_agent, root, sizeof(root));
+    snprintf(w1, sizeof(w1), "%s/work/t1", root);
+    snprintf(w2, sizeof(w2), "%s/work/t 2 'q'", root);
+    snprintf(file, sizeof(file), "%s/a-file", root);
+    snprintf(bad, sizeof(bad), "%s/sub", file);
+    tqh_exec_result_t r;
+    tqh_exec_result_init(&r);
+    /* Both streams exactly, the last line without its newline too, and the exit status. */
+    const char *const both[] = {"sh", "-c", "printf 'o1\\no2'; printf 'e1\\n' >&2; exit 3", NULL};
+    ck_assert_int_eq(board_run(c, NULL, w1, both, &r), 3);
+    ck_assert_str_eq(r.out.data, "o1\no2");
+    ck_assert_str_eq(r.err.data, "e1\n");
+    /* It runs in its folder, made for it; the previous folder goes. */
+    const char *const pwd[] = {"pwd", NULL};
+    ck_assert_int_eq(board_run(c, w1, w2, pwd, &r), 0);
+    snprintf(cwd, sizeof(cwd), "%s\n", w2);
+    ck_assert_str_eq(r.out.data, cwd);
+    ck_assert_int_eq(r.err.len, 0);
+    const char *const t[] = {"true", NULL};
+    ck_assert_int_eq(board_run(c, NULL, w2, t, &r), 0); /* the agent removed w1 after replying */
+    ck_assert(!is_dir(w1));
+    ck_assert(is_dir(w2));
+    /* No output at all; a folder that cannot be made; a runtime that cannot be started; a
+     * signal. */
+    ck_assert_int_eq(board_run(c, NULL, w2, t, &r), 0);
+    ck_assert_int_eq(r.out.len, 0);
+    ck_assert_int_eq(r.err.len, 0);
+    FILE *f = fopen(file, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    ck_assert_int_eq(board_run(c, NULL, bad, t, &r), 125);
+    const char *const missing[] = {"/nonexistent/torq-run-module", NULL};
+    ck_assert_int_eq(board_run(c, NULL, w2, missing, &r), 127);
+    const char *const killed[] = {"sh", "-c", "kill -s KILL $$", NULL};
+    ck_assert_int_eq(board_run(c, NULL, w2, killed, &r), 128 + SIGKILL);
+    /* Arguments the shell would love to interpret reach the command unharmed (those with a
+     * newline take an exec of their own). */
+    size_t n = sizeof(k_hard_args) / sizeof(k_hard_args[0]);
+    const char *argv[64];
+    argv[0] = "printf";
+    argv[1] = "%s\\0";
+    for (int nl = 0; nl < 2; nl++) {
+      size_t k = 2;
+      tq_buf_t want;
+      tq_buf_init(&want, 0);
+      for (size_t i = 0; i < n; i++) {
+        if (!nl && strchr(k_hard_args[i], '\n')) continue;
+        argv[k++] = k_hard_args[i];
+        TH_OK(tq_buf_append(&want, k_hard_args[i], strlen(k_hard_args[i]) + 1));
+      }
+      argv[k] = NULL;
+      ck_assert_int_eq(board_run(c, NULL, w2, argv, &r), 0);
+      ck_assert_uint_eq(r.out.len, want.len);
+      ck_assert(memcmp(r.out.data, want.data, want.len) == 0);
+      tq_buf_deinit(&want);
+    }
+    ck_assert(access("/tmp/torq-pwned", F_OK) != 0);
+    /* Output far over the limit is cut there, and the reply still ends where it should. */
+    tqh_exec_options_t eo;
+    tqh_exec_options_initialize(&eo);
+    eo.output_limit = 1000;
+    const char *const big[] = {"sh", "-c", "i=0; while [ $i -lt 3000 ]; do echo 0123456789; "
+                               "i=$((i+1)); done; echo tail >&2", NULL};
+    TH_OK(tqh_board_run(c, NULL, w2, big, &eo, &r));
+    ck_assert_int_eq(r.exit_status, 0);
+    ck_assert_uint_eq(r.out.len, 1000);
+    ck_assert_int_eq(r.out_truncated, 1);
+    ck_assert_str_eq(r.err.data, "tail\n");
+    /* One agent served every call (none with no_agent). */
+    ck_assert_uint_eq(tqh_board_agents_started(c), no_agent ? 0 : 1);
+    /* The timeout kills the command (the agent with it); the next call starts a new agent. */
+    eo.timeout_ms = 500;
+    const char *const sleep30[] = {"sleep", "30", NULL};
+    double t0 = now_s();
+    expect_error(tqh_board_run(c, NULL, w2, sleep30, &eo, &r), TQ_DEADLINE_EXCEEDED, NULL);
+    ck_assert_msg(now_s() - t0 < 10.0, "the timeout took %.3f s", now_s() - t0);
+    ck_assert_int_eq(r.timed_out, 1);
+    const char *const echo[] = {"echo", "after", NULL};
+    ck_assert_int_eq(board_run(c, NULL, w2, echo, &r), 0);
+    ck_assert_str_eq(r.out.data, "after\n");
+    ck_assert_uint_eq(tqh_board_agents_started(c), no_agent ? 0 : 2);
+    tqh_exec_result_deinit(&r);
+    tqh_board_disconnect(c);
+  }
+}
+END_TEST
+
+START_TEST(board_agent_that_crashes_fails_its_call_as_infra_and_the_next_call_restarts_it) {
+  NEED_BOARD();
+  char root[4200], w[4300];
+  tqh_board_conn_t *c = agent_board(0, root, sizeof(root));
+  snprintf(w, sizeof(w), "%s/work/t", root);
+  tqh_exec_result_t r;
+  tqh_exec_result_init(&r);
+  const char *const echo[] = {"echo", "ok", NULL};
+  ck_assert_int_eq(board_run(c, NULL, w, echo, &r), 0);
+  /* The command kills the agent (its parent) in the middle of the call: an infrastructure error
+   * of that call, the connection stays. */
+  const char *const crash[] = {"sh", "-c", "echo started; kill -s KILL $PPID; exit 0", NULL};
+  tq_status_t st = tqh_board_run(c, NULL, w, crash, NULL, &r);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_str_eq(tqh_board_fault_type(st), "infra_connection");
+  const char *const needles[] = {"board agent ended", "killed by signal 9", NULL};
+  expect_error(st, TQ_UNAVAILABLE, needles);
+  ck_assert_int_eq(tqh_board_is_connected(c), 1);
+  ck_assert_ptr_nonnull(strstr(r.out.data ? r.out.data : "", "started"));
+  ck_assert_int_eq(board_run(c, NULL, w, echo, &r), 0);
+  ck_assert_str_eq(r.out.data, "ok\n");
+  ck_assert_uint_eq(tqh_board_agents_started(c), 2);
+  /* Killed while idle (from outside): the next call notices and starts another. */
+  char pid[32];
+  snprintf(pid, sizeof(pid), "%d", r.remote_pid);
+  ck_assert_int_gt(r.remote_pid, 1);
+  const char *const kill9[] = {"kill", "-s", "KILL", pid, NULL};
+  tqh_exec_result_t k;
+  tqh_exec_result_init(&k);
+  TH_OK(tqh_ssh_exec(tqh_board_session(c), kill9, NULL, &k));
+  ck_assert_int_eq(k.exit_status, 0);
+  tqh_exec_result_deinit(&k);
+  usleep(300 * 1000);
+  ck_assert_int_eq(board_run(c, NULL, w, echo, &r), 0);
+  ck_assert_str_eq(r.out.data, "ok\n");
+  ck_assert_uint_eq(tqh_board_agents_started(c), 3);
+  tqh_exec_result_deinit(&r);
+  tqh_board_disconnect(c);
+}
+END_TEST
+
+START_TEST(board_agent_goes_with_a_dropped_connection_and_comes_back_after_reconnect) {
+  NEED_BOARD();
+  char root[4200], w[4300];
+  tqh_board_conn_t *c = agent_board(0, root, sizeof(root));
+  snprintf(w, sizeof(w), "%s/work/t", root);
+  tqh_exec_result_t r;
+  tqh_exec_result_init(&r);
+  const char *const echo[] = {"echo", "ok", NULL};
+  ck_assert_int_eq(board_run(c, NULL, w, echo, &r), 0);
+  /* The board goes away in the middle of a call. */
+  pid_t killer = fork();
+  ck_assert_int_ge(killer, 0);
+  if (killer == 0) {
+    usleep(300 * 1000);
+    _exit(board_cmd("kill") ? 0 : 1);
+  }
+  const char *const sleep30[] = {"sleep", "30", NULL};
+  double t0 = now_s();
+  tq_status_t st = tqh_board_run(c, NULL, w, sleep30, NULL, &r);
+  double took = now_s() - t0;
+  int status = 0;
+  ck_assert_int_eq(waitpid(killer, &status, 0), killer);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  expect_error(st, TQ_UNAVAILABLE, NULL);
+  ck_assert_msg(took < 10.0, "noticing the loss took %.3f s", took);
+  ck_assert_int_eq(tqh_board_is_connected(c), 0);
+  expect_error(tqh_board_run(c, NULL, w, echo, NULL, &r), TQ_UNAVAILABLE, NULL);
+  /* Back, reconnected: a new agent on the new connection. */
+  ck_assert(board_cmd("start"));
+  TH_OK(tqh_board_reconnect(c));
+  ck_assert_int_eq(board_run(c, NULL, w, echo, &r), 0);
+  ck_assert_str_eq(r.out.data, "ok\n");
+  ck_assert_uint_eq(tqh_board_agents_started(c), 2);
+  /* Dropped between calls: the call says so, reconnecting brings a third agent. */
+  ck_assert(board_cmd("kill"));
+  expect_error(tqh_board_run(c, NULL, w, echo, NULL, &r), TQ_UNAVAILABLE, NULL);
+  ck_assert(board_cmd("start"));
+  TH_OK(tqh_board_reconnect(c));
+  ck_assert_int_eq(board_run(c, NULL, w, echo, &r), 0);
+  ck_assert_str_eq(r.out.data, "ok\n");
+  ck_assert_uint_eq(tqh_board_agents_started(c), 3);
+  tqh_exec_result_deinit(&r);
+  tqh_board_disconnect(c);
+}
+END_TEST
+
 Suite *ssh_suite(void) {
   Suite *s = suite_create("ssh");
   TCase *tc = tcase_create("board");
@@ -1021,6 +1234,8 @@ Suite *ssh_suite(void) {
   tcase_add_test(tc, ssh_connection_refused_is_unavailable);
   tcase_add_test(tc, ssh_forked_child_abandons_the_session_without_breaking_it);
   tcase_add_test(tc, ssh_keepalive_keeps_an_idle_session);
+  tcase_add_test(tc, board_run_through_the_agent_gives_what_an_exec_of_its_own_gives);
+  tcase_add_test(tc, board_agent_that_crashes_fails_its_call_as_infra_and_the_next_call_restarts_it);
   suite_add_tcase(s, tc);
 
   /* Its own board: these tests kill and restart it. */
@@ -1028,6 +1243,7 @@ Suite *ssh_suite(void) {
   tcase_add_unchecked_fixture(faults, board_setup, board_teardown);
   tcase_set_timeout(faults, 120);
   tcase_add_test(faults, ssh_server_killed_mid_command_is_unavailable_and_reconnect_works);
+  tcase_add_test(faults, board_agent_goes_with_a_dropped_connection_and_comes_back_after_reconnect);
   suite_add_tcase(s, faults);
   return s;
 }

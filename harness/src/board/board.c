@@ -247,6 +247,7 @@ tq_status_t tqh_board_connect(const tqh_board_spec_t *spec, const tqh_board_opti
 
 void tqh_board_disconnect(tqh_board_conn_t *conn) {
   if (!conn) return;
+  tqh__board_agent_stop(conn);
   tqh_ssh_disconnect(conn->ssh);
   conn_free(conn);
 }

@@ -3,8 +3,9 @@
  * cache, the timed remote invocations and the downloads.
  *
  * Remote layout of a test: <board_root>/<username>/work/<run-id>/<test id, '/' made '+'>/ holds
- * output_N.npy and profile.csv; the command that runs the runtime also removes the previous
- * test's folder, so cleaning costs no extra round trip.
+ * output_N.npy and profile.csv; the request that runs the runtime (tqh_board_run, through the
+ * board's resident agent) also removes the previous test's folder, so cleaning costs no extra
+ * round trip.
  *
  * Log lines go to the execution's log (-v) or notes (always shown) and, with a UTC timestamp, to
  * board-<name>.log in the run folder, so that a run's board events (connections, runtime sync,
@@ -48,16 +49,6 @@ struct tqh_board_worker_s {
 #define SLACK_S 30.0
 /* Largest output file read back. */
 #define MAX_OUTPUT_BYTES ((size_t)1 << 30)
-
-/* Removes the previous test's folder, makes this one, runs the runtime in it. Exit status 125
- * when the folder cannot be made; the shell's 126/127 when the runtime cannot be started. */
-static const char k_run_script[] =
-    "p=$1 w=$2\n"
-    "shift 2\n"
-    "if [ -n \"$p\" ]; then rm -rf -- \"$p\"; fi\n"
-    "mkdir -p -- \"$w\" || exit 125\n"
-    "cd -- \"$w\" || exit 125\n"
-    "exec \"$@\"\n";
 
 /* ---- Messages to the execution and the board log -------------------------------------------- */
 
@@ -351,20 +342,13 @@ static int stage(job_t *j) {
   return 1;
 }
 
-/* The command line: the run script, the previous and this work folder, the runtime and its
- * options. Only `prev` changes between invocations (argv[4]). */
+/* The command line: the runtime and its options (tqh_board_run runs it in the work folder). */
 static tq_status_t build_argv(job_t *j) {
   const tqh__board_test_t *bt = j->bt;
   size_t max = 16 + bt->num_inputs + bt->num_outputs;
   j->argv = tq_calloc(max, sizeof(char *));
   j->owned = tq_calloc(max, sizeof(char *));
   if (!j->argv || !j->owned) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  j->argv[j->argc++] = "sh";
-  j->argv[j->argc++] = "-c";
-  j->argv[j->argc++] = k_run_script;
-  j->argv[j->argc++] = "torq-run";
-  j->argv[j->argc++] = ""; /* prev */
-  j->argv[j->argc++] = j->work;
   j->argv[j->argc++] = tqh_board_runtime(j->bw->conn);
   TQ_TRY(own(j, tq_strdup_printf("--module=%s", j->model_remote)));
   for (size_t i = 0; i < bt->num_inputs; i++)
@@ -411,11 +395,11 @@ static int invoke_all(job_t *j) {
       ok = fault(bw, r, st);
       break;
     }
-    j->argv[4] = i == 0 && bw->prev_work ? bw->prev_work : "";
+    const char *prev = i == 0 ? bw->prev_work : NULL;
     send_phase(bw, "run", bt->run_timeout_s + SLACK_S);
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
-    st = tqh_ssh_exec(tqh_board_session(bw->conn), j->argv, &eo, &res);
+    st = tqh_board_run(bw->conn, prev, j->work, j->argv, &eo, &res);
     clock_gettime(CLOCK_MONOTONIC, &b);
     double wall = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
     r->run_s += wall;
@@ -426,7 +410,7 @@ static int invoke_all(job_t *j) {
     keep_output(bw, &res, i, runs);
     if (st) {
       if (tq_status_code(st) == TQ_DEADLINE_EXCEEDED) {
-        /* The transport names the command ("sh"); say which, and where. */
+        /* The transport names the command; say which, and where. */
         tq_status_t t = TQ_STATUS(TQ_DEADLINE_EXCEEDED,
                                   "board %s: torq-run-module ran past the run timeout of %gs%s "
                                   "and was killed",

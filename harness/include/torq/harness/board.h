@@ -89,6 +89,7 @@ typedef struct tqh_board_options_s {
   double lease_renew_s;     /* renew after this long; default 10 */
   double lease_wait_s;      /* wait this long for a lease someone else holds; default 600 */
   const char *lease_owner;  /* "user=U host=H pid=P run=R"; NULL: made from this process */
+  int no_agent;             /* tqh_board_run without the resident agent: an exec per call */
   tqh_board_log_fn log;     /* may be NULL */
   void *log_ctx;
 } tqh_board_options_t;
@@ -104,6 +105,22 @@ typedef struct tqh_board_conn_s tqh_board_conn_t;
  * of tqh_ssh_connect, annotated with the board's name and what to check. */
 tq_status_t tqh_board_connect(const tqh_board_spec_t *spec, const tqh_board_options_t *options,
                               tqh_board_conn_t **out_conn) TQ_MUST_USE;
+
+/* Runs argv (the runtime and its options) in the folder `work` on the board, made first, after
+ * removing the folder `prev` (NULL or "": none), with options' timeout_ms and output_limit, and
+ * fills `out` as tqh_ssh_exec does: exit status 125 when `work` cannot be made, 126/127 when argv
+ * cannot be started, 128 + N (or `signal`) when signal N killed it. Through the board's resident
+ * agent (board_agent.c: started on the connection's first call, one framed request per call on
+ * its kept channel), else (no_agent, or an argument with a newline) one exec of its own.
+ * Errors: TQ_DEADLINE_EXCEEDED (killed at the timeout; `out` holds what it wrote), TQ_UNAVAILABLE
+ * (the connection was lost, or the agent ended during the call: the next call starts a new one),
+ * TQ_INVALID_ARGUMENT, TQ_OUT_OF_MEMORY. */
+tq_status_t tqh_board_run(tqh_board_conn_t *conn, const char *prev, const char *work,
+                          const char *const argv[], const tqh_exec_options_t *options,
+                          tqh_exec_result_t *out) TQ_MUST_USE;
+
+/* How many agents tqh_board_run started on this connection so far (for logs and tests). */
+unsigned tqh_board_agents_started(const tqh_board_conn_t *conn);
 
 /* Closes the session (a held lease is NOT released: call tqh_board_lease_release first) and frees
  * the connection. Accepts NULL. */
