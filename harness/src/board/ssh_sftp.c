@@ -1,6 +1,7 @@
 /* Files on the board over SFTP (ssh.h): upload from a file or a buffer, download to a file
- * (atomically on this side) or a buffer, stat, mkdir -p, unlink; rename through `mv -f`, since
- * libssh2 1.10 cannot ask for OpenSSH's posix-rename and plain SFTP rename refuses to replace.
+ * (atomically on this side) or a buffer, stat, mkdir -p, unlink; rename through SFTP's rename,
+ * else through `mv -f`, since libssh2 1.10 cannot ask for OpenSSH's posix-rename and plain SFTP
+ * rename refuses to replace.
  * The session is in blocking mode here, with io_timeout_ms as libssh2's API timeout. */
 #include <errno.h>
 #include <fcntl.h>
@@ -336,6 +337,13 @@ tq_status_t tqh_ssh_unlink(tqh_ssh_session_t *session, const char *path) {
 }
 
 tq_status_t tqh_ssh_rename(tqh_ssh_session_t *session, const char *from, const char *to) {
+  /* SFTP's own rename first: one request where `to` does not exist yet (a new file of the
+   * board's cache, the usual case); it refuses to replace, and then `mv -f` does. */
+  TQ_TRY(sftp_ready(session));
+  if (libssh2_sftp_rename_ex(session->sftp, from, (unsigned)strlen(from), to, (unsigned)strlen(to),
+                             LIBSSH2_SFTP_RENAME_ATOMIC | LIBSSH2_SFTP_RENAME_NATIVE) == 0)
+    return NULL;
+  TQ_TRY(tqh__ssh_ready(session));
   const char *const argv[] = {"mv", "-f", "--", from, to, NULL};
   tqh_exec_result_t res;
   tqh_exec_result_init(&res);

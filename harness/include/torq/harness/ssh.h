@@ -248,8 +248,9 @@ tq_status_t tqh_ssh_download(tqh_ssh_session_t *session, const char *remote_path
 tq_status_t tqh_ssh_download_buffer(tqh_ssh_session_t *session, const char *remote_path,
                                     size_t limit, tq_buf_t *out) TQ_MUST_USE;
 
-/* Renames `from` to `to` on the board, replacing `to` atomically when it exists (rename(2), via
- * `mv -f`; both on one file system; `to` must not be a folder).
+/* Renames `from` to `to` on the board, replacing `to` atomically when it exists (SFTP's rename,
+ * one request, where `to` does not exist; else rename(2) via `mv -f`; both on one file system;
+ * `to` must not be a folder).
  * Errors: TQ_NOT_FOUND (from), TQ_IO, TQ_UNAVAILABLE. */
 tq_status_t tqh_ssh_rename(tqh_ssh_session_t *session, const char *from,
                            const char *to) TQ_MUST_USE;
