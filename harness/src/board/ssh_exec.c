@@ -534,6 +534,15 @@ long tqh_ssh_channel_pid(const tqh_ssh_channel_t *c) {
   return c->run.pid;
 }
 
+/* Waits for the socket until `deadline`: 0 when it passed or the wait failed. */
+static int wait_until(tqh_ssh_session_t *s, uint64_t deadline) {
+  if (tqh_now_ns() >= deadline) return 0;
+  tq_status_t w = tqh__ssh_wait(s, deadline);
+  if (!w) return 1;
+  tq_status_free(w);
+  return 0;
+}
+
 int tqh_ssh_channel_close(tqh_ssh_channel_t *c) {
   if (!c) return 0;
   int status = -1;
@@ -542,13 +551,7 @@ int tqh_ssh_channel_close(tqh_ssh_channel_t *c) {
     int was = set_nonblocking(s);
     /* EOF on its stdin, then its exit status if it ends within a moment. */
     uint64_t deadline = tqh__ssh_deadline(2000);
-    while (libssh2_channel_send_eof(c->run.ch) == LIBSSH2_ERROR_EAGAIN &&
-           tqh_now_ns() < deadline) {
-      tq_status_t w = tqh__ssh_wait(s, deadline);
-      if (w) {
-        tq_status_free(w);
-        break;
-      }
+    while (libssh2_channel_send_eof(c->run.ch) == LIBSSH2_ERROR_EAGAIN && wait_until(s, deadline)) {
     }
     tq_buf_t sink;
     tq_buf_init(&sink, 0);
@@ -565,21 +568,11 @@ int tqh_ssh_channel_close(tqh_ssh_channel_t *c) {
     if (eof && s->connected) {
       int rc;
       while ((rc = libssh2_channel_close(c->run.ch)) == LIBSSH2_ERROR_EAGAIN &&
-             tqh_now_ns() < deadline) {
-        tq_status_t w = tqh__ssh_wait(s, deadline);
-        if (w) {
-          tq_status_free(w);
-          break;
-        }
+             wait_until(s, deadline)) {
       }
       if (rc == 0) {
         while ((rc = libssh2_channel_wait_closed(c->run.ch)) == LIBSSH2_ERROR_EAGAIN &&
-               tqh_now_ns() < deadline) {
-          tq_status_t w = tqh__ssh_wait(s, deadline);
-          if (w) {
-            tq_status_free(w);
-            break;
-          }
+               wait_until(s, deadline)) {
         }
       }
       if (rc == 0) {
