@@ -295,27 +295,33 @@ START_TEST(measured_times_need_every_condition) {
     const char *why;
   } cases[] = {
       {k_up20, 5, NULL, 0, TQH_BASELINE_REGRESSED,
-       "+20.0% beyond the floor 5.0%; U test p=0.0079 < 0.01; run-to-run spread: 0 earlier "
+       "+20.0% beyond the floor 5.0%; U test p=0.0079 < 0.01; between-run noise: 0 earlier "
        "runs, 3 needed"},
       {k_mixed, 5, NULL, 0, TQH_BASELINE_NOISE,
-       "+20.0% beyond the floor 5.0%; U test p=0.45 >= 0.01; run-to-run spread: 0 earlier runs, "
+       "+20.0% beyond the floor 5.0%; U test p=0.45 >= 0.01; between-run noise: 0 earlier runs, "
        "3 needed"},
       {k_up3, 5, NULL, 0, TQH_BASELINE_NOISE,
-       "+3.0% within the floor 5.0%; U test p=0.0079 < 0.01; run-to-run spread: 0 earlier runs, "
+       "+3.0% within the floor 5.0%; U test p=0.0079 < 0.01; between-run noise: 0 earlier runs, "
        "3 needed"},
       {k_four, 4, NULL, 0, TQH_BASELINE_INSUFFICIENT,
        "5 samples in the baseline, 4 now: 5 needed on each side"},
-      /* Earlier runs' medians 0.9 .. 1.2: a spread of 30% swallows +20%. */
+      /* Earlier runs' medians 0.9, 1.0, 1.2: mean 1.0333, s 0.15275; t(0.01, 2) = 9.9248
+       * (tables): the interval 9.9248 * 0.15275 * sqrt(4/3) = 169.4% swallows +16.1%. */
       {k_up20, 5, (const double[]){0.9, 1.0, 1.2}, 3, TQH_BASELINE_NOISE,
-       "+20.0% beyond the floor 5.0%; U test p=0.0079 < 0.01; within the run-to-run spread "
-       "30.0% (3 runs)"},
-      /* 0.98 .. 1.02: 4%. */
+       "+20.0% beyond the floor 5.0%; U test p=0.0079 < 0.01; +16.1% from the mean of 3 earlier "
+       "runs, within their 99% prediction interval ±169.4%"},
+      /* 0.98, 1.0, 1.02, 1.01: mean 1.0025, s 0.017078, t(0.01, 3) = 5.8409: ±11.1%. */
       {k_up20, 5, (const double[]){0.98, 1.0, 1.02, 1.01}, 4, TQH_BASELINE_REGRESSED,
-       "+20.0% beyond the floor 5.0%; U test p=0.0079 < 0.01; beyond the run-to-run spread 4.0% "
-       "(4 runs)"},
+       "+20.0% beyond the floor 5.0%; U test p=0.0079 < 0.01; +19.7% from the mean of 4 earlier "
+       "runs, beyond their 99% prediction interval ±11.1%"},
+      /* Up from the baseline run, but below the earlier runs (1.29 .. 1.31): not beyond them on
+       * the side of the change. */
+      {k_up20, 5, (const double[]){1.29, 1.30, 1.31}, 3, TQH_BASELINE_NOISE,
+       "+20.0% beyond the floor 5.0%; U test p=0.0079 < 0.01; -7.7% from the mean of 3 earlier "
+       "runs, within their 99% prediction interval ±8.8%"},
       /* Two earlier runs are not enough to measure the noise: they are not used. */
       {k_up20, 5, (const double[]){0.5, 1.5}, 2, TQH_BASELINE_REGRESSED,
-       "+20.0% beyond the floor 5.0%; U test p=0.0079 < 0.01; run-to-run spread: 2 earlier "
+       "+20.0% beyond the floor 5.0%; U test p=0.0079 < 0.01; between-run noise: 2 earlier "
        "runs, 3 needed"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -383,7 +389,7 @@ START_TEST(history_baselines_pool_the_last_runs) {
   char *path = th_path(dir, "h.sqlite");
   tqh_history_t *h = NULL;
   TH_OK(tqh_history_open(path, NULL, &h));
-  /* Five earlier runs, medians 1.00 .. 1.04 (a 4% spread), OVERALL 100 then 120 (last). */
+  /* Five earlier runs, medians 1.002 .. 1.042, OVERALL 100 then 120 (last). */
   for (int r = 0; r < 5; r++) {
     double s[5];
     for (int k = 0; k < 5; k++) s[k] = 1.0 + 0.01 * r + 0.001 * k;
@@ -418,7 +424,10 @@ START_TEST(history_baselines_pool_the_last_runs) {
   ck_assert_str_eq(c.rows[1].metric, "device_time");
   ck_assert_uint_eq(c.rows[1].n_base, 20); /* 4 runs x 5 samples */
   ck_assert_uint_eq(c.rows[1].earlier_runs, 4);
-  ck_assert_double_eq_tol(c.rows[1].run_noise_pct, 0.03 / 1.027 * 100, 1e-6);
+  /* The last 4: 1.012 .. 1.042, mean 1.027, s = sqrt(0.0005 / 3); t(0.01, 3) = 5.840909. */
+  ck_assert_double_eq_tol(c.rows[1].run_mean, 1.027, 1e-9);
+  ck_assert_double_eq_tol(c.rows[1].run_noise_pct,
+                          5.840909 * sqrt(0.0005 / 3) * sqrt(1.25) / 1.027 * 100, 1e-4);
   ck_assert_int_eq(c.rows[1].change, TQH_BASELINE_REGRESSED);
   ck_assert_str_eq(c.rows[2].metric, "OVERALL"); /* the latest run's value */
   ck_assert(c.rows[2].base == 120 && c.rows[2].change == TQH_BASELINE_SAME);

@@ -136,6 +136,36 @@ START_TEST(t_quantiles_match_the_table) {
 }
 END_TEST
 
+/* Two-sided 1% quantiles, from published tables of Student's t (0.995 column). */
+static const struct {
+  size_t df;
+  double t;
+} t99_cases[] = {
+    {1, 63.656741}, {2, 9.924843},  {3, 5.840909},  {4, 4.604095},   {9, 3.249836},
+    {10, 3.169273}, {29, 2.756386}, {30, 2.749996}, {60, 2.660283}, {120, 2.617421},
+};
+
+START_TEST(t_two_sided_quantiles_match_the_tables) {
+  ck_assert_double_eq_tol(tqh_stats_t_two_sided(0.01, t99_cases[_i].df), t99_cases[_i].t,
+                          2e-6 * t99_cases[_i].t);
+}
+END_TEST
+
+/* The same function at 5% agrees with the other implementation (the 0.975 table up to 30
+ * degrees of freedom, the expansion beyond); it tends to the normal quantile. */
+START_TEST(t_two_sided_agrees_with_t975) {
+  for (size_t df = 1; df <= 200; df++)
+    ck_assert_msg(fabs(tqh_stats_t_two_sided(0.05, df) - tqh_stats_t975(df)) < 2e-6,
+                  "df %zu: %.7f against %.7f", df, tqh_stats_t_two_sided(0.05, df),
+                  tqh_stats_t975(df));
+  /* z + (z^3 + z) / (4 df) with z = 2.5758293, the normal quantile. */
+  ck_assert_double_eq_tol(tqh_stats_t_two_sided(0.01, 100000), 2.5758785, 2e-6);
+  ck_assert(tqh_stats_t_two_sided(0.01, 0) == 0);
+  ck_assert(tqh_stats_t_two_sided(0, 5) == 0 && tqh_stats_t_two_sided(1, 5) == 0);
+  ck_assert(tqh_stats_t_two_sided(NAN, 5) == 0);
+}
+END_TEST
+
 START_TEST(median_inplace_sorts) {
   double x[] = {3, 1, 2};
   ck_assert(tqh_stats_median_inplace(x, 3) == 2);
@@ -157,6 +187,9 @@ Suite *stats_suite(void) {
   tcase_add_test(tc, stats_reject_non_finite_samples);
   tcase_add_loop_test(tc, t_quantiles_match_the_table, 0,
                       (int)(sizeof(t_cases) / sizeof(t_cases[0])));
+  tcase_add_loop_test(tc, t_two_sided_quantiles_match_the_tables, 0,
+                      (int)(sizeof(t99_cases) / sizeof(t99_cases[0])));
+  tcase_add_test(tc, t_two_sided_agrees_with_t975);
   tcase_add_test(tc, median_inplace_sorts);
   suite_add_tcase(s, tc);
   return s;

@@ -31,6 +31,41 @@ double tqh_stats_t975(size_t df) {
   return z + g1 / v + g2 / (v * v) + g3 / (v * v * v) + g4 / (v * v * v * v);
 }
 
+/* P(|T| < t) for T of df degrees of freedom: with c = cos(atan(t / sqrt(df))), s = sin(...),
+ *   odd df:  2/pi (theta + s (c + 2/3 c^3 + 2*4/(3*5) c^5 + ... up to c^(df-2)))   (0 terms: df 1)
+ *   even df: s (1 + 1/2 c^2 + 1*3/(2*4) c^4 + ... up to c^(df-2)). */
+static double t_within(double t, size_t df) {
+  double theta = atan(t / sqrt((double)df)), s = sin(theta), c = cos(theta), c2 = c * c;
+  if (df % 2) {
+    double sum = 0, term = c;
+    for (size_t k = 3; k <= df; k += 2) { /* term = c^(k-2) times (2*4*...)/(3*5*...) */
+      sum += term;
+      term *= c2 * (double)(k - 1) / (double)k;
+    }
+    return 2.0 / 3.14159265358979323846 * (theta + s * sum);
+  }
+  double sum = 0, term = 1;
+  for (size_t k = 2; k <= df; k += 2) { /* term = c^(k-2) times (1*3*...)/(2*4*...) */
+    sum += term;
+    term *= c2 * (double)(k - 1) / (double)k;
+  }
+  return s * sum;
+}
+
+double tqh_stats_t_two_sided(double alpha, size_t df) {
+  if (df == 0 || !(alpha > 0 && alpha < 1)) return 0.0;
+  double lo = 0, hi = 1, want = 1 - alpha;
+  while (t_within(hi, df) < want && hi < 1e12) lo = hi, hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-10 * hi; i++) {
+    double mid = (lo + hi) / 2;
+    if (t_within(mid, df) < want)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);

@@ -77,19 +77,38 @@ static void decide_floor(tqh_baseline_row_t *row) {
     row->change = TQH_BASELINE_NOISE;
 }
 
-/* (largest - smallest) / median of the earlier runs' medians, percent. */
-static double spread_pct(const double *medians, size_t n) {
-  double lo = medians[0], hi = medians[0];
-  double *copy = tq_calloc(n, sizeof(*copy));
-  if (!copy) return INFINITY; /* no memory: the noise condition cannot be met, no verdict */
-  for (size_t i = 0; i < n; i++) {
-    copy[i] = medians[i];
-    if (medians[i] < lo) lo = medians[i];
-    if (medians[i] > hi) hi = medians[i];
+/* The between-run noise: the (1 - alpha) prediction interval of the next run's median from the
+ * earlier runs' medians x_1..x_n, mean m and standard deviation s,
+ *   m +- t(alpha, n - 1) s sqrt(1 + 1/n)
+ * (Student's t, two-sided), as a percentage of m; and where `now` lies from m, percent. Unlike
+ * the range of the medians, its false-alarm rate does not grow as the history shortens. */
+static void run_noise(const tqh_baseline_options_t *o, const double *medians, size_t n, double now,
+                      tqh_baseline_row_t *row) {
+  double sum = 0, ss = 0;
+  for (size_t i = 0; i < n; i++) sum += medians[i];
+  double mean = sum / (double)n;
+  for (size_t i = 0; i < n; i++) ss += (medians[i] - mean) * (medians[i] - mean);
+  double sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+  double half = tqh_stats_t_two_sided(o->alpha, n - 1) * sd * sqrt(1 + 1.0 / (double)n);
+  row->run_mean = mean;
+  if (!(mean > 0) || !isfinite(half)) { /* no scale to compare with: never beyond */
+    row->run_noise_pct = INFINITY;
+    row->run_shift_pct = 0;
+    return;
   }
-  double mid = tqh_stats_median_inplace(copy, n);
-  tq_free(copy);
-  return mid > 0 ? (hi - lo) / mid * 100.0 : 0.0;
+  row->run_noise_pct = half / mean * 100.0;
+  row->run_shift_pct = (now - mean) / mean * 100.0;
+}
+
+/* Enough earlier runs to measure the between-run noise (at least two, whatever min_runs). */
+static int measures_noise(const tqh_baseline_row_t *r) {
+  return r->earlier_runs >= r->min_runs && r->earlier_runs >= 2;
+}
+
+/* The move is beyond the between-run noise, in the direction of the change. */
+static int beyond_run_noise(const tqh_baseline_row_t *r) {
+  if (r->change_pct > 0) return r->run_shift_pct > r->run_noise_pct;
+  return r->run_shift_pct < -r->run_noise_pct;
 }
 
 /* A measured time: medians, samples, the U test, the noise of earlier runs. */
@@ -102,8 +121,8 @@ static tq_status_t decide_stats(const tqh_baseline_options_t *o, tqh_baseline_ro
   row->min_runs = o->min_runs;
   if (noise) {
     row->earlier_runs = noise->count;
-    if (noise->count >= o->min_runs && noise->count)
-      row->run_noise_pct = spread_pct(noise->medians, noise->count);
+    if (noise->count >= o->min_runs && noise->count >= 2)
+      run_noise(o, noise->medians, noise->count, row->now, row);
   }
   if (row->gate == TQH_GATE_NONE) {
     decide_floor(row);
@@ -119,7 +138,7 @@ static tq_status_t decide_stats(const tqh_baseline_options_t *o, tqh_baseline_ro
   row->tested = 1;
   row->p = u.p;
   int differ = u.p < o->alpha;
-  int beyond_runs = row->earlier_runs < o->min_runs || fabs(row->change_pct) > row->run_noise_pct;
+  int beyond_runs = !measures_noise(row) || beyond_run_noise(row);
   if (row->beyond_floor && differ && beyond_runs)
     row->change = row->change_pct > 0 ? TQH_BASELINE_REGRESSED : TQH_BASELINE_IMPROVED;
   else
@@ -234,10 +253,13 @@ tq_status_t tqh_baseline_row_why(const tqh_baseline_row_t *r, tq_buf_t *out) {
   if (r->tested)
     TQ_TRY(tq_buf_printf(out, "; U test p=%.2g %s %g", r->p, r->p < r->alpha ? "<" : ">=",
                          r->alpha));
-  if (r->earlier_runs >= r->min_runs && r->earlier_runs)
-    return tq_buf_printf(out, "; %s the run-to-run spread %.1f%% (%zu runs)",
-                         fabs(r->change_pct) > r->run_noise_pct ? "beyond" : "within",
-                         r->run_noise_pct, r->earlier_runs);
-  return tq_buf_printf(out, "; run-to-run spread: %zu earlier run%s, %zu needed",
-                       r->earlier_runs, r->earlier_runs == 1 ? "" : "s", r->min_runs);
+  if (measures_noise(r))
+    return tq_buf_printf(out, "; %+.1f%% from the mean of %zu earlier runs, %s their %g%% "
+                              "prediction interval ±%.1f%%",
+                         r->run_shift_pct, r->earlier_runs,
+                         beyond_run_noise(r) ? "beyond" : "within", (1 - r->alpha) * 100,
+                         r->run_noise_pct);
+  size_t needed = r->min_runs > 2 ? r->min_runs : 2;
+  return tq_buf_printf(out, "; between-run noise: %zu earlier run%s, %zu needed",
+                       r->earlier_runs, r->earlier_runs == 1 ? "" : "s", needed);
 }

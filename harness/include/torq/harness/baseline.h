@@ -10,9 +10,11 @@
  *   repetition). A measured time is a regression (or an improvement) only when all of these
  *   hold: its median moved beyond floor_pct; the Mann-Whitney U test (stats.h) says the two
  *   sample sets differ (p < alpha); and, when the history holds at least min_runs earlier runs
- *   of the test, the move is beyond the between-run noise: the spread (largest minus smallest,
- *   over their median) of those runs' medians. Fewer than min_samples samples on a side: no
- *   verdict on that metric ("insufficient samples").
+ *   (and at least 2) of the test, the move is beyond the between-run noise: the median now lies
+ *   outside the (1 - alpha) prediction interval of the next run's median from those runs'
+ *   medians, mean m +- t(alpha, n - 1) s sqrt(1 + 1/n) (Student's t, two-sided; s their
+ *   standard deviation, n their number), on the side of the change. Fewer than min_samples
+ *   samples on a side: no verdict on that metric ("insufficient samples").
  * - shown, not gated: the host `wall_time` (everywhere: on the simulator it is how fast this
  *   host ran the simulator; on boards it includes SSH) and, on boards, the overview metrics (one
  *   profiled run each) -- unless the options' `gate` names them (a suite's
@@ -83,7 +85,9 @@ typedef struct tqh_baseline_row_s {
   double p, alpha;           /* its p-value and level */
   size_t earlier_runs;       /* runs whose medians measure the between-run noise */
   size_t min_runs;           /* how many it takes */
-  double run_noise_pct;      /* their spread (when earlier_runs >= min_runs) */
+  double run_mean;           /* the mean of their medians (when earlier_runs >= min_runs, 2) */
+  double run_noise_pct;      /* the half-width of their prediction interval, % of run_mean */
+  double run_shift_pct;      /* (now - run_mean) / run_mean * 100 */
   tqh_baseline_change_t change;
 } tqh_baseline_row_t;
 
@@ -110,7 +114,8 @@ tq_status_t tqh_baseline_compare(const tqh_baseline_options_t *options,
 void tqh_baseline_comparison_deinit(tqh_baseline_comparison_t *c);
 
 /* Which conditions held, in words: "+12.0% beyond the floor 5.0%; U test p=0.0002 < 0.01;
- * beyond the run-to-run spread 3.1% (9 runs)", "not gated on the simulator", ... */
+ * +11.4% from the mean of 9 earlier runs, beyond their 99% prediction interval ±3.1%",
+ * "host time: shown, not gated", ... */
 tq_status_t tqh_baseline_row_why(const tqh_baseline_row_t *row, tq_buf_t *out) TQ_MUST_USE;
 
 /* A value in its unit, scaled: "13.000µs", "2.624ms", "1.500s", "21130 cycles". */

@@ -47,6 +47,12 @@ tq_status_t tqh_stats_compute(const double *samples, size_t n, tqh_stats_t *out_
  * 12.706 for df = 1, 2.776 for df = 4, tending to 1.960. df = 0 returns 0 (no interval). */
 double tqh_stats_t975(size_t df);
 
+/* Student's t quantile for a two-sided level `alpha`: the t with P(|T| > t) = alpha for T of
+ * `df` degrees of freedom (63.657 for alpha 0.01 and df = 1, 3.250 for df = 9, tending to
+ * 2.576). Found by bisection on the distribution function, which for whole df is a finite sum
+ * (Abramowitz & Stegun 26.7.3 and 26.7.4); to 1e-9. df = 0 or alpha outside (0, 1): 0. */
+double tqh_stats_t_two_sided(double alpha, size_t df);
+
 /* The median of `n` values, sorting `values` in place; 0 when n is 0. */
 double tqh_stats_median_inplace(double *values, size_t n);
 
