@@ -183,19 +183,41 @@ START_TEST(an_older_schema_is_migrated_with_its_data) {
   TH_OK(tqh__history_exec(h, "INSERT INTO runs(id, run_id, started_at) VALUES(1, 'old', 5);"
                              "INSERT INTO tests(id, run, suite, name, target, outcome) "
                              "VALUES(1, 1, 's', 't', 'sim', 'passed');"
+                             "INSERT INTO runs(id, run_id, started_at) VALUES(2, 'old2', 6);"
+                             "INSERT INTO tests(id, run, suite, name, target, outcome, message) "
+                             "VALUES(2, 2, 's', 't', 'sim', 'failed', 'it broke');"
                              "INSERT INTO metric_names(id, name, unit) VALUES(1, 'OVERALL', 'us');"
                              "INSERT INTO metrics(test, metric, value) VALUES(1, 1, 42);"));
   tqh_history_close(h);
-  TH_OK(tqh_history_open(path, NULL, &h));
-  ck_assert_int_eq(tqh_history_schema_version(h), 2);
   tq_arena_t arena;
   tq_arena_init(&arena, 0, 0);
   tqh_history_entry_t *e = NULL;
   size_t n = 0;
   tqh_history_key_t k = {"s", "t", "sim"};
-  TH_OK(tqh_history_entries(h, &k, 0, 0, NULL, NULL, 0, &arena, &e, &n));
-  ck_assert_uint_eq(n, 1);
-  ck_assert(e[0].metric_count == 1 && e[0].metrics[0].value == 42);
+  /* Read as it is (no migration when reading): the same answers as after it. */
+  for (int write = 0; write < 2; write++) {
+    tqh_history_options_t o;
+    tqh_history_options_initialize(&o);
+    o.read_only = !write;
+    TH_OK(tqh_history_open(path, &o, &h));
+    ck_assert_int_eq(tqh_history_schema_version(h), write ? TQH_HISTORY_SCHEMA_VERSION : 1);
+    TH_OK(tqh_history_entries(h, &k, 0, 0, NULL, NULL, 0, &arena, &e, &n));
+    ck_assert_uint_eq(n, 2);
+    ck_assert(e[0].metric_count == 1 && e[0].metrics[0].value == 42);
+    ck_assert_str_eq(e[0].outcome, "passed");
+    ck_assert_ptr_null(e[0].message);
+    ck_assert_str_eq(e[1].outcome, "failed");
+    ck_assert_str_eq(e[1].message, "it broke");
+    ck_assert_uint_eq(e[1].metric_count, 0);
+    if (!write) tqh_history_close(h);
+  }
+  /* Version 3 reads a test's runs from one index, which replaced the narrower one. */
+  sqlite3_stmt *q = NULL;
+  TH_OK(tqh__history_prepare(h, "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master "
+                                "WHERE type = 'index' AND tbl_name = 'tests' ORDER BY name)", &q));
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "tests_by_run,tests_by_test_run");
+  sqlite3_finalize(q);
   /* The new column is there. */
   TH_OK(tqh__history_exec(h, "UPDATE tests SET host = 'board1'"));
   fake_t f;
@@ -220,7 +242,7 @@ START_TEST(what_is_not_a_history_is_refused) {
   tq_status_t st = tqh_history_open(newer, NULL, &h);
   ck_assert_int_eq(tq_status_code(st), TQ_INVALID_INPUT);
   ck_assert_msg(strstr(tq_status_message(st), "schema version 99") &&
-                    strstr(tq_status_message(st), "up to 2"),
+                    strstr(tq_status_message(st), "up to 3"),
                 "%s", tq_status_message(st));
   tq_status_free(st);
   /* Someone else's SQLite database. */

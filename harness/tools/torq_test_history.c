@@ -157,16 +157,18 @@ static size_t chars(const char *s) {
   return w;
 }
 
-static void print_table(char **cells, size_t rows, size_t cols, const int *right) {
-  size_t w[16] = {0};
+/* The cells are borrowed. One line buffer for the whole table. */
+static void print_table(const char *const *cells, size_t rows, size_t cols, const int *right) {
+  size_t w[20] = {0};
   for (size_t r = 0; r < rows; r++)
     for (size_t c = 0; c < cols; c++) {
       size_t n = chars(cells[r * cols + c] ? cells[r * cols + c] : "");
       if (n > w[c]) w[c] = n;
     }
+  tq_buf_t line;
+  tq_buf_init(&line, 0);
   for (size_t r = 0; r < rows; r++) {
-    tq_buf_t line;
-    tq_buf_init(&line, 0);
+    tq_buf_clear(&line);
     for (size_t c = 0; c < cols; c++) {
       const char *s = cells[r * cols + c] ? cells[r * cols + c] : "";
       size_t pad = w[c] - chars(s);
@@ -174,9 +176,10 @@ static void print_table(char **cells, size_t rows, size_t cols, const int *right
                                    "", s, right[c] || c + 1 == cols ? 0 : (int)pad, ""));
     }
     while (line.len && line.data[line.len - 1] == ' ') line.data[--line.len] = 0;
-    printf("%s\n", line.data ? line.data : "");
-    tq_buf_deinit(&line);
+    fwrite(line.data ? line.data : "", 1, line.len, stdout);
+    fputc('\n', stdout);
   }
+  tq_buf_deinit(&line);
 }
 
 /* ---- history list ----------------------------------------------------------------------------- */
@@ -214,7 +217,7 @@ static int history_list(const cli_t *cli, tqh_history_t *h) {
                                          runs[i].counts[TQH_OUTCOME_ERROR]);
     row[7] = tq_strdup_printf("%s", runs[i].suites ? runs[i].suites : "");
   }
-  if (cells) print_table(cells, n + 1, COLS, right);
+  if (cells) print_table((const char *const *)cells, n + 1, COLS, right);
   for (size_t i = 0; cells && i < (n + 1) * COLS; i++) tq_free(cells[i]);
   tq_free(cells);
   printf("%zu run%s in %s\n", n, n == 1 ? "" : "s", tqh_history_path(h));
@@ -224,23 +227,26 @@ static int history_list(const cli_t *cli, tqh_history_t *h) {
 
 /* ---- history show ----------------------------------------------------------------------------- */
 
-static char *value_cell(const tqh_history_entry_t *e, const char *metric) {
+/* A metric's cell, in the arena: its value, and for a measured time "± MAD (n=...)". */
+static const char *value_cell(tq_arena_t *a, const tqh_history_entry_t *e, const char *metric) {
   const tqh_history_metric_t *m = tqh_history_entry_metric(e, metric);
-  if (!m) return tq_strdup_printf("-");
-  char v[48];
+  if (!m) return tq_arena_strndup(a, "-", 1);
+  char v[48], cell[128];
   tqh_baseline_format_value(m->value, m->unit, v);
+  int len = snprintf(cell, sizeof(cell), "%s", v);
   if (m->sample_count > 1) {
-    double *c = tq_calloc(m->sample_count, sizeof(double));
+    double local[64];
+    double *c = m->sample_count <= 64 ? local : tq_calloc(m->sample_count, sizeof(double));
     if (c) {
       for (size_t i = 0; i < m->sample_count; i++) c[i] = fabs(m->samples[i] - m->value);
       double mad = tqh_stats_median_inplace(c, m->sample_count);
-      tq_free(c);
+      if (c != local) tq_free(c);
       char d[48];
       tqh_baseline_format_value(mad, m->unit, d);
-      return tq_strdup_printf("%s ±%s (n=%zu)", v, d, m->sample_count);
+      len = snprintf(cell, sizeof(cell), "%s ±%s (n=%zu)", v, d, m->sample_count);
     }
   }
-  return tq_strdup_printf("%s", v);
+  return tq_arena_strndup(a, cell, len > 0 ? (size_t)len : 0);
 }
 
 static int show_one(const cli_t *cli, tqh_history_t *h, const tqh_history_key_t *key,
@@ -273,24 +279,23 @@ static int show_one(const cli_t *cli, tqh_history_t *h, const tqh_history_key_t 
   size_t cols = 4 + nm;
   int right[20] = {0};
   for (size_t c = 4; c < cols; c++) right[c] = 1;
-  char **cells = tq_calloc((n + 1) * cols, sizeof(char *));
+  /* The cells live in the arena (the entries' own strings where they can). */
+  const char **cells = tq_arena_calloc(&a, (n + 1) * cols, sizeof(char *));
   static const char *const heads[4] = {"RUN", "STARTED", "REVISION", "OUTCOME"};
-  for (size_t c = 0; cells && c < cols; c++)
-    cells[c] = tq_strdup_printf("%s", c < 4 ? heads[c] : cols_metric[c - 4]);
+  for (size_t c = 0; cells && c < cols; c++) cells[c] = c < 4 ? heads[c] : cols_metric[c - 4];
   for (size_t i = 0; cells && i < n; i++) {
     char d[32];
     date_of(e[i].run.started_at, d);
-    char **row = cells + (i + 1) * cols;
-    row[0] = tq_strdup_printf("%s", e[i].run.run_id);
-    row[1] = tq_strdup_printf("%s", d);
-    row[2] = tq_strdup_printf("%.12s", e[i].run.git_revision ? e[i].run.git_revision : "-");
-    row[3] = tq_strdup_printf("%s", e[i].outcome);
-    for (size_t m = 0; m < nm; m++) row[4 + m] = value_cell(&e[i], cols_metric[m]);
+    const char **row = cells + (i + 1) * cols;
+    const char *rev = e[i].run.git_revision ? e[i].run.git_revision : "-";
+    row[0] = e[i].run.run_id;
+    row[1] = tq_arena_strndup(&a, d, strlen(d));
+    row[2] = tq_arena_strndup(&a, rev, strnlen(rev, 12));
+    row[3] = e[i].outcome;
+    for (size_t m = 0; m < nm; m++) row[4 + m] = value_cell(&a, &e[i], cols_metric[m]);
   }
   printf("%s/%s on %s: %zu run%s\n", key->suite, key->name, key->target, n, n == 1 ? "" : "s");
   if (cells) print_table(cells, n + 1, cols, right);
-  for (size_t i = 0; cells && i < (n + 1) * cols; i++) tq_free(cells[i]);
-  tq_free(cells);
   tq_buf_t names;
   tq_buf_init(&names, 0);
   for (size_t m = 0; nl && m < latest[0].metric_count; m++)

@@ -70,6 +70,12 @@ static const char *const k_migrations[TQH_HISTORY_SCHEMA_VERSION] = {
      * last N runs are the latest started, whatever order they were imported in). */
     "ALTER TABLE tests ADD COLUMN host TEXT;"
     "CREATE INDEX runs_by_start ON runs(started_at);",
+    /* 2 -> 3: a test's runs with their outcome and duration from the index alone (history show
+     * and the trends page read nothing else of the rows but a failure's message); it replaces
+     * the index it extends. */
+    "CREATE INDEX tests_by_test_run ON tests(suite, name, target, run_started, run, outcome, "
+    "duration);"
+    "DROP INDEX tests_by_test;",
 };
 
 static tq_status_t user_version(tqh_history_t *h, int *out) {
@@ -204,6 +210,7 @@ int tqh_history_schema_version(tqh_history_t *history) {
 void tqh_history_close(tqh_history_t *history) {
   if (!history) return;
   tqh__history_names_clear(history);
+  sqlite3_finalize(history->entries_all);
   if (history->db) sqlite3_close(history->db);
   tq_free(history->path);
   tq_free(history);

@@ -21,6 +21,7 @@ struct tqh_history_s {
   char *path;                   /* owned */
   tqh__history_name_t *names;   /* the metric names read or written so far, owned */
   size_t name_count, name_cap;
+  sqlite3_stmt *entries_all;    /* tqh_history_entries without a metric filter, kept prepared */
 };
 
 /* SQLite's result code `rc` as a status naming the database and what was being done. */

@@ -258,13 +258,25 @@ tq_status_t tqh_history_find_tests(tqh_history_t *h, const char *id, tq_arena_t 
 }
 
 /* ---- Entries --------------------------------------------------------------------------------
- * Two queries whatever the number of runs: the test's rows (newest first, limited), then every
- * metric of those rows at once, matched back to its entry by test id. */
+ * One query whatever the number of runs: the test's rows (newest first, limited) in a
+ * subquery, each joined with its metrics, oldest first. The rows come from the index on
+ * (suite, name, target, run_started, run, outcome, duration) alone; a row's message (failures
+ * only) is the one read from the table. The rows are not sorted by SQLite (a sort of every
+ * metric row costs more than the read): they are gathered by test row, whatever order they come
+ * in, and the entries put in order after. The statement without a metric filter (the trends
+ * page's, once per test) is kept prepared in the handle. */
 
-#define ENTRY_ROWS                                                                            \
+#define ENTRY_QUERY(FILTER)                                                                   \
+  "SELECT e.tid, e.rid, e.run_id, e.started_at, e.git_revision, e.target, e.outcome, "       \
+  "e.message, e.duration, m.metric, m.value, m.samples, e.rs, e.rn FROM ("                    \
+  "SELECT t.id AS tid, r.id AS rid, r.run_id, r.started_at, r.git_revision, r.target, "      \
+  "t.outcome, CASE WHEN t.outcome <> 'passed' THEN "                                         \
+  "(SELECT x.message FROM tests x WHERE x.id = t.id) END AS message, t.duration, "           \
+  "t.run_started AS rs, t.run AS rn "                                                         \
   "FROM tests t JOIN runs r ON r.id = t.run "                                                \
   "WHERE t.suite = ?1 AND t.name = ?2 AND t.target = ?3 AND (?4 <= 0 OR t.run_started < ?4) " \
-  "AND (?5 IS NULL OR r.run_id <> ?5) ORDER BY t.run_started DESC, t.run DESC LIMIT ?6"
+  "AND (?5 IS NULL OR r.run_id <> ?5) ORDER BY t.run_started DESC, t.run DESC LIMIT ?6) e "  \
+  "LEFT JOIN metrics m ON m.test = e.tid" FILTER
 
 static void bind_entry_query(sqlite3_stmt *s, const tqh_history_key_t *key, size_t last,
                              double before, const char *exclude_run_id) {
@@ -279,35 +291,71 @@ static void bind_entry_query(sqlite3_stmt *s, const tqh_history_key_t *key, size
   sqlite3_bind_int64(s, 6, last ? (sqlite3_int64)last : -1);
 }
 
-typedef struct by_test_s {
-  int64_t test;
-  size_t entry;
-} by_test_t;
+typedef struct order_s {
+  int64_t test;   /* the test row */
+  double started; /* its run's start */
+  int64_t run;
+  size_t entry;   /* its entry, in the order rows came */
+} order_t;
 
-static int cmp_by_test(const void *a, const void *b) {
-  int64_t x = ((const by_test_t *)a)->test, y = ((const by_test_t *)b)->test;
-  return (x > y) - (x < y);
+static int cmp_order(const void *a, const void *b) {
+  const order_t *x = a, *y = b;
+  if (x->started != y->started) return x->started < y->started ? -1 : 1;
+  return (x->run > y->run) - (x->run < y->run);
 }
 
 static int cmp_metric(const void *a, const void *b) {
   return strcmp(((const tqh_history_metric_t *)a)->name, ((const tqh_history_metric_t *)b)->name);
 }
 
-/* Adds the metric of row `m` to entry `e`. */
-static tq_status_t add_metric(tqh_history_t *h, sqlite3_stmt *m, tq_arena_t *arena,
-                              tqh_history_entry_t *e, size_t *cap) {
-  const tqh__history_name_t *name = tqh__history_name_of(h, sqlite3_column_int64(m, 1));
+/* The metric names and units of one call, copied into its arena once per metric id. */
+typedef struct interned_s {
+  int64_t id;
+  const char *name, *unit;
+} interned_t;
+
+typedef struct interner_s {
+  interned_t *items;
+  size_t count, cap;
+} interner_t;
+
+static tq_status_t intern(tqh_history_t *h, tq_arena_t *arena, interner_t *in, int64_t id,
+                          const interned_t **out) {
+  *out = NULL;
+  for (size_t i = 0; i < in->count; i++)
+    if (in->items[i].id == id) {
+      *out = &in->items[i];
+      return NULL;
+    }
+  const tqh__history_name_t *name = tqh__history_name_of(h, id);
+  if (!name) return NULL; /* a metric whose name is gone: left out */
+  in->items = grow(arena, in->items, in->count, &in->cap, sizeof(*in->items));
+  if (!in->items) return oom();
+  interned_t *x = &in->items[in->count];
+  x->id = id;
+  x->name = tq_arena_strndup(arena, name->name, strlen(name->name));
+  x->unit = tq_arena_strndup(arena, name->unit, strlen(name->unit));
+  if (!x->name || !x->unit) return oom();
+  in->count++;
+  *out = x;
+  return NULL;
+}
+
+/* Adds the metric of row `s` (columns 9..11) to entry `e`. */
+static tq_status_t add_metric(tqh_history_t *h, sqlite3_stmt *s, tq_arena_t *arena,
+                              interner_t *names, tqh_history_entry_t *e, size_t *cap) {
+  const interned_t *name = NULL;
+  TQ_TRY(intern(h, arena, names, sqlite3_column_int64(s, 9), &name));
   if (!name) return NULL;
   e->metrics = grow(arena, e->metrics, e->metric_count, cap, sizeof(*e->metrics));
   if (!e->metrics) return oom();
   tqh_history_metric_t *x = &e->metrics[e->metric_count++];
   memset(x, 0, sizeof(*x));
-  x->name = tq_arena_strndup(arena, name->name, strlen(name->name));
-  x->unit = tq_arena_strndup(arena, name->unit, strlen(name->unit));
-  if (!x->name || !x->unit) return oom();
-  x->value = sqlite3_column_double(m, 2);
-  const unsigned char *blob = sqlite3_column_blob(m, 3);
-  size_t n = (size_t)sqlite3_column_bytes(m, 3) / 8;
+  x->name = name->name;
+  x->unit = name->unit;
+  x->value = sqlite3_column_double(s, 10);
+  const unsigned char *blob = sqlite3_column_blob(s, 11);
+  size_t n = (size_t)sqlite3_column_bytes(s, 11) / 8;
   if (blob && n) {
     double *v = tq_arena_calloc(arena, n, sizeof(*v));
     if (!v) return oom();
@@ -338,72 +386,82 @@ tq_status_t tqh_history_entries(tqh_history_t *h, const tqh_history_key_t *key, 
     nonly++;
   }
   if (metrics && !nonly) only[nonly++] = -1;
-  char filter[MAX_FILTER * 5 + 32] = "";
+  sqlite3_stmt *s = NULL;
   if (nonly) {
-    size_t len = (size_t)snprintf(filter, sizeof(filter), "m.metric IN (");
-    for (size_t i = 0; i < nonly; i++) /* ?7, ?8, ...: after the row query's ?1..?6 */
+    char filter[MAX_FILTER * 5 + 32];
+    size_t len = (size_t)snprintf(filter, sizeof(filter), " AND m.metric IN (");
+    for (size_t i = 0; i < nonly; i++) /* ?7, ?8, ...: after ?1..?6 */
       len += (size_t)snprintf(filter + len, sizeof(filter) - len, "%s?%zu", i ? "," : "", 7 + i);
-    snprintf(filter + len, sizeof(filter) - len, ") AND ");
+    snprintf(filter + len, sizeof(filter) - len, ")");
+    char *sql = tq_strdup_printf(ENTRY_QUERY("%s"), filter);
+    tq_status_t st = sql ? tqh__history_prepare(h, sql, &s) : oom();
+    tq_free(sql);
+    if (st) return st;
+    for (size_t i = 0; i < nonly; i++) sqlite3_bind_int64(s, 7 + (int)i, only[i]);
+  } else {
+    if (!h->entries_all) TQ_TRY(tqh__history_prepare(h, ENTRY_QUERY(""), &h->entries_all));
+    s = h->entries_all;
   }
-  sqlite3_stmt *s = NULL, *m = NULL;
-  TQ_TRY(tqh__history_prepare(h,
-                              "SELECT t.id, r.id, r.run_id, r.started_at, r.git_revision, "
-                              "r.target, t.outcome, t.message, t.duration " ENTRY_ROWS,
-                              &s));
-  char *sql = tq_strdup_printf("SELECT m.test, m.metric, m.value, m.samples FROM metrics m "
-                               "WHERE %sm.test IN (SELECT t.id " ENTRY_ROWS ") ORDER BY m.test",
-                               filter);
-  tq_status_t st = sql ? tqh__history_prepare(h, sql, &m) : oom();
-  tq_free(sql);
   bind_entry_query(s, key, last, before, exclude_run_id);
   tqh_history_entry_t *entries = NULL;
-  by_test_t *ids = NULL;
-  size_t n = 0, cap = 0, ids_cap = 0;
-  int rc = SQLITE_DONE;
+  order_t *order = NULL; /* per entry: its test row, and where it goes */
+  interner_t names = {0};
+  size_t n = 0, cap = 0, ocap = 0, at = 0;
+  size_t *mcaps = NULL, mcaps_cap = 0;
+  tq_status_t st = NULL;
+  int rc;
   while (!st && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-    entries = grow(arena, entries, n, &cap, sizeof(*entries));
-    ids = grow(arena, ids, n, &ids_cap, sizeof(*ids));
-    if (!entries || !ids) {
-      st = oom();
-      break;
+    int64_t tid = sqlite3_column_int64(s, 0);
+    if (!n || order[at].test != tid) {
+      /* Another test row: seen before (rows out of order), or new. */
+      size_t i = n;
+      while (i > 0 && order[i - 1].test != tid) i--;
+      if (i) {
+        at = i - 1;
+      } else {
+        entries = grow(arena, entries, n, &cap, sizeof(*entries));
+        order = grow(arena, order, n, &ocap, sizeof(*order));
+        mcaps = grow(arena, mcaps, n, &mcaps_cap, sizeof(*mcaps));
+        if (!entries || !order || !mcaps) {
+          st = oom();
+          break;
+        }
+        at = n++;
+        tqh_history_entry_t *e = &entries[at];
+        memset(e, 0, sizeof(*e));
+        order[at] = (order_t){tid, sqlite3_column_double(s, 12), sqlite3_column_int64(s, 13), at};
+        mcaps[at] = 0;
+        e->run.id = sqlite3_column_int64(s, 1);
+        st = col_text(arena, s, 2, &e->run.run_id);
+        e->run.started_at = sqlite3_column_double(s, 3);
+        if (!st) st = col_text(arena, s, 4, &e->run.git_revision);
+        if (!st) st = col_text(arena, s, 5, &e->run.target);
+        if (!st) st = col_text(arena, s, 6, &e->outcome);
+        if (!st) st = col_text(arena, s, 7, &e->message);
+        e->duration = sqlite3_column_double(s, 8);
+      }
     }
-    tqh_history_entry_t *e = &entries[n];
-    memset(e, 0, sizeof(*e));
-    ids[n] = (by_test_t){sqlite3_column_int64(s, 0), n};
-    n++;
-    e->run.id = sqlite3_column_int64(s, 1);
-    st = col_text(arena, s, 2, &e->run.run_id);
-    e->run.started_at = sqlite3_column_double(s, 3);
-    if (!st) st = col_text(arena, s, 4, &e->run.git_revision);
-    if (!st) st = col_text(arena, s, 5, &e->run.target);
-    if (!st) st = col_text(arena, s, 6, &e->outcome);
-    if (!st) st = col_text(arena, s, 7, &e->message);
-    e->duration = sqlite3_column_double(s, 8);
+    if (!st && sqlite3_column_type(s, 9) != SQLITE_NULL)
+      st = add_metric(h, s, arena, &names, &entries[at], &mcaps[at]);
   }
   if (!st && rc != SQLITE_DONE) st = tqh__history_error(h, rc, "reading a test's runs");
-  if (!st && n) {
-    qsort(ids, n, sizeof(*ids), cmp_by_test);
-    bind_entry_query(m, key, last, before, exclude_run_id);
-    for (size_t i = 0; i < nonly; i++) sqlite3_bind_int64(m, 7 + (int)i, only[i]);
-    size_t k = 0, mcap = 0;
-    while (!st && (rc = sqlite3_step(m)) == SQLITE_ROW) {
-      int64_t test = sqlite3_column_int64(m, 0);
-      while (k < n && ids[k].test < test) k++, mcap = 0;
-      if (k < n && ids[k].test == test) st = add_metric(h, m, arena, &entries[ids[k].entry], &mcap);
-    }
-    if (!st && rc != SQLITE_DONE) st = tqh__history_error(h, rc, "reading metrics");
+  if (s == h->entries_all) {
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+  } else {
+    sqlite3_finalize(s);
   }
-  sqlite3_finalize(s);
-  sqlite3_finalize(m);
   if (st) return st;
-  for (size_t i = 0; i < n; i++)
-    if (entries[i].metric_count > 1)
-      qsort(entries[i].metrics, entries[i].metric_count, sizeof(*entries[i].metrics), cmp_metric);
-  for (size_t i = 0; i < n / 2; i++) {
-    tqh_history_entry_t t = entries[i];
-    entries[i] = entries[n - 1 - i];
-    entries[n - 1 - i] = t;
+  /* Oldest first; each entry's metrics by name (they came in id order). */
+  qsort(order, n, sizeof(*order), cmp_order);
+  tqh_history_entry_t *sorted = n ? tq_arena_calloc(arena, n, sizeof(*sorted)) : NULL;
+  if (n && !sorted) return oom();
+  for (size_t i = 0; i < n; i++) {
+    sorted[i] = entries[order[i].entry];
+    if (sorted[i].metric_count > 1)
+      qsort(sorted[i].metrics, sorted[i].metric_count, sizeof(*sorted[i].metrics), cmp_metric);
   }
+  entries = sorted;
   *out = entries;
   *out_count = n;
   return NULL;

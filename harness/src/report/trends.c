@@ -100,6 +100,21 @@ static tq_status_t value_text(tq_buf_t *out, double v, const char *unit) {
   return esc(out, t);
 }
 
+/* printf's "%.1f" of a chart coordinate, without printf (a page holds hundreds of thousands):
+ * rounded to tenths, half away from zero. */
+static tq_status_t coord(tq_buf_t *out, double v) {
+  if (!isfinite(v) || fabs(v) > 1e15) return tq_buf_printf(out, "%.1f", v);
+  long long tenths = llround(v * 10);
+  unsigned long long u = tenths < 0 ? (unsigned long long)-tenths : (unsigned long long)tenths;
+  char t[32], *p = t + sizeof(t);
+  *--p = (char)('0' + u % 10);
+  *--p = '.';
+  u /= 10;
+  do *--p = (char)('0' + u % 10); while (u /= 10);
+  if (tenths < 0) *--p = '-';
+  return tq_buf_append(out, p, (size_t)(t + sizeof(t) - p));
+}
+
 static void date_of(double t, char out[32]) {
   time_t s = (time_t)t;
   struct tm tm;
@@ -111,7 +126,7 @@ static void date_of(double t, char out[32]) {
 
 /* One chart: the series of `metric` over the entries that have it. */
 static tq_status_t chart(page_t *p, const char *test_id, const tqh_history_entry_t *e, size_t n,
-                         const char *metric, tq_buf_t *out) {
+                         const char *const *labels, const char *metric, tq_buf_t *out) {
   double *v = tq_arena_calloc(&p->arena, n + 1, sizeof(double));
   size_t *at = tq_arena_calloc(&p->arena, n + 1, sizeof(size_t));
   if (!v || !at) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
@@ -169,16 +184,21 @@ static tq_status_t chart(page_t *p, const char *test_id, const tqh_history_entry
     p->summary.change_points++;
   }
   if (!st) st = tq_buf_append_cstr(out, "<polyline points=\"");
-  for (size_t i = 0; !st && i < k; i++)
-    st = tq_buf_printf(out, "%s%.1f,%.1f", i ? " " : "", X(i), Y(v[i]));
+  for (size_t i = 0; !st && i < k; i++) {
+    if (i) st = tq_buf_append(out, " ", 1);
+    if (!st) st = coord(out, X(i));
+    if (!st) st = tq_buf_append(out, ",", 1);
+    if (!st) st = coord(out, Y(v[i]));
+  }
   if (!st) st = tq_buf_append_cstr(out, "\"/>");
   /* A point per run with what it was; a constant series needs none. */
   for (size_t i = 0; !st && hi > lo && i < k; i++) {
-    st = tq_buf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\"><title>", X(i), Y(v[i]));
-    if (!st) st = esc(out, e[at[i]].run.run_id);
-    if (!st && e[at[i]].run.git_revision)
-      st = tq_buf_printf(out, " (%.10s)", e[at[i]].run.git_revision);
-    if (!st) st = tq_buf_append_cstr(out, ": ");
+    st = tq_buf_append_cstr(out, "<circle cx=\"");
+    if (!st) st = coord(out, X(i));
+    if (!st) st = tq_buf_append_cstr(out, "\" cy=\"");
+    if (!st) st = coord(out, Y(v[i]));
+    if (!st) st = tq_buf_append_cstr(out, "\" r=\"2\"><title>");
+    if (!st) st = tq_buf_append_cstr(out, labels[at[i]]);
     if (!st) st = value_text(out, v[i], unit);
     if (!st) st = tq_buf_append_cstr(out, "</title></circle>");
   }
@@ -205,10 +225,28 @@ static tq_status_t section(page_t *p, tqh_history_t *h, const tqh_history_key_t 
   for (size_t i = 0; i < n; i++)
     for (size_t m = 0; m < e[i].metric_count; m++) {
       size_t j = 0;
-      while (j < count && strcmp(names[j], e[i].metrics[m].name) != 0) j++;
+      /* The names of one read are shared (history.h): the same pointer, mostly. */
+      while (j < count && names[j] != e[i].metrics[m].name &&
+             strcmp(names[j], e[i].metrics[m].name) != 0)
+        j++;
       if (j == count) names[count++] = e[i].metrics[m].name;
     }
   qsort(names, count, sizeof(*names), cmp_names);
+  /* Each run's words in a point's title ("run (revision): "), escaped once for all its charts. */
+  const char **labels = tq_arena_calloc(&p->arena, n + 1, sizeof(*labels));
+  if (!labels) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  tq_buf_t label;
+  tq_buf_init(&label, 0);
+  tq_status_t st = NULL;
+  for (size_t i = 0; !st && i < n; i++) {
+    tq_buf_clear(&label);
+    st = esc(&label, e[i].run.run_id);
+    if (!st && e[i].run.git_revision) st = tq_buf_printf(&label, " (%.10s)", e[i].run.git_revision);
+    if (!st) st = tq_buf_append_cstr(&label, ": ");
+    if (!st && !(labels[i] = dup(p, label.data))) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  }
+  tq_buf_deinit(&label);
+  TQ_TRY(st);
   TQ_TRY(tq_buf_append_cstr(out, "<section class=\"test\" id=\"t-"));
   TQ_TRY(esc(out, test_id));
   TQ_TRY(tq_buf_append_cstr(out, "\"><h3>"));
@@ -221,7 +259,7 @@ static tq_status_t section(page_t *p, tqh_history_t *h, const tqh_history_key_t 
     TQ_TRY(tq_buf_printf(out, ", %s to %s, last %s", d0, d1, e[n - 1].outcome));
   }
   TQ_TRY(tq_buf_append_cstr(out, "</span></h3>\n<div class=\"charts\">\n"));
-  for (size_t i = 0; i < count; i++) TQ_TRY(chart(p, test_id, e, n, names[i], out));
+  for (size_t i = 0; i < count; i++) TQ_TRY(chart(p, test_id, e, n, labels, names[i], out));
   if (!count) TQ_TRY(tq_buf_append_cstr(out, "<p class=\"note\">No metrics recorded.</p>"));
   return tq_buf_append_cstr(out, "</div></section>\n");
 }

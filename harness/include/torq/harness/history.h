@@ -10,7 +10,7 @@
  *        command, run_dir, tool_version)
  *   tests(id, run -> runs, run_started (the run's start), suite, name, target, host, outcome,
  *         message, started_at, duration, compile_time, run_time)
- *                                         index (suite, name, target, run_started), index (run)
+ *                index (suite, name, target, run_started, run, outcome, duration), index (run)
  *   metric_names(id, name UNIQUE, unit)            "wall_time" s, "device_time" s,
  *                                                 "estimated_cycles" cycles, overview metrics us
  *   metrics(test -> tests, metric -> metric_names, value, samples)   primary key (test, metric)
@@ -42,7 +42,7 @@
 extern "C" {
 #endif
 
-#define TQH_HISTORY_SCHEMA_VERSION 2
+#define TQH_HISTORY_SCHEMA_VERSION 3
 #define TQH_HISTORY_FILE "history.sqlite"
 
 typedef struct tqh_history_s tqh_history_t;
@@ -153,7 +153,8 @@ typedef struct tqh_history_entry_s {
 
 /* The test `key`'s last `last` runs (0: all) among the runs that started before `before` (0: no
  * bound) and are not `exclude_run_id` (NULL: none), oldest first, each with its metrics: all of
- * them, or (when `metrics` is not NULL) only the `metric_count` named there. In `arena`. */
+ * them, or (when `metrics` is not NULL) only the `metric_count` named there. In `arena`; a
+ * metric's name and unit are shared by all the entries of one call (one copy per metric). */
 tq_status_t tqh_history_entries(tqh_history_t *history, const tqh_history_key_t *key, size_t last,
                                 double before, const char *exclude_run_id,
                                 const char *const *metrics, size_t metric_count,
