@@ -239,7 +239,7 @@ static const option_t k_options[] = {
      "the smallest change that is a verdict (default 5;\n"
      "TORQ_BASELINE_FLOOR; beats a suite's baseline: floor);\n"
      "measured times also need a U test (p < 0.01) and a\n"
-     "change beyond the spread of earlier runs"},
+     "median beyond the earlier runs' 99% prediction interval"},
     {"--history", NULL, VALUE, AT(history), 0,
      RUN | REPORT | COMPARE | MERGE | CONFIG | HISTORY | TRENDS, "Baseline and history",
      "--history=PATH",

@@ -503,9 +503,11 @@ tq_status_t tqh_baseline_compare_runs(const char *run_a, const char *run_b,
     st = tq_buf_printf(out,
                        "Baseline %s, now %s\n(a verdict needs a change beyond the floor %.1f%%; "
                        "measured times also a U test p < %g on at least %zu samples a side and, "
-                       "with %zu or more earlier runs, a change beyond their spread; the host "
-                       "wall_time is gated only when asked: baseline: {gate: [wall_time]})\n",
-                       a->describe, run_b, o->floor_pct, o->alpha, o->min_samples, o->min_runs);
+                       "with %zu or more earlier runs, a median beyond their %g%% prediction "
+                       "interval; the host wall_time is gated only when asked: baseline: {gate: "
+                       "[wall_time]})\n",
+                       a->describe, run_b, o->floor_pct, o->alpha, o->min_samples, o->min_runs,
+                       (1 - o->alpha) * 100);
   }
   /* Lines of either journal that could not be read: their tests are not compared. */
   if (!st && a->problems) st = tq_buf_append_cstr(out, a->problems);
