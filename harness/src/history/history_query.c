@@ -453,7 +453,7 @@ tq_status_t tqh_history_entries(tqh_history_t *h, const tqh_history_key_t *key, 
   }
   if (st) return st;
   /* Oldest first; each entry's metrics by name (they came in id order). */
-  qsort(order, n, sizeof(*order), cmp_order);
+  if (n > 1) qsort(order, n, sizeof(*order), cmp_order);
   tqh_history_entry_t *sorted = n ? tq_arena_calloc(arena, n, sizeof(*sorted)) : NULL;
   if (n && !sorted) return oom();
   for (size_t i = 0; i < n; i++) {
