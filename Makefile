@@ -198,6 +198,7 @@ bench: $(TOOLS)
 	@scripts/bench-sim $(BIN)
 	@scripts/bench-reconcile $(BIN)
 	@scripts/bench-limits $(BIN)
+	@scripts/bench-runner $(BIN)
 
 SOURCES := $(shell find runtime compiler sim harness -name '*.[ch]' 2>/dev/null)
 # Generated headers first; module.mk files add what their sources need beyond include/ folders.

@@ -16,6 +16,7 @@
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/base/version.h"
+#include "torq/harness/process.h"
 #include "torq/harness/select.h"
 #include "torq/harness/shard.h"
 #include "torq/runtime/runtime.h"
@@ -419,8 +420,11 @@ int tt_run_tests(const cli_t *cli_in, int argc, char **argv) {
   tqh_runner_summary_t summary;
   st = tqh_runner_run_boards(&opts, boards.count ? &boards.run : NULL,
                              (const tqh_test_t *const *)selected, num_selected, results, &summary);
+  uint64_t after_t0 = tqh_now_ns();
   if (!st) tt_history_after_run(&cli, history, tqh_results_run_dir(results), &trends_href);
+  uint64_t after_t1 = tqh_now_ns();
   if (!st) tt_write_html_report(tqh_results_run_dir(results), baseline, trends_href);
+  uint64_t after_t2 = tqh_now_ns();
   if (uploader) {
     /* Even after a failed run: what was recorded is worth sending. */
     tqh_upload_report_t ur;
@@ -448,6 +452,11 @@ int tt_run_tests(const cli_t *cli_in, int argc, char **argv) {
             "starting workers %.3f ms, recording results %.3f ms\n",
             summary.elapsed_s, num_selected, summary.compile_s / n * 1e3,
             summary.run_s / n * 1e3, summary.spawn_s / n * 1e3, summary.record_s / n * 1e3);
+    /* Once per run, not per test. */
+    fprintf(out,
+            "After the run: history and trends %.3f ms, HTML report %.3f ms; %.3f ms in all\n",
+            (double)(after_t1 - after_t0) / 1e6, (double)(after_t2 - after_t1) / 1e6,
+            (double)(after_t2 - after_t0) / 1e6);
   }
   rc = tqh_runner_exit_code(&summary);
   if (cli.json) {

@@ -55,7 +55,8 @@ typedef struct tqh_out_file_s {
 tq_status_t tqh_out_file_open(tqh_out_file_t *out, const char *path) TQ_MUST_USE;
 /* Writes out the buffer when it holds TQH_OUT_FILE_CHUNK bytes or more (call between records). */
 tq_status_t tqh_out_file_maybe_flush(tqh_out_file_t *out) TQ_MUST_USE;
-/* Flushes, fsyncs, closes and renames into place. */
+/* Flushes, closes and renames into place (no fsync: never torn by a killed process, not durable
+ * across a power loss, as tqh_write_quick_atomic). */
 tq_status_t tqh_out_file_commit(tqh_out_file_t *out) TQ_MUST_USE;
 /* Closes and removes the temporary (after an error, or without commit); accepts a closed one. */
 void tqh_out_file_abort(tqh_out_file_t *out);
