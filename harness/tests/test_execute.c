@@ -120,6 +120,7 @@ static void fx_init(fx_t *fx, const char *yaml) {
 }
 
 static void fx_deinit(fx_t *fx) {
+  tqh_executor_forget(&fx->exec);
   tqh_compile_cache_deinit(&fx->cache);
   tqh_suite_destroy(fx->suite);
   free(fx->test_dir);

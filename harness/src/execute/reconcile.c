@@ -11,6 +11,64 @@ static char *dup_cstr(const char *s) {
   return tq_strndup(s ? s : "", s ? strlen(s) : 0);
 }
 
+/* The source operators of a cache entry's NSS programs, as its debug info names them: the entry
+ * is content-addressed, so they are read once per model and worker, not once per test. */
+struct tqh_executor_memo_s {
+  char *entry_dir;
+  char **operators; /* per NSS program of dispatch 0; NULL: none */
+  size_t count;
+};
+
+void tqh_executor_forget(tqh_executor_t *exec) {
+  struct tqh_executor_memo_s *m = exec ? exec->memo : NULL;
+  if (!m) return;
+  for (size_t i = 0; i < m->count; i++) tq_free(m->operators[i]);
+  tq_free(m->operators);
+  tq_free(m->entry_dir);
+  tq_free(m);
+  exec->memo = NULL;
+}
+
+/* The memo of `entry_dir`, read from its debug info when it is not the one kept. A model compiled
+ * without debug info, or one that cannot be read, has no operators. */
+static tq_status_t operators_of(tqh_executor_t *exec, const char *entry_dir,
+                                const struct tqh_executor_memo_s **out) {
+  if (exec->memo && !strcmp(exec->memo->entry_dir, entry_dir)) {
+    *out = exec->memo;
+    return NULL;
+  }
+  tqh_executor_forget(exec);
+  struct tqh_executor_memo_s *m = tq_calloc(1, sizeof(*m));
+  if (!m) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  exec->memo = m;
+  m->entry_dir = dup_cstr(entry_dir);
+  tqh_debug_info_t *info = NULL;
+  tq_buf_t dir;
+  tq_buf_init(&dir, 0);
+  tq_status_t st = m->entry_dir ? tq_buf_printf(&dir, "%s/debug", entry_dir)
+                                : TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  if (!st) tq_status_free(tqh_debug_info_load(dir.data, NULL, &info));
+  tq_buf_deinit(&dir);
+  const tqh_dispatch_t *d = info && info->num_dispatches ? &info->dispatches[0] : NULL;
+  if (!st && d && d->num_programs) {
+    m->operators = tq_calloc(d->num_programs, sizeof(*m->operators));
+    if (!m->operators) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    for (size_t j = 0; !st && j < d->num_programs; j++) {
+      m->count = j + 1;
+      if (!d->programs[j].present) continue;
+      m->operators[j] = dup_cstr(d->programs[j].original_operators);
+      if (!m->operators[j]) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    }
+  }
+  tqh_debug_info_destroy(info);
+  if (st) {
+    tqh_executor_forget(exec);
+    return st;
+  }
+  *out = m;
+  return NULL;
+}
+
 tq_status_t tqh__exec_recon_init(tqh_execution_t *e) {
   tqh_test_result_t *r = e->r;
   const Torq__Module *m = tqr_module_proto(e->module);
@@ -19,15 +77,9 @@ tq_status_t tqh__exec_recon_init(tqh_execution_t *e) {
   if (n == 0) return NULL;
   r->recon = tq_calloc(n, sizeof(*r->recon));
   if (!r->recon) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  /* The source operators are the debug info's (the module does not carry them); a model
-   * compiled without one, or one that cannot be read, leaves them empty. */
-  tqh_debug_info_t *info = NULL;
-  tq_buf_t dir;
-  tq_buf_init(&dir, 0);
-  tq_status_t st = tq_buf_printf(&dir, "%s/debug", e->entry_dir);
-  if (!st) tq_status_free(tqh_debug_info_load(dir.data, NULL, &info));
-  tq_buf_deinit(&dir);
-  const tqh_dispatch_t *d = info && info->num_dispatches ? &info->dispatches[0] : NULL;
+  /* The source operators are the debug info's (the module does not carry them). */
+  const struct tqh_executor_memo_s *ops = NULL;
+  tq_status_t st = operators_of(e->exec, e->entry_dir, &ops);
   for (size_t j = 0; !st && j < n; j++) {
     tqh_recon_t *p = &r->recon[j];
     const Torq__NssProgram *prog = m->nss_programs[j];
@@ -39,14 +91,11 @@ tq_status_t tqh__exec_recon_init(tqh_execution_t *e) {
         loc = m->actions[a]->location;
         break;
       }
-    const tqh_nss_program_t *dp =
-        d && j < d->num_programs && d->programs[j].present ? &d->programs[j] : NULL;
     p->location = dup_cstr(loc);
-    p->operators = dup_cstr(dp ? dp->original_operators : "");
+    p->operators = dup_cstr(j < ops->count ? ops->operators[j] : "");
     r->num_recon = j + 1;
     if (!p->location || !p->operators) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   }
-  tqh_debug_info_destroy(info);
   return st;
 }
 

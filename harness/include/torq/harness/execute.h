@@ -127,7 +127,14 @@ typedef struct tqh_executor_s {
   /* The board connection, lease and cache of this process, made on its first test (owned;
    * released by tqh_executor_board_exit). */
   tqh_board_worker_t *board_worker;
+  /* The source operators of the last compiled model's NSS programs (from its debug info), kept
+   * for the next test of the same model (owned; tqh_executor_forget). */
+  struct tqh_executor_memo_s *memo;
 } tqh_executor_t;
+
+/* Frees what the executor kept between tests (accepts one that kept nothing); fields set by the
+ * caller stay. */
+void tqh_executor_forget(tqh_executor_t *exec);
 
 /* ---- One test, phase by phase --------------------------------------------------------------- */
 

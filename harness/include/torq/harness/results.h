@@ -234,7 +234,7 @@ typedef struct tqh_results_options_s {
   const char *junit_copy;   /* --junitxml PATH: junit.xml is also written there; NULL none */
   size_t throttle_after;    /* default 1000 */
   unsigned throttle_ms;     /* default 1000 */
-  unsigned regen_share_pct; /* 1..100, default 20 */
+  unsigned regen_share_pct; /* 1..100, default 5 */
   int sync;                 /* fsync the journal (default 1) ... */
   unsigned sync_interval_ms; /* ... at most this often, and at the end (default 1000; 0: every line) */
   int fsync_files;          /* fsync every other file too (default 0) */
