@@ -254,6 +254,58 @@ START_TEST(corpus_add_is_reconciled) {
 }
 END_TEST
 
+/* The operators of test `i` after its compile phase with the fixture's executor (heap). */
+static char *compiled_operators(fx_t *fx, size_t i) {
+  tqh_test_result_t r;
+  tqh_test_result_init(&r);
+  tqh_execution_t *e = NULL;
+  TH_OK(tqh_execution_create(&fx->exec, &fx->suite->tests[i], fx->test_dir, NULL, &r, &e));
+  ck_assert_int_eq(tqh_execute_compile(e), 1);
+  ck_assert_uint_ge(r.num_recon, 1);
+  char *ops = strdup(r.recon[0].operators);
+  tqh_execution_destroy(e);
+  tqh_test_result_deinit(&r);
+  return ops;
+}
+
+/* The executor keeps the operators of the model it compiled last: the next test of the same
+ * model gets the same ones, a test of another model its own, and the first model again its
+ * first ones, whatever the executor kept in between. */
+START_TEST(operators_follow_the_model_the_executor_kept) {
+  char *smoke = th_path(tq_test_top(), "suites/models/add_rescaled_28x28x32_i8.mlir");
+  char yaml[8192];
+  snprintf(yaml, sizeof(yaml),
+           "suite: x\ntests:\n  - name: fused\n    model: '%s'\n    inputs: {random: 3}\n"
+           "  - name: plain\n    model: add.mlir\n    inputs: {random: 3}\n",
+           smoke);
+  fx_t fx;
+  fx_init(&fx, yaml);
+  char *first = compiled_operators(&fx, 0);
+  ck_assert_ptr_nonnull(fx.exec.memo);
+  ck_assert_ptr_nonnull(strstr(first, "tosa.add@L"));
+  ck_assert_ptr_nonnull(strstr(first, "tosa.rescale@L"));
+  char *again = compiled_operators(&fx, 0);
+  ck_assert_str_eq(again, first);
+  char *plain = compiled_operators(&fx, 1);
+  ck_assert_ptr_nonnull(strstr(plain, "tosa.add@L"));
+  ck_assert_ptr_null(strstr(plain, "tosa.rescale"));
+  char *back = compiled_operators(&fx, 0);
+  ck_assert_str_eq(back, first);
+  /* A fresh executor reads the same from the debug info. */
+  tqh_executor_forget(&fx.exec);
+  ck_assert_ptr_null(fx.exec.memo);
+  char *fresh = compiled_operators(&fx, 1);
+  ck_assert_str_eq(fresh, plain);
+  free(fresh);
+  free(back);
+  free(plain);
+  free(again);
+  free(first);
+  free(smoke);
+  fx_deinit(&fx);
+}
+END_TEST
+
 /* Every expectation that does not hold is in the message, each in plain decimals. */
 START_TEST(expectations_report_every_failing_bound_in_one_notation) {
   fx_t fx;
@@ -372,6 +424,7 @@ Suite *execute_suite(void) {
   tcase_add_test(tc, phases_run_in_process_and_report_through_callbacks);
   tcase_add_test(tc, smoke_add_is_reconciled);
   tcase_add_test(tc, corpus_add_is_reconciled);
+  tcase_add_test(tc, operators_follow_the_model_the_executor_kept);
   tcase_add_test(tc, expectations_report_every_failing_bound_in_one_notation);
   tcase_add_test(tc, compile_phase_fails_a_model_the_compiler_refuses_with_its_location);
   tcase_add_test(tc, run_phase_fails_inputs_that_do_not_fit_the_signature);
