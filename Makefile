@@ -10,7 +10,7 @@
 #   make valgrind             the tests under valgrind (CK_FORK=no)
 #   make fuzz                 build and run the libFuzzer targets for FUZZ_SECONDS each
 #   make bench                the benchmark scripts
-#   make golden               rewrite the golden files of the compiler tests (review the diff!)
+#   make golden               rewrite the golden files of the compiler and overview tests (review!)
 #   make tidy / make format   clang-tidy / clang-format
 #   WERROR=1                  warnings are errors (CI)
 
@@ -189,8 +189,9 @@ fuzz: $(FUZZ_BINS)
 	exit $$rc
 
 # Golden files change only through this target, so that a diff in review shows every change.
-golden: $(BUILD)/tests/compiler-tests
+golden: $(BUILD)/tests/compiler-tests $(BUILD)/tests/harness-tests
 	CK_RUN_SUITE=golden TORQ_UPDATE_GOLDEN=1 $(BUILD)/tests/compiler-tests
+	CK_RUN_SUITE=overview_golden TORQ_UPDATE_GOLDEN=1 $(BUILD)/tests/harness-tests
 
 bench: $(TOOLS)
 	@scripts/bench-parse $(BIN)/torq-compile

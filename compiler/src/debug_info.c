@@ -167,6 +167,9 @@ static tq_status_t program_text(const tqc_compiled_t *c, const Torq__NssProgram 
                        p->job_id, action_id, p->estimated_cycles,
                        kernels->data ? kernels->data : ""));
   TQ_TRY(op_list(out, c->program_ops[p->job_id]));
+  /* A pipeline's stage (lower_nss.c): "prologue", "steady state" or "epilogue". */
+  if (p->stage != TORQ__STAGE__WHOLE)
+    TQ_TRY(tq_buf_printf(out, ", stage = \"%s\"", tqf_nss_stage_name(p->stage)));
   TQ_TRY(tq_buf_append_cstr(out, ", units = ["));
   int first = 1;
   for (int u = 1; u < 7; u++) {

@@ -198,9 +198,10 @@ typedef struct tqc_tiles_s {
 tqc_tile_t *tqc__tiles_add(tqc_tiles_t *tiles); /* zeroed; NULL when out of memory */
 void tqc__tiles_deinit(tqc_tiles_t *tiles);
 
-/* Builds the NSS program of `tiles` (tasks, DMA work, schedule, trace IDs), adds it to the
- * module with NSS_START/NSS_WAIT actions (and the ALLOC/DEALLOC around them) at `op`. `ops` is
- * the list of source operators fused into it (for the debug info). */
+/* Builds the NSS programs of `tiles` (tasks, DMA work, schedule, trace IDs): the pipeline's
+ * prologue, steady state and epilogue (lower_nss.c), each added to the module with its
+ * NSS_START/NSS_WAIT actions, the ALLOCs before the first and the DEALLOCs after the last, at
+ * `op`. `ops` is the list of source operators fused into them (for the debug info). */
 tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const tqc_tiles_t *tiles,
                           const tqc_op_t *const *ops, size_t n_ops) TQ_MUST_USE;
 
@@ -213,7 +214,7 @@ typedef struct tqc_tile_cost_s {
 } tqc_tile_cost_t;
 
 /* The estimated cycles of `ntiles` such tiles through the pipeline (the NSS task rule over the
- * ntiles + 2 tasks of tqc__emit_nss). */
+ * ntiles + 2 tasks of tqc__emit_nss, in its three stage programs: the sum of their cycles). */
 uint64_t tqc__pipeline_cycles(const tqs_hw_t *hw, uint64_t ntiles, const tqc_tile_cost_t *cost);
 
 /* The tile count a layer gets, from `lo` (the fewest tiles that fit, >= 1) to `hi`: with

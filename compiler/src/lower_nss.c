@@ -1,12 +1,21 @@
-/* NSS programs: the LRAM layout of a program and its double-buffered task pipeline.
+/* NSS programs: the LRAM layout of a layer and its double-buffered, software-pipelined tiles.
  *
  * Tile k is loaded (DMA_IN) in task k, computed by the slices in task k + 1 and stored (DMA_OUT)
- * in task k + 2, so a program of n tiles has n + 2 tasks and, in the steady state, the three
- * stages of three tiles run at once (the NSS task rule: a task starts all its units and waits for
- * all of them). Tiles alternate between two input and two output slots (k % 2), which is what
- * makes the overlap safe: tile k + 2 reuses tile k's slots only after tile k was stored. Weights
- * of an output-channel group (or a batch's B matrix) arrive with the group's first tile; with
- * more than one group they alternate between two weight slots for the same reason.
+ * in task k + 2, so a layer of n tiles has n + 2 tasks and, in the steady state, the three stages
+ * of three tiles run at once (the NSS task rule: a task starts all its units and waits for all of
+ * them). Tiles alternate between two input and two output slots (k % 2), which is what makes the
+ * overlap safe: tile k + 2 reuses tile k's slots only after tile k was stored. Weights of an
+ * output-channel group (or a batch's B matrix) arrive with the group's first tile; with more
+ * than one group they alternate between two weight slots for the same reason.
+ *
+ * The tasks become three NSS programs, as an NPU compiler emits a software-pipelined loop
+ * (contract.h, "Stages of a pipeline"): the prologue (task 0, the first tile's DMA in), the
+ * steady state (tasks 1 .. n: compute of tile k - 1 while DMA brings tile k in and takes tile
+ * k - 2 out) and the epilogue (task n + 1, the last tile's DMA out). Each program has its own
+ * NSS_START and NSS_WAIT, so the runtime's profile shows the DMA-only stages before and after
+ * the overlapped one, and each costs the host its start and wait. A single-tile layer is the same
+ * three programs: load, compute, store, none of them overlapping the others. The LRAM a stage
+ * leaves is what the next one reads.
  */
 #include <string.h>
 
@@ -137,15 +146,22 @@ static tq_status_t set_trace_id(tqc_lower_t *L, Torq__UnitWork *u, tqs_unit_t un
 }
 
 uint64_t tqc__pipeline_cycles(const tqs_hw_t *hw, uint64_t ntiles, const tqc_tile_cost_t *c) {
+  /* Three programs (pipeline_stages): the clock starts again at the steady state's first task
+   * and at the epilogue's. */
+  uint64_t total = 0;
   tqf_nss_clock_t clock;
   tqf_nss_clock_init(&clock, hw->nss_task_overhead_cycles);
   for (uint64_t k = 0; k < ntiles + 2; k++) {
+    if (k == 0 || k == 1 || k == ntiles + 1) {
+      total = k ? sat_add(total, clock.end) : 0;
+      tqf_nss_clock_init(&clock, hw->nss_task_overhead_cycles);
+    }
     tqf_nss_task_begin(&clock);
     if (k < ntiles) tqf_nss_unit(&clock, k == 0 ? c->first_in : c->in);
     if (k >= 1 && k <= ntiles) tqf_nss_unit(&clock, c->compute);
     if (k >= 2) tqf_nss_unit(&clock, c->out);
   }
-  return clock.end;
+  return sat_add(total, clock.end);
 }
 
 uint64_t tqc__best_tiles(const tqc_lower_t *L, uint64_t lo, uint64_t hi,
@@ -211,21 +227,91 @@ static size_t chain_length(const tqc_tile_t *t) {
   return n;
 }
 
+/* The stages of a pipeline of `ntasks` tasks (contract.h, "Stages of a pipeline"): its prologue
+ * (task 0: the first tile's DMA in), steady state (tasks 1 .. ntasks - 2) and epilogue (the last
+ * task: the last tile's DMA out), each an NSS program of its own; or one WHOLE program when a
+ * stage would hold no work (a pipeline without a load or a store of its own). Returns the number
+ * of programs and fills first[0..count] with their first tasks (first[count] = ntasks). */
+static size_t pipeline_stages(const task_items_t *items, size_t ntasks, size_t first[4],
+                              Torq__Stage stage[3]) {
+  first[0] = 0;
+  if (ntasks >= 3 && items[0].n && items[ntasks - 1].n) {
+    size_t steady = 0;
+    for (size_t k = 1; k + 1 < ntasks; k++) steady += items[k].n;
+    if (steady) {
+      first[1] = 1, first[2] = ntasks - 1, first[3] = ntasks;
+      stage[0] = TORQ__STAGE__PROLOGUE, stage[1] = TORQ__STAGE__STEADY;
+      stage[2] = TORQ__STAGE__EPILOGUE;
+      return 3;
+    }
+  }
+  first[1] = ntasks;
+  stage[0] = TORQ__STAGE__WHOLE;
+  return 1;
+}
+
+/* Makes the NSS program of tasks [lo, hi) of a pipeline (their timing scheduled from cycle 0,
+ * their items given their estimated times and trace IDs) and adds it to the module with its
+ * NSS_START and NSS_WAIT actions. */
+static tq_status_t emit_program(tqc_lower_t *L, const char *location, tqs_task_timing_t *timing,
+                                const task_items_t *items, size_t lo, size_t hi,
+                                Torq__Stage stage, char **names) {
+  Torq__NssProgram *prog = tq_arena_alloc(L->arena, sizeof(*prog));
+  Torq__NssTask **tasks = tq_arena_calloc(L->arena, hi - lo, sizeof(Torq__NssTask *));
+  if (!prog || !tasks) return TQC_OOM("while lowering");
+  Torq__NssProgram pinit = TORQ__NSS_PROGRAM__INIT;
+  *prog = pinit;
+  prog->estimated_cycles = tqs_task_schedule(L->hw, timing + lo, hi - lo);
+  for (size_t k = lo; k < hi; k++) {
+    Torq__NssTask *task = tq_arena_alloc(L->arena, sizeof(*task));
+    Torq__UnitWork **work = tq_arena_calloc(L->arena, items[k].n + 1, sizeof(Torq__UnitWork *));
+    if (!task || !work) return TQC_OOM("while lowering");
+    Torq__NssTask tinit = TORQ__NSS_TASK__INIT;
+    *task = tinit;
+    task->estimated_start = timing[k].start;
+    task->estimated_end = timing[k].end;
+    task->work = work;
+    uint64_t slice_at[TQS_HW_MAX_SLICES] = {timing[k].start, timing[k].start};
+    for (size_t i = 0; i < items[k].n; i++) {
+      Torq__UnitWork *w = items[k].items[i];
+      tqs_unit_t u;
+      if (!tqs_unit_from_module(w->unit, &u)) u = TQS_UNIT_DMA_IN;
+      if (u == TQS_UNIT_SLICE0 || u == TQS_UNIT_SLICE1) {
+        uint64_t *at = &slice_at[u == TQS_UNIT_SLICE0 ? 0 : 1];
+        uint64_t own = w->estimated_end;
+        w->estimated_start = *at;
+        w->estimated_end = *at += own;
+      } else {
+        w->estimated_start = timing[k].start;
+        w->estimated_end = timing[k].unit_end[u];
+      }
+      TQ_TRY(set_trace_id(L, w, u));
+      work[task->n_work++] = w;
+    }
+    tasks[k - lo] = task;
+  }
+  prog->job_id = (uint32_t)L->programs.count;
+  prog->tasks = tasks;
+  prog->n_tasks = hi - lo;
+  prog->stage = stage;
+  if (!tqc__ptrvec_push(L->arena, &L->programs, prog) ||
+      !tqc__ptrvec_push(L->arena, &L->program_ops, names))
+    return TQC_OOM("while lowering");
+  TQ_TRY(tqc__emit_action(L, TORQ__ACTION_KIND__NSS_START, prog->job_id, location));
+  return tqc__emit_action(L, TORQ__ACTION_KIND__NSS_WAIT, prog->job_id, location);
+}
+
 tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const tqc_tiles_t *tiles,
                           const tqc_op_t *const *ops, size_t n_ops) {
   const char *location = tqc__op_location(L, op);
   size_t n = tiles->count, ntasks = n + 2;
   tqs_task_timing_t *timing = tq_calloc(ntasks, sizeof(*timing));
-  Torq__NssProgram *prog = tq_arena_alloc(L->arena, sizeof(*prog));
-  Torq__NssTask **tasks = tq_arena_calloc(L->arena, ntasks, sizeof(Torq__NssTask *));
   task_items_t *items = tq_calloc(ntasks, sizeof(*items));
   tq_status_t st = NULL;
-  if (!timing || !prog || !tasks || !items) {
+  if (!timing || !items) {
     st = TQC_OOM("while lowering");
     goto done;
   }
-  Torq__NssProgram pinit = TORQ__NSS_PROGRAM__INIT;
-  *prog = pinit;
   for (size_t k = 0; k < ntasks; k++) {
     size_t room = 2 + (k >= 1 && k - 1 < n ? chain_length(&tiles->items[k - 1]) : 0);
     items[k].items = tq_calloc(room, sizeof(Torq__UnitWork *));
@@ -265,51 +351,20 @@ tq_status_t tqc__emit_nss(tqc_lower_t *L, const tqc_op_t *op, const tqc_tiles_t 
                           timing[k].cycles)))
       goto done;
   }
-  prog->estimated_cycles = tqs_task_schedule(L->hw, timing, ntasks);
-  for (size_t k = 0; k < ntasks; k++) {
-    Torq__NssTask *task = tq_arena_alloc(L->arena, sizeof(*task));
-    Torq__UnitWork **work = tq_arena_calloc(L->arena, items[k].n + 1, sizeof(Torq__UnitWork *));
-    if (!task || !work) {
-      st = TQC_OOM("while lowering");
-      goto done;
-    }
-    Torq__NssTask tinit = TORQ__NSS_TASK__INIT;
-    *task = tinit;
-    task->estimated_start = timing[k].start;
-    task->estimated_end = timing[k].end;
-    task->work = work;
-    uint64_t slice_at[TQS_HW_MAX_SLICES] = {timing[k].start, timing[k].start};
-    for (size_t i = 0; i < items[k].n; i++) {
-      Torq__UnitWork *w = items[k].items[i];
-      tqs_unit_t u;
-      if (!tqs_unit_from_module(w->unit, &u)) u = TQS_UNIT_DMA_IN;
-      if (u == TQS_UNIT_SLICE0 || u == TQS_UNIT_SLICE1) {
-        uint64_t *at = &slice_at[u == TQS_UNIT_SLICE0 ? 0 : 1];
-        uint64_t own = w->estimated_end;
-        w->estimated_start = *at;
-        w->estimated_end = *at += own;
-      } else {
-        w->estimated_start = timing[k].start;
-        w->estimated_end = timing[k].unit_end[u];
-      }
-      if ((st = set_trace_id(L, w, u))) goto done;
-      work[task->n_work++] = w;
-    }
-    tasks[k] = task;
-  }
-  prog->job_id = (uint32_t)L->programs.count;
-  prog->tasks = tasks;
-  prog->n_tasks = ntasks;
+  /* The stages run one after the other, their buffers allocated before the first and freed
+   * after the last. */
+  size_t first[4];
+  Torq__Stage stage[3];
+  size_t nstages = pipeline_stages(items, ntasks, first, stage);
   char **names = tqc__op_names(L, ops, n_ops);
-  if (!names || !tqc__ptrvec_push(L->arena, &L->programs, prog) ||
-      !tqc__ptrvec_push(L->arena, &L->program_ops, names)) {
+  if (!names) {
     st = TQC_OOM("while lowering");
     goto done;
   }
   if ((st = tqc__emit_allocs(L, location))) goto done;
-  if ((st = tqc__emit_action(L, TORQ__ACTION_KIND__NSS_START, prog->job_id, location))) goto done;
-  if ((st = tqc__emit_action(L, TORQ__ACTION_KIND__NSS_WAIT, prog->job_id, location))) goto done;
-  st = tqc__emit_deallocs(L, location);
+  for (size_t s = 0; s < nstages && !st; s++)
+    st = emit_program(L, location, timing, items, first[s], first[s + 1], stage[s], names);
+  if (!st) st = tqc__emit_deallocs(L, location);
 done:
   if (items)
     for (size_t k = 0; k < ntasks; k++) tq_free(items[k].items);

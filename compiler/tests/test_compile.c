@@ -94,6 +94,45 @@ static uint64_t dur(const Torq__UnitWork *u) {
   return u->estimated_end - u->estimated_start;
 }
 
+/* A layer's pipeline (lower_nss.c): its three stage programs from job `first` on, checked (the
+ * prologue's one task loads the first tile, the epilogue's one task stores the last), and their
+ * tasks in the pipeline's order, task k of the layer's n + 2. Times stay each program's own,
+ * from its start; estimated_cycles is the three programs' together. */
+#define LAYER_MAX_TASKS 256
+typedef struct layer_s {
+  const Torq__NssProgram *stage[3];
+  const Torq__NssTask *tasks[LAYER_MAX_TASKS];
+  size_t n_tasks;
+  uint64_t estimated_cycles;
+} layer_t;
+
+static layer_t layer_at(const Torq__Module *m, size_t first) {
+  static const Torq__Stage want[3] = {TORQ__STAGE__PROLOGUE, TORQ__STAGE__STEADY,
+                                      TORQ__STAGE__EPILOGUE};
+  layer_t l;
+  memset(&l, 0, sizeof(l));
+  ck_assert_uint_ge(m->n_nss_programs, first + 3);
+  for (size_t s = 0; s < 3; s++) {
+    const Torq__NssProgram *p = m->nss_programs[first + s];
+    ck_assert_int_eq(p->stage, want[s]);
+    ck_assert_uint_eq(p->job_id, first + s);
+    l.stage[s] = p;
+    for (size_t k = 0; k < p->n_tasks; k++) {
+      ck_assert_uint_lt(l.n_tasks, LAYER_MAX_TASKS);
+      l.tasks[l.n_tasks++] = p->tasks[k];
+    }
+    l.estimated_cycles += p->estimated_cycles;
+  }
+  ck_assert_uint_eq(l.stage[0]->n_tasks, 1);
+  ck_assert_uint_eq(l.stage[2]->n_tasks, 1);
+  /* The prologue only loads, the epilogue only stores. */
+  ck_assert_uint_eq(l.stage[0]->tasks[0]->n_work, 1);
+  ck_assert_int_eq(l.stage[0]->tasks[0]->work[0]->unit, TORQ__UNIT__DMA_IN);
+  ck_assert_uint_eq(l.stage[2]->tasks[0]->n_work, 1);
+  ck_assert_int_eq(l.stage[2]->tasks[0]->work[0]->unit, TORQ__UNIT__DMA_OUT);
+  return l;
+}
+
 /* ---- Elementwise add ------------------------------------------------------------------------ */
 
 static const char *ADD_I8 =
@@ -108,8 +147,9 @@ START_TEST(compile_add_cycles_match_hand_worked_cost_model) {
   tc_t t = compile_fewest(ADD_I8, NULL);
   const uint64_t E = 28 * 28 * 24, B = 4 * E; /* 18816 i32 elements, 75264 bytes */
   /* One tile: 2 x (2B inputs + B output) = 451584 <= 512 KiB. */
-  ck_assert_uint_eq(t.m->n_nss_programs, 1);
-  const Torq__NssProgram *p = t.m->nss_programs[0];
+  /* One layer: load, compute and store, each an NSS program of one task. */
+  ck_assert_uint_eq(t.m->n_nss_programs, 3);
+  const layer_t l = layer_at(t.m, 0), *p = &l;
   ck_assert_uint_eq(p->n_tasks, 3);
   const Torq__UnitWork *di = unit_of(p->tasks[0], TORQ__UNIT__DMA_IN);
   ck_assert_ptr_nonnull(di);
@@ -131,13 +171,18 @@ START_TEST(compile_add_cycles_match_hand_worked_cost_model) {
   ck_assert_uint_eq(s0->macs, E / 2);
   ck_assert_uint_eq(dur(s1), hand_lanes(E / 2, 16)); /* 588 + 64 = 652 */
   ck_assert_uint_eq(dur(s0), 652);
-  ck_assert_uint_eq(s0->estimated_start, in_cycles + TASK_GAP);
+  /* Each stage program starts at its own cycle 0; no NSS task gap between them (the host's
+   * NSS_WAIT and NSS_START are). */
+  ck_assert_uint_eq(s0->estimated_start, 0);
+  ck_assert_uint_eq(l.stage[0]->estimated_cycles, in_cycles);
+  ck_assert_uint_eq(l.stage[1]->estimated_cycles, 652);
   const Torq__UnitWork *dout = unit_of(p->tasks[2], TORQ__UNIT__DMA_OUT);
   ck_assert_uint_eq(dout->bytes, B);
-  uint64_t t2 = in_cycles + TASK_GAP + 652 + TASK_GAP;
-  ck_assert_uint_eq(dout->estimated_start, t2);
-  ck_assert_uint_eq(p->estimated_cycles, t2 + hand_dma(B));
-  ck_assert_uint_eq(p->estimated_cycles, 48177 + 3 * SETUP);
+  ck_assert_uint_eq(dout->estimated_start, 0);
+  ck_assert_uint_eq(l.stage[2]->estimated_cycles, hand_dma(B));
+  ck_assert_uint_eq(p->estimated_cycles, in_cycles + 652 + hand_dma(B));
+  ck_assert_uint_eq(p->estimated_cycles, 48177 + 3 * SETUP - 2 * TASK_GAP);
+  ck_assert_uint_eq(tqc_compiled_estimated_cycles(t.c), p->estimated_cycles);
   tc_free(&t);
 }
 END_TEST
@@ -160,7 +205,8 @@ START_TEST(compile_corpus_add_dma_in_equals_bytes_over_throughput) {
   const uint64_t E = 56 * 56 * 24;
   const uint64_t input_bytes = E;
   uint64_t cycles = 0, bytes = 0, transfers = 0, out_bytes = 0;
-  ck_assert_uint_eq(m->n_nss_programs, 1);
+  ck_assert_uint_eq(m->n_nss_programs, 3); /* one layer: prologue, steady state, epilogue */
+  (void)layer_at(m, 0);
   ck_assert_uint_eq(m->n_host_programs, 0);
   size_t kernels = 0;
   for (size_t p = 0; p < m->n_nss_programs; p++)
@@ -209,8 +255,8 @@ static const char *CONV =
 
 START_TEST(compile_conv2d_cycles_match_hand_worked_cost_model) {
   tc_t t = compile_fewest(CONV, NULL);
-  ck_assert_uint_eq(t.m->n_nss_programs, 1);
-  const Torq__NssProgram *p = t.m->nss_programs[0];
+  ck_assert_uint_eq(t.m->n_nss_programs, 3);
+  const layer_t l = layer_at(t.m, 0), *p = &l;
   ck_assert_uint_eq(p->n_tasks, 3);
   /* Task 0: the packed weights+bias (32*3*3*16 + 32*4 = 4736 bytes) and the input (1024). */
   const Torq__UnitWork *di = unit_of(p->tasks[0], TORQ__UNIT__DMA_IN);
@@ -248,7 +294,7 @@ START_TEST(compile_conv2d_cycles_match_hand_worked_cost_model) {
   /* DMA_OUT: 8*8*32*4 = 8192 bytes. */
   const Torq__UnitWork *dout = unit_of(p->tasks[2], TORQ__UNIT__DMA_OUT);
   ck_assert_uint_eq(dout->bytes, 8192);
-  uint64_t end = in_cycles + TASK_GAP + 640 + TASK_GAP + hand_dma(8192);
+  uint64_t end = in_cycles + 640 + hand_dma(8192);
   ck_assert_uint_eq(p->estimated_cycles, end);
   ck_assert_uint_eq(tqc_compiled_estimated_cycles(t.c), end);
   tc_free(&t);
@@ -270,7 +316,7 @@ static const char *DW =
 
 START_TEST(compile_depthwise_cycles_match_hand_worked_cost_model) {
   tc_t t = compile_fewest(DW, NULL);
-  const Torq__NssProgram *p = t.m->nss_programs[0];
+  const layer_t l = layer_at(t.m, 0), *p = &l;
   ck_assert_uint_eq(p->n_tasks, 3);
   const Torq__UnitWork *di = unit_of(p->tasks[0], TORQ__UNIT__DMA_IN);
   /* weights 3*3*8*2 = 144 + bias 16*4 = 64 -> 208 bytes; input rows 0-9 (the last output row
@@ -295,7 +341,7 @@ START_TEST(compile_depthwise_cycles_match_hand_worked_cost_model) {
   ck_assert_uint_eq(s1->regions[0]->offset - s0->regions[0]->offset, 6 * 10 * 8);
   const Torq__UnitWork *dout = unit_of(p->tasks[2], TORQ__UNIT__DMA_OUT);
   ck_assert_uint_eq(dout->bytes, 5 * 5 * 16 * 4);
-  uint64_t end = dur(di) + TASK_GAP + 73 + TASK_GAP + hand_dma(1600);
+  uint64_t end = dur(di) + 73 + hand_dma(1600);
   ck_assert_uint_eq(p->estimated_cycles, end);
   tc_free(&t);
 }
@@ -311,7 +357,7 @@ static const char *MATMUL =
 
 START_TEST(compile_matmul_cycles_match_hand_worked_cost_model) {
   tc_t t = compile_fewest(MATMUL, NULL);
-  const Torq__NssProgram *p = t.m->nss_programs[0];
+  const layer_t l = layer_at(t.m, 0), *p = &l;
   ck_assert_uint_eq(p->n_tasks, 3);
   const Torq__UnitWork *di = unit_of(p->tasks[0], TORQ__UNIT__DMA_IN);
   /* B resident (64*48 = 3072 bytes) first, then the rows of A (32*64 = 2048). */
@@ -327,7 +373,7 @@ START_TEST(compile_matmul_cycles_match_hand_worked_cost_model) {
   ck_assert_int_eq(s0->params->weight_shape[1], 48);
   const Torq__UnitWork *dout = unit_of(p->tasks[2], TORQ__UNIT__DMA_OUT);
   ck_assert_uint_eq(dout->bytes, 32 * 48 * 4);
-  ck_assert_uint_eq(p->estimated_cycles, dur(di) + TASK_GAP + 256 + TASK_GAP + hand_dma(6144));
+  ck_assert_uint_eq(p->estimated_cycles, dur(di) + 256 + hand_dma(6144));
   tc_free(&t);
 }
 END_TEST
@@ -352,9 +398,10 @@ START_TEST(compile_conv2d_tiles_when_lram_is_small) {
   /* Weights 32*9*32 + 32*4 = 9344 bytes (a multiple of the 64-byte slot alignment). A band of R
    * output rows reads R + 2 input rows of 64*32 bytes and writes R*64*32*4 bytes, so the LRAM
    * holds 9344 + 2*2048*(R+2) + 2*8192*R = 17536 + 20480 R <= 65536: R = 2, 32 bands, 34 tasks. */
-  ck_assert_uint_eq(t.m->n_nss_programs, 1);
-  const Torq__NssProgram *p = t.m->nss_programs[0];
+  ck_assert_uint_eq(t.m->n_nss_programs, 3);
+  const layer_t l = layer_at(t.m, 0), *p = &l;
   ck_assert_uint_eq(p->n_tasks, 34);
+  ck_assert_uint_eq(l.stage[1]->n_tasks, 32); /* the steady state: tasks 1..32 */
   uint64_t in_bytes = 0, out_bytes = 0, macs = 0;
   for (size_t k = 0; k < p->n_tasks; k++) {
     const Torq__NssTask *task = p->tasks[k];
@@ -362,7 +409,10 @@ START_TEST(compile_conv2d_tiles_when_lram_is_small) {
     ck_assert_int_eq(unit_of(task, TORQ__UNIT__DMA_IN) != NULL, k < 32);
     ck_assert_int_eq(unit_of(task, TORQ__UNIT__SLICE0) != NULL, k >= 1 && k <= 32);
     ck_assert_int_eq(unit_of(task, TORQ__UNIT__DMA_OUT) != NULL, k >= 2);
-    if (k > 0) ck_assert_uint_eq(task->estimated_start, p->tasks[k - 1]->estimated_end + 16);
+    /* Within a stage program, the next task starts 16 cycles after the previous one ends. */
+    if (k == 1 || k == 33) ck_assert_uint_eq(task->estimated_start, 0);
+    if (k > 1 && k < 33)
+      ck_assert_uint_eq(task->estimated_start, p->tasks[k - 1]->estimated_end + 16);
     for (size_t w = 0; w < task->n_work; w++) {
       const Torq__UnitWork *u = task->work[w];
       ck_assert_uint_le(u->estimated_end, task->estimated_end);
@@ -510,9 +560,10 @@ static const Torq__UnitWork *nth_of(const Torq__NssTask *task, Torq__Unit unit, 
 
 START_TEST(compile_eltwise_broadcast_and_per_channel_rescale) {
   tc_t t = compile_fewest(BCAST_RESCALE, NULL);
-  /* sub -> rescale is one fused chain: one program, the i32 difference never leaves LRAM. */
-  ck_assert_uint_eq(t.m->n_nss_programs, 1);
-  const Torq__NssProgram *p = t.m->nss_programs[0];
+  /* sub -> rescale is one fused chain: one layer (its three stage programs), the i32
+   * difference never leaves LRAM. */
+  ck_assert_uint_eq(t.m->n_nss_programs, 3);
+  const layer_t l = layer_at(t.m, 0), *p = &l;
   ck_assert_uint_eq(p->n_tasks, 3);
   /* The one-element operand is loaded once (with tile 0, into the weight slot) and broadcast. */
   const Torq__UnitWork *di = unit_of(p->tasks[0], TORQ__UNIT__DMA_IN);
@@ -568,7 +619,7 @@ START_TEST(compile_depthwise_groups_channels_when_weights_do_not_fit) {
    * gn = 2: 2*64 + 2*64 + 128 + 80 = 464 fits; with 2 rows (5 input rows) it would take 736.
    * So 4 groups of 2 channels, 5 one-row bands each: 20 tiles, 22 tasks. */
   tc_t t = compile_fewest(DW, "sl2610,lram=700");
-  const Torq__NssProgram *p = t.m->nss_programs[0];
+  const layer_t l = layer_at(t.m, 0), *p = &l;
   size_t groups = 0, tiles = 0;
   uint64_t w_addr[2] = {0, 0};
   for (size_t k = 0; k < p->n_tasks; k++) {
@@ -628,11 +679,12 @@ static const char *FUSED =
 
 START_TEST(compile_fuses_conv_rescale_clamp_into_one_program) {
   tc_t t = compile_text(FUSED, NULL);
-  ck_assert_uint_eq(t.m->n_nss_programs, 1);
+  ck_assert_uint_eq(t.m->n_nss_programs, 3); /* one layer: its three stage programs */
+  const layer_t l = layer_at(t.m, 0);
   ck_assert_uint_eq(t.m->n_host_programs, 0);
   /* input, output, packed weights: no buffer for the accumulator or the rescaled value. */
   ck_assert_uint_eq(t.m->n_buffers, 3);
-  const Torq__UnitWork *s0 = unit_of(t.m->nss_programs[0]->tasks[1], TORQ__UNIT__SLICE0);
+  const Torq__UnitWork *s0 = unit_of(l.tasks[1], TORQ__UNIT__SLICE0);
   const Torq__KernelParams *k = s0->params;
   ck_assert_int_eq(k->input_type, TORQ__ELEMENT_TYPE__I8);
   ck_assert_int_eq(k->output_type, TORQ__ELEMENT_TYPE__I8);
@@ -646,7 +698,7 @@ START_TEST(compile_fuses_conv_rescale_clamp_into_one_program) {
   ck_assert_int_eq(k->clamp_min, 0);
   ck_assert_int_eq(k->clamp_max, 100);
   /* The output is written as i8: 4*4*2 bytes. */
-  const Torq__UnitWork *dout = unit_of(t.m->nss_programs[0]->tasks[2], TORQ__UNIT__DMA_OUT);
+  const Torq__UnitWork *dout = unit_of(l.tasks[2], TORQ__UNIT__DMA_OUT);
   ck_assert_uint_eq(dout->bytes, 32);
   /* All actions carry the conv's location. */
   for (size_t i = 0; i < t.m->n_actions; i++) {
@@ -736,7 +788,8 @@ static const char *VIEWS =
 
 START_TEST(compile_reshape_is_a_view_not_a_program) {
   tc_t t = compile_text(VIEWS, NULL);
-  ck_assert_uint_eq(t.m->n_nss_programs, 1);
+  ck_assert_uint_eq(t.m->n_nss_programs, 3);
+  const layer_t l = layer_at(t.m, 0);
   ck_assert_uint_eq(t.m->n_host_programs, 0);
   ck_assert_uint_eq(t.m->n_constants, 0); /* shapes of views are compile-time only */
   uint32_t out = t.m->function->output_buffers[0];
@@ -746,18 +799,24 @@ START_TEST(compile_reshape_is_a_view_not_a_program) {
   const Torq__Buffer *root = t.m->buffers[ob->view->buffer_id];
   ck_assert_int_eq(root->contents_case, TORQ__BUFFER__CONTENTS__NOT_SET);
   /* The clamp reads the input's storage and writes the output's root, never a view id. */
-  const Torq__UnitWork *di = unit_of(t.m->nss_programs[0]->tasks[0], TORQ__UNIT__DMA_IN);
-  const Torq__UnitWork *dout = unit_of(t.m->nss_programs[0]->tasks[2], TORQ__UNIT__DMA_OUT);
+  const Torq__UnitWork *di = unit_of(l.tasks[0], TORQ__UNIT__DMA_IN);
+  const Torq__UnitWork *dout = unit_of(l.tasks[2], TORQ__UNIT__DMA_OUT);
   ck_assert_uint_eq(di->regions[0]->buffer_id, t.m->function->input_buffers[0]);
   ck_assert_uint_eq(dout->regions[1]->buffer_id, root->id);
-  const Torq__UnitWork *s0 = unit_of(t.m->nss_programs[0]->tasks[1], TORQ__UNIT__SLICE0);
+  const Torq__UnitWork *s0 = unit_of(l.tasks[1], TORQ__UNIT__SLICE0);
   ck_assert_str_eq(s0->kernel, "clamp");
   ck_assert_int_eq(s0->params->clamp_min, -10);
   ck_assert_int_eq(s0->params->clamp_max, 10);
-  /* ALLOC root, NSS_START, NSS_WAIT: the output's root is never freed. */
-  ck_assert_uint_eq(t.m->n_actions, 3);
+  /* ALLOC root, then NSS_START and NSS_WAIT of each stage in turn: the output's root is never
+   * freed. */
+  ck_assert_uint_eq(t.m->n_actions, 7);
   ck_assert_int_eq(t.m->actions[0]->kind, TORQ__ACTION_KIND__ALLOC);
   ck_assert_uint_eq(t.m->actions[0]->buffer_id, root->id);
+  for (size_t a = 1; a < 7; a++) {
+    ck_assert_int_eq(t.m->actions[a]->kind,
+                     a % 2 ? TORQ__ACTION_KIND__NSS_START : TORQ__ACTION_KIND__NSS_WAIT);
+    ck_assert_uint_eq(t.m->actions[a]->job_id, (a - 1) / 2);
+  }
   tc_free(&t);
 }
 END_TEST
@@ -775,11 +834,13 @@ static const char *TWO_PROGRAMS =
 
 START_TEST(compile_trace_csv_puts_programs_on_one_timeline) {
   tc_t t = compile_text(TWO_PROGRAMS, NULL);
-  ck_assert_uint_eq(t.m->n_nss_programs, 2);
-  uint64_t c0 = t.m->nss_programs[0]->estimated_cycles;
-  /* Program 0: DI 2 x (ceil(128*175/832) + 40) = 2 x 67; slices 16 i32 elements each at 16 a
-   * cycle: 1 + 64. */
-  ck_assert_uint_eq(c0, 2 * hand_dma(128) + 16 + hand_lanes(16, 16) + 16 + hand_dma(128));
+  ck_assert_uint_eq(t.m->n_nss_programs, 6); /* two layers of three stage programs */
+  const layer_t l0 = layer_at(t.m, 0), l1 = layer_at(t.m, 3);
+  (void)l1;
+  uint64_t c0 = l0.estimated_cycles;
+  /* Layer 0: DI 2 x (ceil(128*175/832) + 40) = 2 x 67; slices 16 i32 elements each at 16 a
+   * cycle: 1 + 64; DO 67. Each stage program starts where the one before it ends. */
+  ck_assert_uint_eq(c0, 2 * hand_dma(128) + hand_lanes(16, 16) + hand_dma(128));
   tq_buf_t csv;
   tq_buf_init(&csv, 0);
   TC_OK(tqc_compiled_trace_csv(t.c, &csv));
@@ -787,12 +848,12 @@ START_TEST(compile_trace_csv_puts_programs_on_one_timeline) {
   snprintf(want, sizeof(want),
            "ID,Start,End,Location,Op Type\n"
            "DI0,0,134,\"loc(\"\"t.mlir\"\":2:8)\",DMA_IN\n"
-           "S0,150,215,\"loc(\"\"t.mlir\"\":2:8)\",add\n"
-           "S1,150,215,\"loc(\"\"t.mlir\"\":2:8)\",add\n"
-           "DO0,231,298,\"loc(\"\"t.mlir\"\":2:8)\",DMA_OUT\n"
+           "S0,134,199,\"loc(\"\"t.mlir\"\":2:8)\",add\n"
+           "S1,134,199,\"loc(\"\"t.mlir\"\":2:8)\",add\n"
+           "DO0,199,266,\"loc(\"\"t.mlir\"\":2:8)\",DMA_OUT\n"
            "DI1,%llu,%llu,\"loc(\"\"t.mlir\"\":3:8)\",DMA_IN\n",
            (unsigned long long)c0, (unsigned long long)c0 + hand_dma(64));
-  ck_assert_uint_eq(c0, 298);
+  ck_assert_uint_eq(c0, 266);
   ck_assert_msg(strncmp(csv.data, want, strlen(want)) == 0, "trace:\n%s", csv.data);
   tq_buf_deinit(&csv);
   /* pack -> unpack gives the same module. */
@@ -806,8 +867,11 @@ START_TEST(compile_trace_csv_puts_programs_on_one_timeline) {
   ck_assert_str_eq(u->producer, "torq-compile " TQ_VERSION);
   ck_assert_str_eq(u->hardware->spec, "sl2610");
   ck_assert_uint_eq(u->n_actions, t.m->n_actions);
-  ck_assert_uint_eq(u->nss_programs[1]->tasks[0]->work[0]->bytes, 64); /* %c, loaded once */
-  ck_assert_str_eq(u->nss_programs[1]->tasks[1]->work[0]->trace_id, "S2");
+  /* Layer 1's prologue loads %c once; its steady state's first slice item is S2. */
+  ck_assert_int_eq(u->nss_programs[3]->stage, TORQ__STAGE__PROLOGUE);
+  ck_assert_uint_eq(u->nss_programs[3]->tasks[0]->work[0]->bytes, 64);
+  ck_assert_int_eq(u->nss_programs[4]->stage, TORQ__STAGE__STEADY);
+  ck_assert_str_eq(u->nss_programs[4]->tasks[0]->work[0]->trace_id, "S2");
   torq__module__free_unpacked(u, NULL);
   tq_buf_deinit(&packed);
   tc_free(&t);

@@ -309,9 +309,10 @@ START_TEST(result_roundtrips_through_encoding) {
                              0,
                              900,
                              700,
-                             600};
+                             600,
+                             3};
   r.recon[1] = (tqh_recon_t){
-      4, tq_strdup_printf("%s", ""), tq_strdup_printf("%s", ""), 50, 0, 0, 1, 0.125, 0, 0, 0};
+      6, tq_strdup_printf("%s", ""), tq_strdup_printf("%s", ""), 50, 0, 0, 1, 0.125, 0, 0, 0, 1};
   tq_buf_t b;
   tq_buf_init(&b, 0);
   ck_assert_ptr_null(tqh__result_encode(&r, &b));
@@ -332,6 +333,7 @@ START_TEST(result_roundtrips_through_encoding) {
   ck_assert_uint_eq(back.clock_hz, 800000000u);
   ck_assert_uint_eq(back.num_recon, 2);
   ck_assert_uint_eq(back.recon[0].job_id, 3);
+  ck_assert_uint_eq(back.recon[0].programs, 3);
   ck_assert_str_eq(back.recon[0].location, "loc(\"m.mlir\":4:5)");
   ck_assert_str_eq(back.recon[0].operators, "tosa.rescale@L4 tosa.add@L5");
   ck_assert_uint_eq(back.recon[0].estimated_cycles, 1000);

@@ -87,8 +87,9 @@ static tqr_module_t *compile(const char *model, const char *dbg) {
   return m;
 }
 
-/* Runs the module once with seeded random inputs, profiling into `csv`. 1 when it succeeded. */
-static int run(const tqr_module_t *m, const char *csv, uint64_t seed) {
+/* Runs the module once with seeded random inputs, profiling into `csv`. 1 when it succeeded.
+ * `jobs`, when not NULL, receives what each NSS program took (n_nss_programs entries). */
+static int run_jobs(const tqr_module_t *m, const char *csv, uint64_t seed, tqr_nss_result_t *jobs) {
   const Torq__Function *fn = tqr_module_proto(m)->function;
   tqr_tensor_t **in = calloc(fn->n_inputs + 1, sizeof(*in));
   tqr_tensor_t **out = calloc(fn->n_outputs + 1, sizeof(*out));
@@ -119,6 +120,8 @@ static int run(const tqr_module_t *m, const char *csv, uint64_t seed) {
                                       fn->n_outputs);
   int ok = st == NULL;
   tq_status_free(st);
+  for (size_t j = 0; jobs && j < tqr_module_proto(m)->n_nss_programs; j++)
+    ck_assert(tqr_session_job_result(s, (uint32_t)j, &jobs[j]) || !ok);
   tqr_session_destroy(s);
   TH_OK(tqr_profile_close(prof));
   tqr_profile_destroy(prof);
@@ -128,6 +131,10 @@ static int run(const tqr_module_t *m, const char *csv, uint64_t seed) {
   free(in);
   free(out);
   return ok;
+}
+
+static int run(const tqr_module_t *m, const char *csv, uint64_t seed) {
+  return run_jobs(m, csv, seed, NULL);
 }
 
 /* Splits a CSV line of the annotated CSV: 14 bare fields, then the quoted location. */
@@ -331,11 +338,109 @@ START_TEST(overview_golden_of_a_smoke_model) {
 }
 END_TEST
 
+/* The corpus's add.mlir (issue 16): its fused chain is one layer in three NSS programs, a
+ * software pipeline's prologue (the first tile's DMA in), steady state (compute of tile n while
+ * the DMA moves tiles n + 1 in and n - 1 out) and epilogue (the last tile's DMA out). The
+ * overview, by the Torq tools' definitions (whole NSS programs per unit they use), then shows
+ * the DMA-only stages apart: Overlap below Dma Total and Dma Only above 0, by what the
+ * simulator's split and the session's clock say. */
+static uint64_t ov_get(const tqh_overview_t *ov, const char *name) {
+  uint64_t ns = 0;
+  ck_assert_msg(tqh_overview_get(ov, name, &ns), "no %s in the overview", name);
+  return ns;
+}
+
+/* A program's slot in the profile, in ns, by the session's clock (session.h): its NSS_START
+ * action, then the program, then its NSS_WAIT action. */
+static uint64_t slot_ns(const tqr_nss_result_t *r, uint64_t clock_hz) {
+  return 2 * TQR_SIM_ACTION_NS + (r->cycles * 1000000000u + clock_hz - 1) / clock_hz;
+}
+
+START_TEST(overview_of_add_shows_overlap_below_dma_total) {
+  const char *corpus = tq_test_corpus();
+  if (!corpus) return;
+  char *dir = th_tmpdir();
+  char *model = th_path(corpus, "add.mlir");
+  char *dbg = th_path(dir, "dbg"), *p = th_path(dir, "profile.csv"), *pb = th_path(dir, "p.pb");
+  tqr_module_t *m = compile(model, dbg);
+  const Torq__Module *mod = tqr_module_proto(m);
+  ck_assert_uint_eq(mod->n_nss_programs, 3);
+  ck_assert_int_eq(mod->nss_programs[0]->stage, TORQ__STAGE__PROLOGUE);
+  ck_assert_int_eq(mod->nss_programs[1]->stage, TORQ__STAGE__STEADY);
+  ck_assert_int_eq(mod->nss_programs[2]->stage, TORQ__STAGE__EPILOGUE);
+  ck_assert_uint_eq(module_units(mod->nss_programs[0]), TQH_UNIT_BIT(TQS_UNIT_DMA_IN));
+  ck_assert_uint_eq(module_units(mod->nss_programs[2]), TQH_UNIT_BIT(TQS_UNIT_DMA_OUT));
+  tqr_nss_result_t jobs[3];
+  ck_assert(run_jobs(m, p, 1, jobs));
+
+  /* The simulator's split of the layer: DMA 21,292 cycles, compute 18,084, both at once 17,942,
+   * so DMA alone 3,350 and compute alone 142; the prologue and the epilogue are DMA alone. */
+  uint64_t dma = 0, compute = 0, both = 0;
+  for (int j = 0; j < 3; j++) {
+    dma += jobs[j].dma_cycles;
+    compute += jobs[j].compute_cycles;
+    both += jobs[j].overlap_cycles;
+  }
+  ck_assert_uint_eq(dma, 21292);
+  ck_assert_uint_eq(compute, 18084);
+  ck_assert_uint_eq(both, 17942);
+  for (int j = 0; j < 3; j += 2) {
+    ck_assert_uint_eq(jobs[j].compute_cycles, 0);
+    ck_assert_uint_eq(jobs[j].dma_cycles, jobs[j].cycles);
+  }
+
+  tqh_annotation_t *ann = NULL;
+  TH_OK(tqh_annotate(dbg, p, NULL, &ann));
+  ck_assert_uint_eq(ann->diags.count, 0);
+  TH_OK(tqh_annotation_write(ann, pb));
+  tqh_overview_t ov;
+  const char *pbs[1] = {pb};
+  TH_OK(tqh_overview_read(pbs, 1, &ov));
+  uint64_t dma_total = ov_get(&ov, "Dma Total"), overlap = ov_get(&ov, "Overlap");
+  uint64_t dma_only = ov_get(&ov, "Dma Only"), compute_ns = ov_get(&ov, "Compute");
+  ck_assert_msg(overlap < dma_total, "Overlap %llu ns, Dma Total %llu ns",
+                (unsigned long long)overlap, (unsigned long long)dma_total);
+  ck_assert_uint_gt(dma_only, 0);
+  ck_assert_uint_eq(dma_only + overlap, dma_total);
+  ck_assert_uint_eq(ov_get(&ov, "Compute Only"), 0); /* the steady state moves data too */
+  ck_assert_uint_eq(compute_ns, overlap);
+  /* By the session's clock: Dma Only is the prologue's and the epilogue's slots, Overlap the
+   * steady state's (profile rows are whole µs, floored: each end within 1 µs). */
+  uint64_t clock_hz = mod->hardware->clock_hz;
+  uint64_t want_only = slot_ns(&jobs[0], clock_hz) + slot_ns(&jobs[2], clock_hz);
+  uint64_t want_overlap = slot_ns(&jobs[1], clock_hz);
+  ck_assert_msg(dma_only + 2000 >= want_only && dma_only <= want_only + 2000,
+                "Dma Only %llu ns, the DMA-only stages' slots %llu ns",
+                (unsigned long long)dma_only, (unsigned long long)want_only);
+  ck_assert_msg(overlap + 1000 >= want_overlap && overlap <= want_overlap + 1000,
+                "Overlap %llu ns, the steady state's slot %llu ns", (unsigned long long)overlap,
+                (unsigned long long)want_overlap);
+  /* What the printed block says (issue 14's labels and format). */
+  tq_buf_t got;
+  tq_buf_init(&got, 0);
+  TH_OK(tqh_overview_format(&ov, ann->model_name, -1, &got));
+  ck_assert_msg(strstr(got.data, "  Dma Only                          7.000µs  (21.21%)") &&
+                    strstr(got.data, "  Dma Total                        33.000µs  (100.00%)") &&
+                    strstr(got.data, "  Overlap                          26.000µs  (78.79%)"),
+                "%s", got.data);
+  tq_buf_deinit(&got);
+  tqh_overview_deinit(&ov);
+  tqh_annotation_destroy(ann);
+  tqr_module_destroy(m);
+  free(pb);
+  free(p);
+  free(dbg);
+  free(model);
+  th_rmtree(dir);
+}
+END_TEST
+
 Suite *overview_golden_suite(void) {
   Suite *s = suite_create("overview_golden");
   TCase *tc = tcase_create("overview_golden");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, overview_golden_of_a_smoke_model);
+  tcase_add_test(tc, overview_of_add_shows_overlap_below_dma_total);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -260,10 +260,11 @@ END_TEST
 START_TEST(record_reconciliation_reads_back) {
   static const tqh_recon_t programs[3] = {
       /* simulated: DMA 1,000 cycles, compute 400, both at once 300 */
+      /* a pipeline's three stage programs, jobs 0..2, reconciled together */
       {0, "loc(\"m.mlir\":4:5)", "tosa.rescale@L4 tosa.add@L5", 1000, 1, 1250, 0, 0, 1000, 400,
-       300},
-      {1, "", "", 800, 0, 0, 1, 2.0, 0, 0, 0}, /* a board: 2 µs measured, 800 cycles = 1 µs */
-      {2, "loc(\"m.mlir\":9:5)", "tosa.conv2d@L9", 77, 0, 0, 0, 0, 0, 0, 0}, /* none measured */
+       300, 3},
+      {3, "", "", 800, 0, 0, 1, 2.0, 0, 0, 0, 1}, /* a board: 2 µs measured, 800 cycles = 1 µs */
+      {4, "loc(\"m.mlir\":9:5)", "tosa.conv2d@L9", 77, 0, 0, 0, 0, 0, 0, 0, 0}, /* none measured */
   };
   tqh_test_record_t r;
   memset(&r, 0, sizeof(r));
@@ -278,7 +279,7 @@ START_TEST(record_reconciliation_reads_back) {
   RT_OK(tqh__record_to_json(&r, 0, &buf));
   ck_assert_msg(
       strstr(buf.data,
-             "\"reconciliation\":{\"clock_hz\":800000000,\"programs\":[{\"job\":0,"
+             "\"reconciliation\":{\"clock_hz\":800000000,\"programs\":[{\"job\":0,\"jobs\":3,"
              "\"location\":\"loc(\\\"m.mlir\\\":4:5)\",\"operators\":[\"tosa.rescale@L4\","
              "\"tosa.add@L5\"],\"estimated_cycles\":1000,\"simulated_cycles\":1250,"
              "\"simulated_units\":{\"dma\":1000,\"compute\":400,\"overlap\":300,"
@@ -297,6 +298,8 @@ START_TEST(record_reconciliation_reads_back) {
   ck_assert_uint_eq(b->clock_hz, 800000000u);
   for (size_t i = 0; i < 3; i++) {
     ck_assert_uint_eq(b->recon[i].job_id, programs[i].job_id);
+    /* written as "jobs", at least 1 */
+    ck_assert_uint_eq(b->recon[i].programs, programs[i].programs ? programs[i].programs : 1);
     ck_assert_str_eq(b->recon[i].location, programs[i].location);
     ck_assert_str_eq(b->recon[i].operators, programs[i].operators);
     ck_assert_uint_eq(b->recon[i].estimated_cycles, programs[i].estimated_cycles);
@@ -308,6 +311,17 @@ START_TEST(record_reconciliation_reads_back) {
     ck_assert_int_eq(b->recon[i].has_device, programs[i].has_device);
     ck_assert_double_eq(b->recon[i].device_us, programs[i].device_us);
   }
+  /* A journal from before pipeline stages has no "jobs": each entry is one program. */
+  char *old = strdup(buf.data), *jobs = strstr(old, "\"jobs\":3,");
+  ck_assert_ptr_nonnull(jobs);
+  memmove(jobs, jobs + strlen("\"jobs\":3,"), strlen(jobs + strlen("\"jobs\":3,")) + 1);
+  tqh_records_t before;
+  tqh_records_init(&before);
+  RT_OK(tqh__record_parse(&before, old, strlen(old)));
+  ck_assert_uint_eq(before.items[0].recon[0].programs, 1);
+  ck_assert_uint_eq(before.items[0].recon[0].estimated_cycles, 1000);
+  tqh_records_deinit(&before);
+  free(old);
   double e;
   ck_assert(tqh_recon_error(&b->recon[0], b->clock_hz, &e));
   ck_assert_double_eq_tol(e, 0.2, 1e-12);

@@ -465,6 +465,7 @@ typedef struct flow_s {
   int64_t *host_by;   /* per host program, likewise */
   uint32_t *inflight; /* started, not waited: NSS jobs (value) and host programs (value | bit 31) */
   size_t n_inflight;
+  int64_t last_started; /* the NSS program the last NSS_START started, or -1 */
 } flow_t;
 
 const char *tqr__action_kind_name(int kind) {
@@ -595,6 +596,20 @@ static tq_status_t check_action(const loader_t *L, flow_t *f, size_t i) {
                      "action %zu starts NSS program %" PRIu32 ", already started by action %" PRId64
                      " and not waited for",
                      i, j, f->job_by[j]);
+        /* A pipeline's steady state or epilogue continues the LRAM of job j - 1, its stage
+         * before: it must be started right after that job (contract.h, "Stages of a pipeline"). */
+        Torq__Stage stage = p->nss_programs[j]->stage, before = TORQ__STAGE__WHOLE;
+        int continues = tqf_nss_stage_continues(stage, &before);
+        if (continues < 0)
+          return bad(L, "NSS program %" PRIu32 " has an unknown stage (%d)", j, (int)stage);
+        if (continues &&
+            (j == 0 || p->nss_programs[j - 1]->stage != before || f->last_started != j - 1))
+          return bad(L,
+                     "action %zu starts NSS program %" PRIu32
+                     " (a %s), which must follow its %s, program %" PRId64
+                     ", right after that one",
+                     i, j, tqf_nss_stage_name(stage), tqf_nss_stage_name(before), (int64_t)j - 1);
+        f->last_started = j;
         for (size_t k = m->job_start[j]; k < m->job_start[j + 1]; k++)
           TQ_TRY(need_live(L, f, i, m->job_buffers[k], "XRAM"));
         f->job_by[j] = (int64_t)i;
@@ -657,6 +672,7 @@ static tq_status_t check_actions(loader_t *L) {
   }
   for (size_t j = 0; j < nj; j++) f.job_by[j] = -1;
   for (size_t h = 0; h < nh; h++) f.host_by[h] = -1;
+  f.last_started = -1;
   for (size_t i = 0; i < p->n_actions && !st; i++) st = check_action(L, &f, i);
   for (size_t j = 0; j < nj && !st; j++)
     if (f.job_by[j] >= 0)

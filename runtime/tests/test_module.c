@@ -72,6 +72,9 @@ MUT(m_slice1, {
   tb->programs[0]->tasks[0]->work[0]->unit = TORQ__UNIT__SLICE1;
 })
 MUT(m_job_id, tb->programs[0]->job_id = 3)
+/* A pipeline's steady state or epilogue continues the LRAM of the program before it. */
+MUT(m_stage_alone, tb->programs[0]->stage = TORQ__STAGE__STEADY)
+MUT(m_stage_unknown, tb->programs[0]->stage = (Torq__Stage)9)
 MUT(m_host_op, tb->hosts[0]->op = "tosa.frobnicate")
 MUT(m_host_operand, tb->hosts[0]->operand_buffers[1] = 12)
 MUT(m_host_overlap, tb->hosts[0]->result_buffers[0] = 0)
@@ -176,6 +179,10 @@ static const mutation_t mutations[] = {
     {"unit", m_unit, "NSS program 0 task 0 work 0 has an invalid unit (9)"},
     {"slice1", m_slice1, "uses SLICE1, but the hardware has 1 slice"},
     {"job id", m_job_id, "NSS program 0 has job_id 3"},
+    {"stage alone", m_stage_alone,
+     "starts NSS program 0 (a steady state), which must follow its prologue, program -1, right "
+     "after that one"},
+    {"stage unknown", m_stage_unknown, "NSS program 0 has an unknown stage (9)"},
     {"host op", m_host_op,
      "host program 0: operator \"tosa.frobnicate\" is not supported by the reference kernels"},
     {"host operand", m_host_operand,

@@ -431,6 +431,36 @@ static tq_status_t tqs__task(tqs_npu_t *npu, const Torq__NssProgram *program, si
   return NULL;
 }
 
+/* A STEADY program continues its PROLOGUE's LRAM, an EPILOGUE its STEADY's: the NPU's last
+ * program must be job_id - 1 of that stage. *out_continues says whether the program continues. */
+static tq_status_t tqs__stage_check(const tqs_npu_t *npu, const Torq__NssProgram *program,
+                                    int *out_continues) {
+  Torq__Stage stage = program->stage, before = TORQ__STAGE__WHOLE;
+  int c = tqf_nss_stage_continues(stage, &before);
+  *out_continues = 0;
+  if (c < 0) return tqs__program_fail(program->job_id, "unknown stage %d", (int)stage);
+  if (c == 0) return NULL;
+  if (program->job_id == 0)
+    return tqs__program_fail(program->job_id,
+                             "a %s cannot be job 0: it continues its %s, the job before it",
+                             tqf_nss_stage_name(stage), tqf_nss_stage_name(before));
+  uint32_t want = program->job_id - 1;
+  if (!npu->has_last || npu->last_job != want || npu->last_stage != before) {
+    char last[64];
+    if (npu->has_last)
+      snprintf(last, sizeof(last), "job %" PRIu32 " (%s)", npu->last_job,
+               tqf_nss_stage_name(npu->last_stage));
+    else
+      snprintf(last, sizeof(last), "none that succeeded");
+    return tqs__program_fail(program->job_id,
+                             "the %s continues the LRAM of job %" PRIu32
+                             " (its %s), but the NPU's last program was %s",
+                             tqf_nss_stage_name(stage), want, tqf_nss_stage_name(before), last);
+  }
+  *out_continues = 1;
+  return NULL;
+}
+
 /* Checks the program's structure and returns the most regions and work items any task holds. */
 static tq_status_t tqs__shape(const Torq__NssProgram *program, size_t *out_regions,
                               size_t *out_items) {
@@ -478,6 +508,12 @@ tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
   if (!npu || !program || !out_result || (num_xram && !xram))
     return TQ_STATUS(TQ_INVALID_ARGUMENT, "tqs_npu_run: NULL argument");
 
+  /* A stage that continues its predecessor's LRAM runs right after it (contract.h, "Stages of
+   * a pipeline"); whatever happens next, this program is the last one the NPU ran. */
+  int continues = 0;
+  tq_status_t refused = tqs__stage_check(npu, program, &continues);
+  npu->has_last = 0;
+  TQ_TRY(refused);
   size_t max_regions, max_items;
   TQ_TRY(tqs__shape(program, &max_regions, &max_items));
   TQ_TRY(tqs__reserve((void **)&npu->accesses, &npu->accesses_cap, max_regions ? max_regions : 1,
@@ -501,9 +537,14 @@ tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
   }
   TQ_TRY(tqs__reserve(&npu->scratch, &npu->scratch_cap, scratch, 1));
 
-  /* A run starts from a zeroed LRAM, so results never depend on an earlier program. */
-  memset(npu->lram, 0, (size_t)npu->lram_dirty);
-  npu->lram_dirty = lram_end;
+  /* A program starts from a zeroed LRAM, so its results never depend on an earlier program;
+   * except a stage that continues the one before it, which reads what that one left. */
+  if (!continues) {
+    memset(npu->lram, 0, (size_t)npu->lram_dirty);
+    npu->lram_dirty = lram_end;
+  } else if (lram_end > npu->lram_dirty) {
+    npu->lram_dirty = lram_end;
+  }
   npu->wcache.valid = 0;
 
   /* Pass 1: run, timed by the contract's NSS task rule with the cycles the units really take in
@@ -544,5 +585,8 @@ tq_status_t tqs_npu_run(tqs_npu_t *npu, const Torq__NssProgram *program,
   }
   out_result->cycles = clock.end;
   out_result->tasks = program->n_tasks;
+  npu->has_last = 1;
+  npu->last_job = program->job_id;
+  npu->last_stage = program->stage;
   return NULL;
 }

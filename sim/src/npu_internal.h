@@ -66,7 +66,13 @@ typedef struct tqs__item_s tqs__item_t;
 struct tqs_npu_s {
   tqs_hw_t hw;
   uint8_t *lram;       /* hw.lram_bytes, owned */
-  uint64_t lram_dirty; /* bytes [0, lram_dirty) may be non-zero; cleared at the start of a run */
+  uint64_t lram_dirty; /* bytes [0, lram_dirty) may be non-zero; cleared before a program that
+                        * does not continue its predecessor's LRAM */
+  /* The program the NPU ran last, when it succeeded: what a STEADY or EPILOGUE stage continues
+   * (has_last 0: none, or the last one failed). */
+  int has_last;
+  uint32_t last_job;
+  Torq__Stage last_stage;
   void *scratch;       /* kernel scratch, grown between runs' passes, never during execution */
   size_t scratch_cap;
   tqs__access_t *accesses;

@@ -814,6 +814,84 @@ START_TEST(npu_runs_are_deterministic_and_start_from_zeroed_lram) {
 }
 END_TEST
 
+/* The stages of a small pipeline over XRAM buffers 0 (source), 1 and 2 (stores), built in the
+ * helpers' one program storage: the prologue loads buffer 0 into LRAM [0, 64); the steady state
+ * stores LRAM [0, 64) into buffer 1 while it loads a second copy into [64, 128); the epilogue
+ * stores [64, 128) into buffer 2. */
+static const Torq__NssProgram *tn_stage(Torq__Stage stage, uint32_t job) {
+  tn_prog_t *p = tn_prog(job, 1);
+  p->p.stage = stage;
+  tn_work_t *w;
+  if (stage != TORQ__STAGE__EPILOGUE) {
+    w = tn_work(p, 0, TORQ__UNIT__DMA_IN, "DI", NULL);
+    TN_XRAM(w, 0, 0, 64);
+    TN_LRAM(w, stage == TORQ__STAGE__PROLOGUE ? 0 : 64, 64);
+  }
+  if (stage != TORQ__STAGE__PROLOGUE) {
+    w = tn_work(p, 0, TORQ__UNIT__DMA_OUT, "DO", NULL);
+    TN_LRAM(w, stage == TORQ__STAGE__EPILOGUE ? 64 : 0, 64);
+    TN_XRAM(w, stage == TORQ__STAGE__EPILOGUE ? 2 : 1, 0, 64);
+  }
+  return &p->p;
+}
+
+/* A pipeline's stages (contract.h, "Stages of a pipeline"): the steady state reads what its
+ * prologue left in LRAM and the epilogue what the steady state left; each runs only right after
+ * its predecessor, and a prologue or whole program still starts from a zeroed LRAM. */
+START_TEST(npu_pipeline_stages_continue_their_predecessors_lram) {
+  uint8_t src[64], mid[64], out[64];
+  for (int i = 0; i < 64; i++) src[i] = (uint8_t)(3 * i + 1);
+  memset(mid, 0x55, 64);
+  memset(out, 0x66, 64);
+  tqs_xram_buffer_t x[3] = {{src, 64}, {mid, 64}, {out, 64}};
+  tqs_npu_result_t r;
+  tqs_npu_t *npu = tn_npu();
+  TH_OK(tqs_npu_run(npu, tn_stage(TORQ__STAGE__PROLOGUE, 0), x, 3, NULL, &r));
+  TH_OK(tqs_npu_run(npu, tn_stage(TORQ__STAGE__STEADY, 1), x, 3, NULL, &r));
+  TH_OK(tqs_npu_run(npu, tn_stage(TORQ__STAGE__EPILOGUE, 2), x, 3, NULL, &r));
+  tn_expect_bytes(mid, src, 64, "what the steady state stored");
+  tn_expect_bytes(out, src, 64, "what the epilogue stored");
+  /* Each stage times its own tasks from cycle 0: the epilogue is one store. */
+  ck_assert_uint_eq(r.cycles, 55);
+  ck_assert_uint_eq(r.dma_cycles, 55);
+  ck_assert_uint_eq(r.compute_cycles, 0);
+
+  /* Out of order: the steady state after the epilogue. */
+  tq_status_t st = tqs_npu_run(npu, tn_stage(TORQ__STAGE__STEADY, 1), x, 3, NULL, &r);
+  TH_ERROR(st, TQ_INVALID_INPUT,
+           "NSS job 1: the steady state continues the LRAM of job 0 (its prologue), but the NPU's "
+           "last program was job 2 (epilogue)",
+           NULL);
+  TH_OK(tqs_npu_run(npu, tn_stage(TORQ__STAGE__PROLOGUE, 0), x, 3, NULL, &r));
+  st = tqs_npu_run(npu, tn_stage(TORQ__STAGE__EPILOGUE, 2), x, 3, NULL, &r);
+  TH_ERROR(st, TQ_INVALID_INPUT,
+           "NSS job 2: the epilogue continues the LRAM of job 1 (its steady state), but the NPU's "
+           "last program was job 0 (prologue)",
+           NULL);
+  /* A refused program leaves no predecessor: what LRAM holds now is no stage's. */
+  st = tqs_npu_run(npu, tn_stage(TORQ__STAGE__STEADY, 1), x, 3, NULL, &r);
+  TH_ERROR(st, TQ_INVALID_INPUT, "but the NPU's last program was none that succeeded", NULL);
+  /* A stage cannot be job 0, and a stage outside the enum is refused. */
+  st = tqs_npu_run(npu, tn_stage(TORQ__STAGE__STEADY, 0), x, 3, NULL, &r);
+  TH_ERROR(st, TQ_INVALID_INPUT,
+           "NSS job 0: a steady state cannot be job 0: it continues its prologue, the job before "
+           "it",
+           NULL);
+  st = tqs_npu_run(npu, tn_stage((Torq__Stage)7, 1), x, 3, NULL, &r);
+  TH_ERROR(st, TQ_INVALID_INPUT, "NSS job 1: unknown stage 7", NULL);
+
+  /* A prologue starts from a zeroed LRAM again: after a prologue wrote [0, 64) and a steady
+   * state loaded [64, 128), a new prologue and a whole program that stores [64, 128) see zeros. */
+  TH_OK(tqs_npu_run(npu, tn_stage(TORQ__STAGE__PROLOGUE, 0), x, 3, NULL, &r));
+  TH_OK(tqs_npu_run(npu, tn_stage(TORQ__STAGE__STEADY, 1), x, 3, NULL, &r));
+  TH_OK(tqs_npu_run(npu, tn_stage(TORQ__STAGE__PROLOGUE, 0), x, 3, NULL, &r));
+  const Torq__NssProgram *whole = tn_stage(TORQ__STAGE__EPILOGUE, 3);
+  ((Torq__NssProgram *)whole)->stage = TORQ__STAGE__WHOLE;
+  TH_OK(tqs_npu_run(npu, whole, x, 3, NULL, &r));
+  for (int i = 0; i < 64; i++) ck_assert_uint_eq(out[i], 0);
+}
+END_TEST
+
 /* Zero-sized work is well defined: an empty transfer and a kernel with an empty result take no
  * cycles and touch nothing; an empty program takes 0 cycles. */
 START_TEST(npu_empty_work_takes_no_cycles) {
@@ -865,6 +943,7 @@ Suite *npu_suite(void) {
   tc = tn_tcase("timing");
   tcase_add_test(tc, npu_three_task_program_times_by_hand);
   tcase_add_test(tc, npu_runs_are_deterministic_and_start_from_zeroed_lram);
+  tcase_add_test(tc, npu_pipeline_stages_continue_their_predecessors_lram);
   tcase_add_test(tc, npu_empty_work_takes_no_cycles);
   suite_add_tcase(s, tc);
   tn_add_error_tests(s);

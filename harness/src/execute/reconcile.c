@@ -1,11 +1,20 @@
-/* The reconciliation of a test (results.h, tqh_recon_t): per NSS program of the module, its
- * estimate, the source operators lowered into it and where; then what it took, simulated
- * (run.c) or on a board's profile (profile.c). */
+/* The reconciliation of a test (results.h, tqh_recon_t): per layer of the module (an NSS program,
+ * or the prologue, steady state and epilogue programs of a pipeline together), its estimate, the
+ * source operators lowered into it and where; then what it took, simulated (run.c) or on a
+ * board's profile (profile.c). A pipeline's DMA-only stages are not reconciled on their own: the
+ * estimate and the simulator time a lone DMA alike, so they would count as exact by
+ * construction. */
 #include <string.h>
 
 #include "execute_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/annotate.h"
+
+/* A pipeline's steady state or epilogue: reconciled with the program before it. */
+static int continues(const Torq__NssProgram *p) {
+  Torq__Stage before;
+  return tqf_nss_stage_continues(p->stage, &before) == 1;
+}
 
 static char *dup_cstr(const char *s) {
   return tq_strndup(s ? s : "", s ? strlen(s) : 0);
@@ -80,11 +89,16 @@ tq_status_t tqh__exec_recon_init(tqh_execution_t *e) {
   /* The source operators are the debug info's (the module does not carry them). */
   const struct tqh_executor_memo_s *ops = NULL;
   tq_status_t st = operators_of(e->exec, e->entry_dir, &ops);
-  for (size_t j = 0; !st && j < n; j++) {
-    tqh_recon_t *p = &r->recon[j];
+  for (size_t j = 0; !st && j < n;) {
+    tqh_recon_t *p = &r->recon[r->num_recon];
     const Torq__NssProgram *prog = m->nss_programs[j];
     p->job_id = prog->job_id;
+    p->programs = 1;
     p->estimated_cycles = prog->estimated_cycles;
+    while (j + p->programs < n && continues(m->nss_programs[j + p->programs])) {
+      p->estimated_cycles += m->nss_programs[j + p->programs]->estimated_cycles;
+      p->programs++;
+    }
     const char *loc = "";
     for (size_t a = 0; a < m->n_actions; a++)
       if (m->actions[a]->kind == TORQ__ACTION_KIND__NSS_START && m->actions[a]->job_id == j) {
@@ -93,7 +107,8 @@ tq_status_t tqh__exec_recon_init(tqh_execution_t *e) {
       }
     p->location = dup_cstr(loc);
     p->operators = dup_cstr(j < ops->count ? ops->operators[j] : "");
-    r->num_recon = j + 1;
+    r->num_recon++;
+    j += p->programs;
     if (!p->location || !p->operators) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   }
   return st;
@@ -103,12 +118,16 @@ void tqh__exec_recon_simulated(tqh_execution_t *e, const tqr_session_t *session)
   tqh_test_result_t *r = e->r;
   for (size_t i = 0; i < r->num_recon; i++) {
     tqh_recon_t *p = &r->recon[i];
-    tqr_nss_result_t got;
-    p->has_simulated = tqr_session_job_result(session, p->job_id, &got);
-    p->simulated_cycles = got.cycles;
-    p->sim_dma_cycles = got.dma_cycles;
-    p->sim_compute_cycles = got.compute_cycles;
-    p->sim_overlap_cycles = got.overlap_cycles;
+    p->has_simulated = 1;
+    p->simulated_cycles = p->sim_dma_cycles = p->sim_compute_cycles = p->sim_overlap_cycles = 0;
+    for (uint32_t k = 0; k < p->programs; k++) {
+      tqr_nss_result_t got;
+      p->has_simulated &= tqr_session_job_result(session, p->job_id + k, &got);
+      p->simulated_cycles += got.cycles;
+      p->sim_dma_cycles += got.dma_cycles;
+      p->sim_compute_cycles += got.compute_cycles;
+      p->sim_overlap_cycles += got.overlap_cycles;
+    }
   }
 }
 
@@ -116,15 +135,21 @@ void tqh__exec_recon_device(tqh_execution_t *e, const tqh_annotation_t *ann) {
   tqh_test_result_t *r = e->r;
   for (size_t i = 0; i < r->num_recon; i++) {
     tqh_recon_t *p = &r->recon[i];
-    double sum = 0;
-    size_t runs = 0;
-    for (size_t k = 0; k < ann->num_nss_runs; k++) {
-      const tqh_span_t *s = &ann->nss_runs[k];
-      if (s->id != (int64_t)p->job_id || s->end_us < s->start_us) continue;
-      sum += (double)(s->end_us - s->start_us);
-      runs++;
+    /* Per program the mean of its runs; a layer's programs summed. */
+    p->has_device = 1;
+    p->device_us = 0;
+    for (uint32_t j = 0; j < p->programs; j++) {
+      double sum = 0;
+      size_t runs = 0;
+      for (size_t k = 0; k < ann->num_nss_runs; k++) {
+        const tqh_span_t *s = &ann->nss_runs[k];
+        if (s->id != (int64_t)p->job_id + j || s->end_us < s->start_us) continue;
+        sum += (double)(s->end_us - s->start_us);
+        runs++;
+      }
+      p->has_device &= runs > 0;
+      p->device_us += runs ? sum / (double)runs : 0;
     }
-    p->has_device = runs > 0;
-    p->device_us = runs ? sum / (double)runs : 0;
+    if (!p->has_device) p->device_us = 0;
   }
 }

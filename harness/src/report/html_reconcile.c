@@ -60,7 +60,11 @@ tq_status_t tqh__html_recon_table(const tqh_test_record_t *r, tq_buf_t *out) {
                             "<th class=\"n\">Error</th></tr></thead><tbody>\n"));
   for (size_t k = 0; k < r->recon_count; k++) {
     const tqh_recon_t *p = &r->recon[k];
-    TQ_TRY(tq_buf_printf(out, "<tr><td class=\"n\">%u</td><td>", (unsigned)p->job_id));
+    if (p->programs > 1)
+      TQ_TRY(tq_buf_printf(out, "<tr><td class=\"n\">%u&ndash;%u</td><td>", (unsigned)p->job_id,
+                           (unsigned)(p->job_id + p->programs - 1)));
+    else
+      TQ_TRY(tq_buf_printf(out, "<tr><td class=\"n\">%u</td><td>", (unsigned)p->job_id));
     TQ_TRY(esc(out, p->operators));
     TQ_TRY(tq_buf_append_cstr(out, "</td><td>"));
     TQ_TRY(esc(out, p->location));

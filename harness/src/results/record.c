@@ -13,9 +13,10 @@
 
 static const char *const cache_names[] = {"none", "hit", "miss"};
 
-/* "reconciliation": {"clock_hz", "programs": [{"job", "location", "operators": [...],
+/* "reconciliation": {"clock_hz", "programs": [{"job", "jobs", "location", "operators": [...],
  * "estimated_cycles", "simulated_cycles", "simulated_units", "device_us", "error"}]}, or null
- * without programs. "simulated_units" (null without simulated cycles): {"dma", "compute",
+ * without programs; "jobs" is how many NSS programs from "job" on the entry stands for (a
+ * pipeline's stages: tqh_recon_t.programs). "simulated_units" (null without simulated cycles): {"dma", "compute",
  * "overlap", "dma_only", "compute_only"}, cycles of the simulated run. */
 static void write_recon(tqh_jw_t *w, const tqh_test_record_t *r) {
   tqh_jw_key(w, "reconciliation");
@@ -33,6 +34,8 @@ static void write_recon(tqh_jw_t *w, const tqh_test_record_t *r) {
     tqh_jw_object_begin(w);
     tqh_jw_key(w, "job");
     tqh_jw_uint(w, p->job_id);
+    tqh_jw_key(w, "jobs");
+    tqh_jw_uint(w, p->programs ? p->programs : 1);
     tqh_jw_key(w, "location");
     tqh_jw_string(w, p->location ? p->location : "");
     tqh_jw_key(w, "operators");
@@ -413,6 +416,12 @@ static tq_status_t read_recon_program(rd_t *rd, const tqh_json_t *v, tqh_recon_t
   TQ_TRY(whole_of(tqh_json_get(v, "job"), "job", NULL, &job));
   if (job > UINT32_MAX) return bad("job", "a job id");
   p->job_id = (uint32_t)job;
+  uint64_t jobs; /* absent (journals before pipeline stages): 1 */
+  int has_jobs;
+  TQ_TRY(whole_of(tqh_json_get(v, "jobs"), "jobs", &has_jobs, &jobs));
+  if (!has_jobs) jobs = 1;
+  if (jobs < 1 || jobs - 1 > UINT32_MAX - job) return bad("jobs", "a count of NSS programs");
+  p->programs = (uint32_t)jobs;
   const tqh_json_t *loc = tqh_json_get(v, "location");
   if (loc && loc->kind != TQH_JSON_STRING && loc->kind != TQH_JSON_NULL)
     return bad("location", "a string");

@@ -74,6 +74,7 @@ tq_status_t tqh__result_encode(const tqh_test_result_t *r, tq_buf_t *out) {
   for (size_t i = 0; i < r->num_recon; i++) {
     const tqh_recon_t *p = &r->recon[i];
     TQ_TRY(put_u64(out, p->job_id));
+    TQ_TRY(put_u64(out, p->programs));
     TQ_TRY(put_str(out, p->location));
     TQ_TRY(put_str(out, p->operators));
     TQ_TRY(put_u64(out, p->estimated_cycles));
@@ -200,6 +201,7 @@ tq_status_t tqh__result_decode(const void *data, size_t len, tqh_test_result_t *
     for (size_t i = 0; i < n && !rd.bad; i++) {
       tqh_recon_t *p = &r->recon[i];
       p->job_id = (uint32_t)get_u64(&rd);
+      p->programs = (uint32_t)get_u64(&rd);
       p->location = get_str(&rd);
       p->operators = get_str(&rd);
       p->estimated_cycles = get_u64(&rd);

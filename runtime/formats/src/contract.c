@@ -41,6 +41,37 @@ Torq__ElementType tqf_kernel_acc_type(Torq__ElementType input_type) {
   return input_type == TORQ__ELEMENT_TYPE__I8 ? TORQ__ELEMENT_TYPE__I32 : TORQ__ELEMENT_TYPE__I48;
 }
 
+int tqf_nss_stage_continues(Torq__Stage stage, Torq__Stage *out_before) {
+  switch (stage) {
+    case TORQ__STAGE__WHOLE:
+    case TORQ__STAGE__PROLOGUE:
+      return 0;
+    case TORQ__STAGE__STEADY:
+      *out_before = TORQ__STAGE__PROLOGUE;
+      return 1;
+    case TORQ__STAGE__EPILOGUE:
+      *out_before = TORQ__STAGE__STEADY;
+      return 1;
+    default:
+      return -1;
+  }
+}
+
+const char *tqf_nss_stage_name(Torq__Stage stage) {
+  switch (stage) {
+    case TORQ__STAGE__WHOLE:
+      return "whole program";
+    case TORQ__STAGE__PROLOGUE:
+      return "prologue";
+    case TORQ__STAGE__STEADY:
+      return "steady state";
+    case TORQ__STAGE__EPILOGUE:
+      return "epilogue";
+    default:
+      return "?";
+  }
+}
+
 void tqf_nss_clock_init(tqf_nss_clock_t *clock, uint64_t task_overhead_cycles) {
   memset(clock, 0, sizeof(*clock));
   clock->task_overhead = task_overhead_cycles;

@@ -63,6 +63,27 @@ START_TEST(contract_clock_starts_units_together_and_tasks_after_the_overhead) {
 }
 END_TEST
 
+/* A pipeline's steady state continues its prologue, its epilogue the steady state; a whole
+ * program and a prologue continue nothing; a value outside the enum is refused. */
+START_TEST(contract_stages_continue_the_stage_before_them) {
+  Torq__Stage before = TORQ__STAGE__WHOLE;
+  ck_assert_int_eq(tqf_nss_stage_continues(TORQ__STAGE__WHOLE, &before), 0);
+  ck_assert_int_eq(tqf_nss_stage_continues(TORQ__STAGE__PROLOGUE, &before), 0);
+  ck_assert_int_eq(before, TORQ__STAGE__WHOLE);
+  ck_assert_int_eq(tqf_nss_stage_continues(TORQ__STAGE__STEADY, &before), 1);
+  ck_assert_int_eq(before, TORQ__STAGE__PROLOGUE);
+  ck_assert_int_eq(tqf_nss_stage_continues(TORQ__STAGE__EPILOGUE, &before), 1);
+  ck_assert_int_eq(before, TORQ__STAGE__STEADY);
+  ck_assert_int_eq(tqf_nss_stage_continues((Torq__Stage)4, &before), -1);
+  ck_assert_int_eq(before, TORQ__STAGE__STEADY);
+  ck_assert_str_eq(tqf_nss_stage_name(TORQ__STAGE__WHOLE), "whole program");
+  ck_assert_str_eq(tqf_nss_stage_name(TORQ__STAGE__PROLOGUE), "prologue");
+  ck_assert_str_eq(tqf_nss_stage_name(TORQ__STAGE__STEADY), "steady state");
+  ck_assert_str_eq(tqf_nss_stage_name(TORQ__STAGE__EPILOGUE), "epilogue");
+  ck_assert_str_eq(tqf_nss_stage_name((Torq__Stage)-1), "?");
+}
+END_TEST
+
 START_TEST(contract_clock_saturates_instead_of_wrapping) {
   tqf_nss_clock_t c;
   tqf_nss_clock_init(&c, UINT64_MAX);
@@ -83,6 +104,7 @@ Suite *contract_suite(void) {
   tcase_add_test(tc, contract_mac_kernels_accumulate_i8_in_i32_and_i16_in_i48);
   tcase_add_test(tc, contract_clock_starts_units_together_and_tasks_after_the_overhead);
   tcase_add_test(tc, contract_clock_saturates_instead_of_wrapping);
+  tcase_add_test(tc, contract_stages_continue_the_stage_before_them);
   suite_add_tcase(s, tc);
   return s;
 }

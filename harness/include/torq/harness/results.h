@@ -119,6 +119,10 @@ typedef struct tqh_recon_s {
    * dma - overlap, Compute Only compute - overlap: the program's own split, which the overview
    * (whole slots per unit used, as the Torq tools count) does not show. */
   uint64_t sim_dma_cycles, sim_compute_cycles, sim_overlap_cycles;
+  /* The NSS programs reconciled together, jobs job_id .. job_id + programs - 1: a layer's
+   * pipeline stages (prologue, steady state, epilogue; module.proto's Stage) count as one, their
+   * cycles and device times summed. 0 reads as 1. */
+  uint32_t programs;
 } tqh_recon_t;
 
 /* |estimate - measured| / measured of one program: against its simulated cycles when it has

@@ -117,6 +117,21 @@
  * the same slice may therefore read what an earlier one of them wrote; items of different units
  * run at the same time and must not touch bytes another unit's item of the task writes.
  *
+ * ==== Stages of a pipeline ====================================================================
+ *
+ * A layer's software-pipelined, double-buffered tiles (tile k loaded in task k, computed in task
+ * k + 1, stored in task k + 2) are three NSS programs, as an NPU compiler emits a pipelined loop
+ * (NssProgram.stage): the PROLOGUE (the first tile's DMA in, with its weights), the STEADY state
+ * (compute of tile n while the DMA brings tile n + 1 in and takes tile n - 1 out) and the
+ * EPILOGUE (the last tile's DMA out). Each is started and waited for on its own, so a profile
+ * shows the DMA-only stages apart from the overlapped one; each costs the host its NSS_START and
+ * NSS_WAIT. A single-tile layer is the same three programs (load, compute, store). A program
+ * may only read LRAM that it wrote itself, except a STEADY program, which reads what its
+ * PROLOGUE (job job_id - 1) left in LRAM, and an EPILOGUE, which reads what its STEADY (job
+ * job_id - 1) left: the NPU runs such a program right after that job or refuses it. WHOLE
+ * programs (a layer in one program) and PROLOGUEs start from nothing in LRAM; the NPU model
+ * clears LRAM before them, so their results never depend on an earlier program.
+ *
  * ==== Time: the NSS task rule =================================================================
  *
  * The NSS runs a program's tasks in order. The first task starts at cycle 0; each next one
@@ -188,6 +203,14 @@ size_t tqf_kernel_regions(tqf_kernel_t kernel);
 /* The accumulator type of conv2d, depthwise_conv2d and fully_connected for an input type: I32
  * for I8, I48 for I16 (the only inputs they take). */
 Torq__ElementType tqf_kernel_acc_type(Torq__ElementType input_type);
+
+/* Whether a program of `stage` continues the LRAM of the program before it (job_id - 1), whose
+ * stage must then be *out_before: 1 for STEADY (before: PROLOGUE) and EPILOGUE (before: STEADY),
+ * 0 for WHOLE and PROLOGUE, -1 for a value outside the enum (*out_before untouched unless 1). */
+int tqf_nss_stage_continues(Torq__Stage stage, Torq__Stage *out_before);
+
+/* "whole program", "prologue", "steady state", "epilogue"; "?" outside the enum. Static. */
+const char *tqf_nss_stage_name(Torq__Stage stage);
 
 /* The NSS task rule as a clock that a caller steps through a program: for each task,
  * tqf_nss_task_begin(), then tqf_nss_unit() once per unit it uses; clock.end is then the end of
