@@ -289,7 +289,7 @@ START_TEST(reconciliation_is_a_table_per_test_and_a_line_for_the_run) {
        "\"location\":\"loc(\\\"m.mlir\\\":4:5)\",\"operators\":[\"tosa.rescale@L4\","
        "\"tosa.add@L5\"],\"estimated_cycles\":1000,\"simulated_cycles\":1250,"
        "\"simulated_units\":{\"dma\":900,\"compute\":500,\"overlap\":300}},"
-       "{\"job\":1,\"estimated_cycles\":990,\"simulated_cycles\":900}]},");
+       "{\"job\":1,\"jobs\":3,\"estimated_cycles\":990,\"simulated_cycles\":900}]},");
   line(&j, "s+b", "passed", "null",
        "\"reconciliation\":{\"clock_hz\":800000000,\"programs\":[{\"job\":0,"
        "\"operators\":[\"tosa.conv2d@L9\"],\"estimated_cycles\":800,\"device_us\":2}]},");
@@ -302,10 +302,13 @@ START_TEST(reconciliation_is_a_table_per_test_and_a_line_for_the_run) {
   p = th_path(dir, TQH_HTML_REPORT_FILE);
   char *html = th_read(p, NULL);
   ck_assert_ptr_nonnull(strstr(html,
-                               "Estimate against measurement: 3 NSS programs, |estimate "
+                               "Estimate against measurement: 3 layers (5 NSS programs), "
+                               "|estimate "
                                "&minus; measured| / measured: median 20.0%, 90th "
                                "percentile 50.0%."));
   ck_assert_uint_eq(count(html, "<h3>Estimate against measurement</h3>"), 2);
+  /* A pipeline's three programs are one row, its jobs a range. */
+  ck_assert_ptr_nonnull(strstr(html, "<tr><td class=\"n\">1&ndash;3</td><td></td>"));
   ck_assert_ptr_nonnull(
       strstr(html,
              "<tr><td class=\"n\">0</td><td>tosa.rescale@L4 tosa.add@L5"

@@ -1,5 +1,5 @@
-/* The reconciliation in the HTML report (report_internal.h): per test, a table of its NSS
- * programs with the compiler's estimate, the simulated cycles and where in them the DMA and the
+/* The reconciliation in the HTML report (report_internal.h): per test, a table of its layers
+ * (an NSS program, or a pipeline's stage programs: "Job" 0&ndash;2) with the compiler's estimate, the simulated cycles and where in them the DMA and the
  * compute worked (DMA alone, both, compute alone), the board's device time and the error; for
  * the run, the median and 90th percentile of the errors. */
 #include <stdio.h>
@@ -16,10 +16,14 @@ static tq_status_t esc(tq_buf_t *out, const char *s) {
 
 tq_status_t tqh__html_recon_summary(const tqh_test_record_t *const *records, size_t n,
                                     tq_buf_t *out) {
-  size_t programs = 0;
-  for (size_t i = 0; i < n; i++) programs += records[i]->recon_count;
-  if (!programs) return NULL;
-  double *errors = tq_calloc(programs, sizeof(double));
+  size_t layers = 0, programs = 0;
+  for (size_t i = 0; i < n; i++) {
+    layers += records[i]->recon_count;
+    for (size_t k = 0; k < records[i]->recon_count; k++)
+      programs += records[i]->recon[k].programs ? records[i]->recon[k].programs : 1;
+  }
+  if (!layers) return NULL;
+  double *errors = tq_calloc(layers, sizeof(double));
   if (!errors) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   size_t counted = 0, simulated = 0;
   for (size_t i = 0; i < n; i++)
@@ -34,13 +38,15 @@ tq_status_t tqh__html_recon_summary(const tqh_test_record_t *const *records, siz
   const char *against = simulated == counted ? "simulated" : "measured";
   if (!counted)
     return tq_buf_printf(out,
-                         "<p class=\"recon\">Estimate against measurement: %zu NSS program%s, "
-                         "none measured.</p>\n",
-                         programs, programs == 1 ? "" : "s");
+                         "<p class=\"recon\">Estimate against measurement: %zu layer%s (%zu NSS "
+                         "program%s), none measured.</p>\n",
+                         layers, layers == 1 ? "" : "s", programs, programs == 1 ? "" : "s");
   return tq_buf_printf(out,
-                       "<p class=\"recon\">Estimate against measurement: %zu NSS program%s, "
-                       "|estimate &minus; %s| / %s: median %.1f%%, 90th percentile %.1f%%.</p>\n",
-                       counted, counted == 1 ? "" : "s", against, against, 100 * median, 100 * p90);
+                       "<p class=\"recon\">Estimate against measurement: %zu layer%s (%zu NSS "
+                       "program%s), |estimate &minus; %s| / %s: median %.1f%%, 90th percentile "
+                       "%.1f%%.</p>\n",
+                       counted, counted == 1 ? "" : "s", programs, programs == 1 ? "" : "s",
+                       against, against, 100 * median, 100 * p90);
 }
 
 static tq_status_t cycles_cell(tq_buf_t *out, int has, uint64_t cycles) {
