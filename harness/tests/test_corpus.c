@@ -297,19 +297,27 @@ END_TEST
  * same profile (OVERALL 194 µs, Idle 5 µs). */
 #define OVERVIEW_GOLDEN_MODEL "add_rescaled_28x28x32_i8"
 
+/* Annotates profile `csv` with the debug info `dbg` (no diagnostic), writes the trace `pb` and
+ * reads its overview back into *ov; returns the annotation. */
+static tqh_annotation_t *overview_of(const char *dbg, const char *csv, const char *pb,
+                                     tqh_overview_t *ov) {
+  tqh_annotation_t *ann = NULL;
+  TH_OK(tqh_annotate(dbg, csv, NULL, &ann));
+  ck_assert_uint_eq(ann->diags.count, 0);
+  TH_OK(tqh_annotation_write(ann, pb));
+  const char *pbs[1] = {pb};
+  TH_OK(tqh_overview_read(pbs, 1, ov));
+  return ann;
+}
+
 START_TEST(overview_golden_of_a_smoke_model) {
   char *dir = th_tmpdir();
   char *model = th_path(tq_test_top(), "suites/models/" OVERVIEW_GOLDEN_MODEL ".mlir");
   char *dbg = th_path(dir, "dbg"), *p = th_path(dir, "profile.csv"), *pb = th_path(dir, "p.pb");
   tqr_module_t *m = compile(model, dbg);
   ck_assert(run(m, p, 1));
-  tqh_annotation_t *ann = NULL;
-  TH_OK(tqh_annotate(dbg, p, NULL, &ann));
-  ck_assert_uint_eq(ann->diags.count, 0);
-  TH_OK(tqh_annotation_write(ann, pb));
   tqh_overview_t ov;
-  const char *pbs[1] = {pb};
-  TH_OK(tqh_overview_read(pbs, 1, &ov));
+  tqh_annotation_t *ann = overview_of(dbg, p, pb, &ov);
   tq_buf_t got;
   tq_buf_init(&got, 0);
   TH_OK(tqh_overview_format(&ov, ann->model_name, 207000000, &got));
@@ -389,13 +397,8 @@ START_TEST(overview_of_add_shows_overlap_below_dma_total) {
     ck_assert_uint_eq(jobs[j].dma_cycles, jobs[j].cycles);
   }
 
-  tqh_annotation_t *ann = NULL;
-  TH_OK(tqh_annotate(dbg, p, NULL, &ann));
-  ck_assert_uint_eq(ann->diags.count, 0);
-  TH_OK(tqh_annotation_write(ann, pb));
   tqh_overview_t ov;
-  const char *pbs[1] = {pb};
-  TH_OK(tqh_overview_read(pbs, 1, &ov));
+  tqh_annotation_t *ann = overview_of(dbg, p, pb, &ov);
   uint64_t dma_total = ov_get(&ov, "Dma Total"), overlap = ov_get(&ov, "Overlap");
   uint64_t dma_only = ov_get(&ov, "Dma Only"), compute_ns = ov_get(&ov, "Compute");
   ck_assert_msg(overlap < dma_total, "Overlap %llu ns, Dma Total %llu ns",
