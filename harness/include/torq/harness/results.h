@@ -102,9 +102,10 @@ typedef struct tqh_property_s {
   const char *value; /* borrowed */
 } tqh_property_t;
 
-/* One NSS program of a test: the compiler's estimate against what the program took (the
- * reconciliation, README "Reconciliation"). A fused program stands for every source operator
- * lowered into it: `operators` lists them, `location` is the one it was lowered at. */
+/* One layer of a test (an NSS program, or a pipeline's stage programs): the compiler's estimate
+ * against what it took (the reconciliation, README "Reconciliation"). A fused layer stands for
+ * every source operator lowered into it: `operators` lists them, `location` is the one it was
+ * lowered at. */
 typedef struct tqh_recon_s {
   uint32_t job_id;
   const char *location;      /* its NSS_START's: loc("model.mlir":12:5); "" when unknown */
@@ -113,11 +114,13 @@ typedef struct tqh_recon_s {
   int has_simulated;
   uint64_t simulated_cycles; /* on the simulator: the cycles it took (its last timed run) */
   int has_device;
-  double device_us; /* on a board: its measured slot in the profile, mean over invocations */
+  double device_us; /* on a board: its programs' measured slots in the profile (each the mean
+                     * over invocations), summed */
   /* With the simulated cycles: the cycles of that run in which its DMA (in, out, CDMA) worked,
-   * its compute (slices, CSS) worked, and both at once (tqr_nss_result_t). Dma Only is
-   * dma - overlap, Compute Only compute - overlap: the program's own split, which the overview
-   * (whole slots per unit used, as the Torq tools count) does not show. */
+   * its compute (slices, CSS) worked, and both at once (tqr_nss_result_t), summed over its
+   * programs. Dma Only is dma - overlap, Compute Only compute - overlap: the layer's own split,
+   * finer than the overview's (whole slots per program and unit used, as the Torq tools count),
+   * which sees the pipeline's stage programs but not what overlaps within one. */
   uint64_t sim_dma_cycles, sim_compute_cycles, sim_overlap_cycles;
   /* The NSS programs reconciled together, jobs job_id .. job_id + programs - 1: a layer's
    * pipeline stages (prologue, steady state, epilogue; module.proto's Stage) count as one, their

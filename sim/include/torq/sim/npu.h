@@ -82,7 +82,8 @@ typedef struct tqs_npu_result_s {
    * the length of a union over the program's work items. A double-buffered program overlaps
    * the DMA of tile n + 1 with the compute of tile n: overlap below dma, its first loads and
    * last stores DMA alone. The overview of the Torq tools (harness overview.h) counts a
-   * program's whole slot for every unit it uses, so it cannot tell this. */
+   * program's whole slot for every unit it uses: it sees a pipeline's DMA-only prologue and
+   * epilogue programs, not what overlaps within its steady state. */
   uint64_t dma_cycles, compute_cycles, overlap_cycles;
 } tqs_npu_result_t;
 
@@ -99,7 +100,10 @@ tq_status_t tqs_npu_create(const tqs_hw_t *hw, tqs_npu_t **out_npu) TQ_MUST_USE;
  * it). Observer events come in task order, then work-list order, one per work item (a slice's
  * items one after the other).
  *
- * Semantics: every run starts from a zeroed LRAM. The units of a task run concurrently, so an
+ * Semantics: a run starts from a zeroed LRAM, except a pipeline's STEADY or EPILOGUE program
+ * (NssProgram.stage; contract.h, "Stages of a pipeline"), which reads the LRAM its predecessor
+ * (job job_id - 1, of the stage before) left and is refused unless that job is the last one this
+ * NPU ran successfully. The units of a task run concurrently, so an
  * item that writes bytes an item of another unit of the task reads or writes is an error ("LRAM
  * hazard", "XRAM hazard"; strided regions count by their extent), as is a slice result
  * overlapping its own operands; the items of one slice run in order and may read what an
