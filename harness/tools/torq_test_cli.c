@@ -33,6 +33,7 @@ typedef struct command_s {
   const char *help;    /* what it does, for its --help */
   size_t min_args, max_args;
   int (*run)(const cli_t *cli, int argc, char **argv);
+  const char *missing; /* what it says with fewer than min_args; NULL: the count and the usage */
 } command_t;
 
 static const command_t k_commands[TT_COMMAND_COUNT] = {
@@ -47,7 +48,8 @@ static const command_t k_commands[TT_COMMAND_COUNT] = {
                    "rebuild junit.xml, summary.txt and index.html of a run from its journal",
                    "Rebuilds RUN_DIR/junit.xml, summary.txt and index.html from RUN_DIR/journal.jsonl\n"
                    "(also of a run that was killed) and prints the summary.\n",
-                   1, 1, tt_run_report},
+                   1, 1, tt_run_report,
+                    "'report' needs the run folder: report RUN_DIR"},
     [TT_COMPARE] = {"compare", "compare RUN_A RUN_B [options]",
                     "compare the metrics of two runs (B against the baseline A)",
                     "Compares every test of RUN_B with the same test of RUN_A (the baseline), metric\n"
@@ -61,13 +63,15 @@ static const command_t k_commands[TT_COMMAND_COUNT] = {
                   "two runs is an error. Exits 1 when a merged test failed. With the Torq\n"
                   "dashboard's --upload, closes the shards' session there (and sends the tests of\n"
                   "shards that uploaded nothing).\n",
-                  1, SIZE_MAX, tt_run_merge},
+                  1, SIZE_MAX, tt_run_merge,
+                    "'merge' needs the run folders: merge RUN_DIR..."},
     [TT_UPLOAD] = {"upload", "upload RUN_DIR [--upload=URL]",
                    "send a run's upload backlog to the results server",
                    "Sends what a run could not upload (RUN_DIR/upload/), in order, to the recorded\n"
                    "URL or --upload=URL; for a run made without --upload, queues its tests first.\n"
                    "Exits 0 when nothing is left, 3 otherwise.\n",
-                   1, 1, tt_run_upload},
+                   1, 1, tt_run_upload,
+                    "'upload' needs the run folder: upload RUN_DIR"},
     [TT_CONFIG] = {"config", "config [SUITE.yaml ...] [options]",
                    "print the effective configuration and where each value came from",
                    "Prints the configuration a run with the same arguments would use: the project\n"
@@ -89,7 +93,9 @@ static const command_t k_commands[TT_COMMAND_COUNT] = {
                     "finished run. `history import RUN_DIR...` backfills runs made before it (or\n"
                     "without it); `history list` lists the runs; `history show SUITE/TEST` prints a\n"
                     "test's metrics run by run (--metric M for more; --last N runs).\n",
-                    1, SIZE_MAX, tt_run_history},
+                    1, SIZE_MAX, tt_run_history,
+                    "'history' needs a command: history import RUN_DIR..., history list, "
+                    "history show SUITE/TEST"},
     [TT_TRENDS] = {"trends", "trends [--last N] [-k EXPR] [-o FILE]",
                    "write the trends page: every test's metrics over the last runs",
                    "Writes a static HTML page (trends.html beside the history, or -o FILE): per test\n"
@@ -510,13 +516,7 @@ int tt_parse_args(int argc, char **argv, cli_t *cli) {
   tq_free(seen);
   if (rc || cli->help || cli->version) return rc;
   if (cli->num_args < cmd->min_args) {
-    if (cli->command == TT_REPORT) return bad_usage("'report' needs the run folder: report RUN_DIR");
-    if (cli->command == TT_UPLOAD) return bad_usage("'upload' needs the run folder: upload RUN_DIR");
-    if (cli->command == TT_MERGE)
-      return bad_usage("'merge' needs the run folders: merge RUN_DIR...");
-    if (cli->command == TT_HISTORY)
-      return bad_usage("'history' needs a command: history import RUN_DIR..., history list, "
-                       "history show SUITE/TEST");
+    if (cmd->missing) return bad_usage("%s", cmd->missing);
     return bad_usage("'%s' needs %zu argument%s: " TOOL " %s", cmd->name, cmd->min_args,
                      cmd->min_args == 1 ? "" : "s", cmd->usage);
   }

@@ -78,23 +78,25 @@ static const char *const k_migrations[TQH_HISTORY_SCHEMA_VERSION] = {
     "DROP INDEX tests_by_test;",
 };
 
-static tq_status_t user_version(tqh_history_t *h, int *out) {
+/* The one integer a statement answers (`what` names it in an error). */
+static tq_status_t query_int(tqh_history_t *h, const char *sql, const char *what, int *out) {
   sqlite3_stmt *s = NULL;
-  TQ_TRY(tqh__history_prepare(h, "PRAGMA user_version", &s));
+  TQ_TRY(tqh__history_prepare(h, sql, &s));
   int rc = sqlite3_step(s);
   *out = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
   sqlite3_finalize(s);
-  return rc == SQLITE_ROW ? NULL : tqh__history_error(h, rc, "reading the schema version");
+  return rc == SQLITE_ROW ? NULL : tqh__history_error(h, rc, what);
+}
+
+static tq_status_t user_version(tqh_history_t *h, int *out) {
+  return query_int(h, "PRAGMA user_version", "reading the schema version", out);
 }
 
 /* Whether the database holds tables (a version-0 file that is not empty is someone else's). */
 static tq_status_t has_tables(tqh_history_t *h, int *out) {
-  sqlite3_stmt *s = NULL;
-  TQ_TRY(tqh__history_prepare(h, "SELECT count(*) FROM sqlite_master", &s));
-  int rc = sqlite3_step(s);
-  *out = rc == SQLITE_ROW && sqlite3_column_int(s, 0) > 0;
-  sqlite3_finalize(s);
-  return rc == SQLITE_ROW ? NULL : tqh__history_error(h, rc, "reading the schema");
+  TQ_TRY(query_int(h, "SELECT count(*) FROM sqlite_master", "reading the schema", out));
+  *out = *out > 0;
+  return NULL;
 }
 
 /* Brings the schema to `target`, in one transaction that holds the write lock, so that two
