@@ -42,7 +42,7 @@ BIN := $(BUILD)/bin
 TORQ_VERSION := 0.1.0
 VERSION_H := $(BUILD)/gen/include/torq/base/version.h
 
-PKGS := yaml-0.1 libcurl libssh2 libprotobuf-c check xlsxwriter libcrypto sqlite3
+PKGS := yaml-0.1 libcurl libssh2 libprotobuf-c check libisal libcrypto sqlite3
 
 # The system packages. $(BUILD)/deps.mk is a makefile this one includes, made by a rule that runs
 # scripts/install-deps (apt-get of what is missing; quiet when all is there) and records

@@ -11,10 +11,10 @@ HARNESS_GEN_C := $(patsubst harness/formats/%.proto,$(HARNESS_GEN)/%.pb-c.c,$(HA
 HARNESS_GEN_H := $(HARNESS_GEN_C:.c=.h)
 HARNESS_GEN_OBJS := $(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(HARNESS_GEN_C))
 HARNESS_CPPFLAGS := -Iharness/include $(COMPILER_CPPFLAGS) $(RUNTIME_CPPFLAGS) -I$(HARNESS_GEN) \
-                    $(call pkg_cflags,xlsxwriter libssh2 sqlite3)
+                    $(call pkg_cflags,libisal libssh2 sqlite3)
 LIB_HARNESS := $(BUILD)/lib/libtorq-harness.a
 HARNESS_LIBS := $(LIB_HARNESS) $(LIB_COMPILER) $(RUNTIME_LIBS)
-HARNESS_LDLIBS := $(RUNTIME_LDLIBS) $(COMPILER_LDLIBS) $(call pkg_libs,xlsxwriter yaml-0.1 libssh2 libcurl sqlite3)
+HARNESS_LDLIBS := $(RUNTIME_LDLIBS) $(COMPILER_LDLIBS) $(call pkg_libs,libisal yaml-0.1 libssh2 libcurl sqlite3)
 
 # Our own minimal Perfetto schema, compiled with protoc-c into the build folder; the generic rule
 # of runtime/formats/module.mk compiles the generated C.

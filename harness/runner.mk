@@ -1,7 +1,7 @@
 # torq-test, the runner's command line (harness/tools/torq_test*.c over harness/src/runner/ and
 # friends in libtorq-harness), and its end-to-end tests: a Check binary that runs the real
 # $(BIN)/torq-test as a process ($TORQ_BIN/torq-test) and checks what it writes.
-TORQ_TEST_LDLIBS := $(HARNESS_LDLIBS) $(call pkg_libs,yaml-0.1 xlsxwriter libcurl)
+TORQ_TEST_LDLIBS := $(HARNESS_LDLIBS) $(call pkg_libs,yaml-0.1 libisal libcurl)
 
 $(call objs,$(wildcard harness/src/transfer/*.c)): CPPFLAGS += $(call pkg_cflags,libcurl)
 $(BIN)/torq-test: $(call objs,$(wildcard harness/tools/torq_test*.c)) $(HARNESS_LIBS)

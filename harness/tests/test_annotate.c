@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "suites.h"
 #include "torq/harness/overview.h"
@@ -376,6 +377,84 @@ START_TEST(operator_table_sums_the_annotated_csv_per_source_operator) {
 END_TEST
 
 /* --max-detail-invocations: a count or all; a note says what the trace left out. */
+/* The workbook's sheet, read back by Python's zipfile (which checks every CRC-32): texts escaped
+ * as Excel reads them, integers exactly, empty fields left out, one deflated part per file. */
+static const char xlsx_read_py[] =
+    "import sys, zipfile\n"
+    "z = zipfile.ZipFile(sys.argv[1])\n"
+    "assert z.testzip() is None\n"
+    "names = sorted(z.namelist())\n"
+    "assert all(i.compress_type == zipfile.ZIP_DEFLATED for i in z.infolist()), names\n"
+    "print(' '.join(names))\n"
+    "sys.stdout.write(z.read('xl/worksheets/sheet1.xml').decode())\n";
+
+START_TEST(xlsx_escapes_texts_and_writes_numbers_as_excel_reads_them) {
+  const char *python = tq_test_python_module("zipfile", "python3");
+  if (!python) return;
+  char *dir = th_tmpdir();
+  tqh_row_t rows[2];
+  memset(rows, 0, sizeof(rows));
+  rows[0] = (tqh_row_t){.action_id = 7, .job_id = -1, .kind = TQR_EVENT_HOST_COPY,
+                        .invocation_names = "", .original_operators = " a&b<c>\"d\"\x01",
+                        .location = "", .start_us = 123456789012345ull,
+                        .end_us = 123456789012346ull};
+  rows[1] = (tqh_row_t){.action_id = 8, .job_id = 3, .kind = TQR_EVENT_NSS_WAIT,
+                        .units = TQH_UNIT_BIT(TQS_UNIT_SLICE1), .invocation_names = "k\tk",
+                        .original_operators = "x\n", .location = "loc(\"\xc3\xa9.mlir\":1:2)",
+                        .start_us = 10000000000000000ull, .end_us = 10000000000000001ull};
+  tqh_annotation_t ann;
+  memset(&ann, 0, sizeof(ann));
+  ann.rows = rows;
+  ann.num_rows = 2;
+  char *xlsx = th_path(dir, "a.xlsx"), *py = th_path(dir, "read.py"), *out = th_path(dir, "out");
+  TH_OK(tqh_annotation_write_xlsx(&ann, xlsx));
+  th_write(py, xlsx_read_py);
+  char cmd[2048];
+  snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' > '%s'", python, py, xlsx, out);
+  ck_assert_int_eq(system(cmd), 0);
+  char *text = th_read(out, NULL);
+  ck_assert_ptr_nonnull(strstr(text, "[Content_Types].xml _rels/.rels docProps/app.xml "
+                                     "docProps/core.xml xl/_rels/workbook.xml.rels "
+                                     "xl/styles.xml xl/workbook.xml xl/worksheets/sheet1.xml\n"));
+  ck_assert_ptr_nonnull(strstr(text, "<dimension ref=\"A1:O3\"/>"));
+  ck_assert_ptr_nonnull(strstr(
+      text, "<row r=\"2\"><c r=\"A2\"><v>7</v></c><c r=\"C2\" t=\"inlineStr\"><is><t>HOST_COPY"
+            "</t></is></c><c r=\"E2\" t=\"inlineStr\"><is><t xml:space=\"preserve\"> a&amp;b&lt;"
+            "c&gt;\"d\"_x0001_</t></is></c><c r=\"F2\"><v>1</v></c><c r=\"G2\" t=\"b\"><v>0</v>"
+            "</c>"));
+  ck_assert_ptr_nonnull(strstr(text, "<c r=\"M2\"><v>123456789012345</v></c><c r=\"N2\"><v>"
+                                     "123456789012346</v></c></row>"));
+  ck_assert_ptr_nonnull(strstr(text, "<c r=\"B3\"><v>3</v></c>"));
+  ck_assert_ptr_nonnull(strstr(text, "<c r=\"D3\" t=\"inlineStr\"><is><t>k\tk</t></is></c>"));
+  ck_assert_ptr_nonnull(strstr(text, "<is><t xml:space=\"preserve\">x\n</t></is>"));
+  ck_assert_ptr_nonnull(strstr(text, "<c r=\"H3\" t=\"b\"><v>1</v></c>"));
+  ck_assert_ptr_nonnull(strstr(text, "<c r=\"M3\"><v>1E+16</v></c>"));
+  ck_assert_ptr_nonnull(strstr(text, "<is><t>loc(\"\xc3\xa9.mlir\":1:2)</t></is></c></row>"
+                                     "</sheetData><autoFilter ref=\"A1:O3\"/>"));
+  /* Widths: "loc("é.mlir":1:2)" is 17 characters (18 bytes), + 2 -> 19 -> stored 19.7109375;
+   * the header "Location" + filter button is narrower. */
+  ck_assert_ptr_nonnull(strstr(text, "<col min=\"15\" max=\"15\" width=\"19.7109375\" "
+                                     "customWidth=\"1\"/>"));
+  /* A text Excel cannot hold is an error naming the cell; no workbook is left behind. */
+  char *big = calloc(40000, 1);
+  memset(big, 'a', 32768);
+  rows[1].location = big;
+  char *bad = th_path(dir, "b.xlsx");
+  tq_status_t st = tqh_annotation_write_xlsx(&ann, bad);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_ptr_nonnull(strstr(tq_status_message(st), "cell O3: 32768 bytes"));
+  tq_status_free(st);
+  ck_assert_int_ne(access(bad, F_OK), 0);
+  free(big);
+  free(bad);
+  free(text);
+  free(xlsx);
+  free(py);
+  free(out);
+  th_rmtree(dir);
+}
+END_TEST
+
 START_TEST(torq_annotate_max_detail_invocations) {
   char *dir = th_tmpdir();
   char *dbg = th_path(dir, "dbg");
@@ -433,6 +512,7 @@ Suite *annotate_suite(void) {
   tcase_add_test(tc, torq_annotate_reads_the_torq_runtimes_shape_without_a_word);
   tcase_add_test(tc, annotate_several_dispatches_each_with_its_debug_info);
   tcase_add_test(tc, operator_table_sums_the_annotated_csv_per_source_operator);
+  tcase_add_test(tc, xlsx_escapes_texts_and_writes_numbers_as_excel_reads_them);
   suite_add_tcase(s, tc);
   return s;
 }
