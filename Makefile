@@ -200,6 +200,10 @@ bench: $(TOOLS)
 	@scripts/bench-reconcile $(BIN)
 	@scripts/bench-limits $(BIN)
 	@scripts/bench-runner $(BIN)
+	@scripts/bench-annotate $(BIN)
+	@scripts/bench-boards $(BIN)
+	@scripts/bench-upload $(BIN)
+	@scripts/bench-gates $(BIN)
 
 SOURCES := $(shell find runtime compiler sim harness -name '*.[ch]' 2>/dev/null)
 # Generated headers first; module.mk files add what their sources need beyond include/ folders.
