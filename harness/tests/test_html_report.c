@@ -41,6 +41,31 @@ START_TEST(escape_handles_markup_quotes_and_utf8) {
 }
 END_TEST
 
+START_TEST(timeline_coordinates_are_printfs_one_decimal_byte_for_byte) {
+  /* Ties and near-ties (0.25 is exact, 0.15 is not), large, negative and odd values, then the
+   * coordinates a timeline makes and pseudo-random ones. */
+  static const double fixed[] = {0,     0.04999, 0.05,  0.15,    0.25,   0.35,   0.45,
+                                 1.05,  2.5,     949.95, 1234.45, 150.75, -0.05, -3.25,
+                                 1e14,  1e15,    1e300,  0.5e-300, 9.95,  99.95,  999.9500001};
+  char got[TQH__FMT_1F_MAX], want[TQH__FMT_1F_MAX];
+  for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+    size_t n = tqh__html_fmt_1f(got, sizeof(got), fixed[i]);
+    snprintf(want, sizeof(want), "%.1f", fixed[i]);
+    ck_assert_str_eq(got, want);
+    ck_assert_uint_eq(n, strlen(want));
+  }
+  uint64_t seed = 42;
+  for (int i = 0; i < 200000; i++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    double x = i < 100000 ? 150 + (double)(seed >> 40) * 800 / (double)(1 + (seed & 0xFFFFF))
+                          : (double)(seed >> 11) / (double)(1ull << 53) * 2000;
+    tqh__html_fmt_1f(got, sizeof(got), x);
+    snprintf(want, sizeof(want), "%.1f", x);
+    ck_assert_msg(!strcmp(got, want), "%.17g: %s, printf %s", x, got, want);
+  }
+}
+END_TEST
+
 START_TEST(tick_steps_are_one_two_or_five_times_a_power_of_ten) {
   ck_assert_uint_eq(tqh__html_tick_step(0, 8), 1);
   ck_assert_uint_eq(tqh__html_tick_step(1000, 8), 200);  /* 125 -> 200 */
@@ -343,6 +368,7 @@ Suite *html_report_suite(void) {
   TCase *tc = tcase_create("html_report");
   tcase_add_test(tc, escape_handles_markup_quotes_and_utf8);
   tcase_add_test(tc, tick_steps_are_one_two_or_five_times_a_power_of_ten);
+  tcase_add_test(tc, timeline_coordinates_are_printfs_one_decimal_byte_for_byte);
   tcase_add_test(tc, every_test_has_a_row_and_a_section_and_a_corrupt_profile_is_a_note);
   tcase_add_test(tc, baseline_changes_are_shown_with_their_verdict);
   tcase_add_test(tc, sections_collapse_beyond_fifty_tests_but_failed_ones);

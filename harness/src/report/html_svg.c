@@ -1,5 +1,6 @@
 /* The timeline of one test as inline SVG (report_internal.h), from the tracks and slices of its
  * Perfetto trace as perfetto.h reads them back. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,43 @@ uint64_t tqh__html_tick_step(uint64_t span_ns, unsigned max_ticks) {
   if (raw <= 2 * p) return 2 * p;
   if (raw <= 5 * p) return 5 * p;
   return p > UINT64_MAX / 10 ? UINT64_MAX : 10 * p;
+}
+
+size_t tqh__html_fmt_1f(char *p, size_t size, double x) {
+  /* Tenths, rounded to nearest. x * 10 is itself rounded, so a value within a hair of a tie
+   * (where printf's exact decimal expansion decides) goes to printf, as does anything large,
+   * negative or not finite. */
+  double t = x * 10;
+  if (!(x >= 0 && t < 1e15)) return (size_t)snprintf(p, size, "%.1f", x);
+  double f = floor(t), frac = t - f;
+  if (fabs(frac - 0.5) < 1e-6) return (size_t)snprintf(p, size, "%.1f", x);
+  uint64_t v = (uint64_t)f + (frac > 0.5);
+  char tmp[24];
+  size_t n = 0;
+  tmp[n++] = (char)('0' + v % 10);
+  tmp[n++] = '.';
+  v /= 10;
+  do {
+    tmp[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  for (size_t i = 0; i < n; i++) p[i] = tmp[n - 1 - i];
+  p[n] = 0;
+  return n;
+}
+
+/* Appends the literal `s`. */
+#define LIT(out, s) tq_buf_append((out), (s), sizeof(s) - 1)
+
+static tq_status_t put_1f(tq_buf_t *out, double x) {
+  char num[TQH__FMT_1F_MAX];
+  return tq_buf_append(out, num, tqh__html_fmt_1f(num, sizeof(num), x));
+}
+
+static tq_status_t put_int(tq_buf_t *out, long long v) {
+  char num[32];
+  int n = snprintf(num, sizeof(num), "%lld", v);
+  return tq_buf_append(out, num, (size_t)n);
 }
 
 /* A drawn row: a top-level track's heading or one of its tracks. */
@@ -114,10 +152,18 @@ static tq_status_t rect(const plot_t *p, const ev_t *ev, size_t first, size_t la
   }
   double x = x_of(p, start), w = x_of(p, end) - x;
   if (w < 0.5) w = 0.5;
-  TQ_TRY(tq_buf_printf(p->out,
-                       "<rect class=\"c%zu\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\">"
-                       "<title>",
-                       ev[first].row % COLORS, x, y, w, ROW_H));
+  static const char cls[COLORS] = {'0', '1', '2', '3', '4', '5', '6', '7'};
+  TQ_TRY(LIT(p->out, "<rect class=\"c"));
+  TQ_TRY(tq_buf_append(p->out, &cls[ev[first].row % COLORS], 1));
+  TQ_TRY(LIT(p->out, "\" x=\""));
+  TQ_TRY(put_1f(p->out, x));
+  TQ_TRY(LIT(p->out, "\" y=\""));
+  TQ_TRY(put_int(p->out, y));
+  TQ_TRY(LIT(p->out, "\" width=\""));
+  TQ_TRY(put_1f(p->out, w));
+  TQ_TRY(LIT(p->out, "\" height=\""));
+  TQ_TRY(put_int(p->out, ROW_H));
+  TQ_TRY(LIT(p->out, "\"><title>"));
   char d[32], at[32];
   tqh_format_duration(start - p->t0, at);
   if (first == last) {

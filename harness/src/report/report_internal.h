@@ -15,6 +15,11 @@
 /* The distance between the time axis' ticks for a span of `span_ns`: 1, 2 or 5 times a power of
  * ten, the smallest that gives at most `max_ticks` intervals (at least 1). */
 uint64_t tqh__html_tick_step(uint64_t span_ns, unsigned max_ticks);
+/* Writes `x` as printf's "%.1f" does, byte for byte, without printf for the common values (a
+ * timeline has thousands of coordinates); returns the length. TQH__FMT_1F_MAX bytes hold any
+ * double (DBL_MAX has 309 digits before the point). */
+#define TQH__FMT_1F_MAX 320
+size_t tqh__html_fmt_1f(char *p, size_t size, double x);
 
 /* Appends the timeline of `trace` as one <svg> element: a row per track (the top-level tracks
  * as group headings, the overview's tracks left out), a time axis with ticks from the first
