@@ -63,22 +63,6 @@ static tq_status_t field_get(field_cache_t *c, const char *s, size_t *out_off, s
   return NULL;
 }
 
-static char *put(char *p, const char *s, size_t n) {
-  memcpy(p, s, n);
-  return p + n;
-}
-
-static char *u64(char *p, uint64_t v) {
-  char tmp[24];
-  size_t n = 0;
-  do {
-    tmp[sizeof(tmp) - 1 - n++] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
-  memcpy(p, tmp + sizeof(tmp) - n, n);
-  return p + n;
-}
-
 static char *flag(char *p, unsigned units, tqs_unit_t u) {
   if (units & TQH_UNIT_BIT(u)) {
     memcpy(p, ",true", 5);
@@ -109,18 +93,18 @@ static tq_status_t format_rows(const tqh_annotation_t *ann, tq_buf_t *buf, tqh_o
     if (st) break;
     const char *texts = fc->bytes.data;
     char *p = buf->data + buf->len;
-    p = u64(p, (uint64_t)r->action_id);
+    p = tqh__put_u64(p, (uint64_t)r->action_id);
     *p++ = ',';
-    if (r->job_id >= 0) p = u64(p, (uint64_t)r->job_id);
+    if (r->job_id >= 0) p = tqh__put_u64(p, (uint64_t)r->job_id);
     *p++ = ',';
     memcpy(p, kind, kn);
     p += kn;
     *p++ = ',';
-    p = put(p, texts + names_off, names_len);
+    p = tqh__put(p, texts + names_off, names_len);
     *p++ = ',';
-    p = put(p, texts + ops_off, ops_len);
+    p = tqh__put(p, texts + ops_off, ops_len);
     *p++ = ',';
-    p = u64(p, r->end_us - r->start_us);
+    p = tqh__put_u64(p, r->end_us - r->start_us);
     p = flag(p, r->units, TQS_UNIT_SLICE0);
     p = flag(p, r->units, TQS_UNIT_SLICE1);
     p = flag(p, r->units, TQS_UNIT_DMA_IN);
@@ -128,11 +112,11 @@ static tq_status_t format_rows(const tqh_annotation_t *ann, tq_buf_t *buf, tqh_o
     p = flag(p, r->units, TQS_UNIT_CDMA);
     p = flag(p, r->units, TQS_UNIT_CSS);
     *p++ = ',';
-    p = u64(p, r->start_us);
+    p = tqh__put_u64(p, r->start_us);
     *p++ = ',';
-    p = u64(p, r->end_us);
+    p = tqh__put_u64(p, r->end_us);
     *p++ = ',';
-    p = put(p, texts + loc_off, loc_len);
+    p = tqh__put(p, texts + loc_off, loc_len);
     *p++ = '\n';
     buf->len = (size_t)(p - buf->data);
     buf->data[buf->len] = 0;

@@ -5,11 +5,28 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "torq/base/arena.h"
 #include "torq/base/status.h"
 #include "torq/base/str.h"
 #include "torq/harness/files.h"
+
+/* Text formatting into a buffer with room reserved (annotate_csv.c, annotate_xlsx.c): copies `n`
+ * bytes, or the decimal digits of `v`, to `p` and returns the end. */
+static inline char *tqh__put(char *p, const char *s, size_t n) {
+  memcpy(p, s, n);
+  return p + n;
+}
+
+static inline char *tqh__put_u64(char *p, uint64_t v) {
+  char digits[24], *d = digits + sizeof(digits);
+  do {
+    *--d = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  return tqh__put(p, d, (size_t)(digits + sizeof(digits) - d));
+}
 
 /* Writes `len` bytes to `path` atomically (tq_file_write_atomic), naming the path on error
  * (annotate_csv.c). */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "annotate_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/annotate.h"
 #include "torq/harness/files.h"
@@ -237,57 +238,28 @@ static tq_status_t part(zip_t *z, const char *name, const char *text) {
   return zip_end(z);
 }
 
-/* Decimal digits of v, written backwards from `end`; returns the first. */
-static char *utoa_back(char *end, uint64_t v) {
-  do {
-    *--end = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
-  return end;
-}
-
-/* The cell reference of column `col` (0-based, < 26) and row `row` (1-based) into p. */
-static size_t cell_ref(char *p, int col, uint64_t row) {
-  char digits[24];
-  char *d = utoa_back(digits + sizeof(digits), row);
-  size_t n = (size_t)(digits + sizeof(digits) - d);
-  p[0] = (char)('A' + col);
-  memcpy(p + 1, d, n);
-  return n + 1;
+/* `<c r="` and the cell reference of column `col` (0-based, < 26) and row `row` (1-based). */
+static char *cell_open(char *p, int col, uint64_t row) {
+  p = tqh__put(p, "<c r=\"", 6);
+  *p++ = (char)('A' + col);
+  return tqh__put_u64(p, row);
 }
 
 /* A number cell as libxlsxwriter writes it ("%.16G"), integers by hand. */
 static void cell_number(tq_buf_t *b, int col, uint64_t row, uint64_t v) {
-  char *p = b->data + b->len;
-  memcpy(p, "<c r=\"", 6);
-  p += 6;
-  p += cell_ref(p, col, row);
-  memcpy(p, "\"><v>", 5);
-  p += 5;
-  if (v < 1000000000000000ull) {
-    char digits[24];
-    char *d = utoa_back(digits + sizeof(digits), v);
-    size_t n = (size_t)(digits + sizeof(digits) - d);
-    memcpy(p, d, n);
-    p += n;
-  } else {
+  char *p = tqh__put(cell_open(b->data + b->len, col, row), "\"><v>", 5);
+  if (v < 1000000000000000ull)
+    p = tqh__put_u64(p, v);
+  else
     p += snprintf(p, 32, "%.16G", (double)v);
-  }
-  memcpy(p, "</v></c>", 8);
-  p += 8;
+  p = tqh__put(p, "</v></c>", 8);
   b->len = (size_t)(p - b->data);
 }
 
 static void cell_bool(tq_buf_t *b, int col, uint64_t row, int v) {
-  char *p = b->data + b->len;
-  memcpy(p, "<c r=\"", 6);
-  p += 6;
-  p += cell_ref(p, col, row);
-  memcpy(p, "\" t=\"b\"><v>", 11);
-  p += 11;
+  char *p = tqh__put(cell_open(b->data + b->len, col, row), "\" t=\"b\"><v>", 11);
   *p++ = v ? '1' : '0';
-  memcpy(p, "</v></c>", 8);
-  p += 8;
+  p = tqh__put(p, "</v></c>", 8);
   b->len = (size_t)(p - b->data);
 }
 
@@ -307,10 +279,7 @@ static tq_status_t cell_text(zip_t *z, int col, uint64_t row, const char *s, int
                      XLSX_MAX_STRING);
   TQ_TRY(tq_buf_reserve(&z->xml, 96 + len * 7));
   tq_buf_t *b = &z->xml;
-  char *p = b->data + b->len;
-  memcpy(p, "<c r=\"", 6);
-  p += 6;
-  p += cell_ref(p, col, row);
+  char *p = cell_open(b->data + b->len, col, row);
   if (style) {
     memcpy(p, "\" s=\"1", 6);
     p += 6;
