@@ -67,12 +67,31 @@ tq_status_t tq_buf_append_cstr(tq_buf_t *buf, const char *s) {
 
 tq_status_t tq_buf_putc(tq_buf_t *buf, char c) { return tq_buf_append(buf, &c, 1); }
 
+/* Room for a short formatted text without a sizing pass (within the limit, if any). */
+#define TQ_BUF_PRINTF_ROOM ((size_t)128)
+
 tq_status_t tq_buf_vprintf(tq_buf_t *buf, const char *fmt, va_list ap) {
+  /* Formats once, into the room there is (made at least TQ_BUF_PRINTF_ROOM bytes where the
+   * limit allows); only a text that does not fit is formatted again, after growing. */
+  size_t room = buf->cap > buf->len ? buf->cap - buf->len : 0;
+  if (room < TQ_BUF_PRINTF_ROOM && (!buf->limit || buf->len + TQ_BUF_PRINTF_ROOM <= buf->limit)) {
+    TQ_TRY(tq_buf_reserve(buf, TQ_BUF_PRINTF_ROOM));
+    room = buf->cap - buf->len;
+  }
   va_list ap2;
   va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap2);
+  int n = vsnprintf(room ? buf->data + buf->len : NULL, room, fmt, ap2);
   va_end(ap2);
-  if (n < 0) return TQ_STATUS(TQ_INVALID_ARGUMENT, "cannot format \"%s\"", fmt);
+  if (n < 0) {
+    if (buf->data) buf->data[buf->len] = '\0';
+    return TQ_STATUS(TQ_INVALID_ARGUMENT, "cannot format \"%s\"", fmt);
+  }
+  if ((size_t)n < room) {
+    buf->len += (size_t)n;
+    return NULL;
+  }
+  /* It did not fit: what was written past the end is not the buffer's. */
+  if (buf->data) buf->data[buf->len] = '\0';
   TQ_TRY(tq_buf_reserve(buf, (size_t)n));
   va_copy(ap2, ap);
   vsnprintf(buf->data + buf->len, (size_t)n + 1, fmt, ap2);

@@ -1,5 +1,6 @@
 /* Tests for str.h: string views and growable buffers. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,51 @@ START_TEST(buf_printf_appends_formatted_text_of_any_length) {
   TH_ASSERT_OK(tq_buf_printf(&b, "%s", ""));
   ck_assert_uint_eq(b.len, 310);
   tq_buf_deinit(&b);
+}
+END_TEST
+
+/* Formatting goes straight into the room there is and again only when the text did not fit:
+ * every length around the room's edges, after every prefix, gives the same bytes as snprintf,
+ * and a limit just around the text's end is kept to the byte. */
+START_TEST(buf_printf_fits_or_grows_at_every_edge_of_its_room) {
+  char expect[700], text[400];
+  for (size_t prefix = 0; prefix < 300; prefix += 7) {
+    for (size_t n = 0; n < 300; n += 1 + n / 16) {
+      memset(text, 'a' + (int)(n % 26), n);
+      text[n] = 0;
+      tq_buf_t b;
+      tq_buf_init(&b, 0);
+      for (size_t i = 0; i < prefix; i++) TH_ASSERT_OK(tq_buf_putc(&b, '.'));
+      TH_ASSERT_OK(tq_buf_printf(&b, "%s|%zu", text, n));
+      int len = snprintf(expect, sizeof(expect), "%.*s%s|%zu", (int)prefix,
+                         "......................................................................"
+                         "......................................................................"
+                         "......................................................................"
+                         "......................................................................"
+                         "....................",
+                         text, n);
+      ck_assert_uint_eq(b.len, (size_t)len);
+      ck_assert_str_eq(b.data, expect);
+      tq_buf_deinit(&b);
+    }
+  }
+  for (size_t limit = 1; limit < 140; limit++) {
+    tq_buf_t b;
+    tq_buf_init(&b, limit);
+    TH_ASSERT_OK(tq_buf_append_cstr(&b, "x"));
+    tq_status_t st = tq_buf_printf(&b, "%0*d", 120, 5);
+    if (limit >= 121) {
+      TH_ASSERT_OK(st);
+      ck_assert_uint_eq(b.len, 121);
+      ck_assert_int_eq(b.data[120], '5');
+    } else {
+      ck_assert_int_eq(tq_status_code(st), TQ_LIMIT);
+      tq_status_free(st);
+      ck_assert_str_eq(b.data, "x");
+    }
+    ck_assert_uint_le(b.cap, limit + 1);
+    tq_buf_deinit(&b);
+  }
 }
 END_TEST
 
@@ -327,6 +373,7 @@ Suite *str_suite(void) {
   tcase_add_test(tc, buf_append_of_nothing_still_makes_an_empty_string);
   tcase_add_test(tc, buf_grows_geometrically_and_keeps_content);
   tcase_add_test(tc, buf_printf_appends_formatted_text_of_any_length);
+  tcase_add_test(tc, buf_printf_fits_or_grows_at_every_edge_of_its_room);
   tcase_add_test(tc, buf_vprintf_leaves_the_callers_va_list_usable);
   tcase_add_test(tc, buf_clear_empties_and_keeps_memory);
   tcase_add_test(tc, buf_detach_hands_over_content_and_empties);
