@@ -59,8 +59,9 @@ tq_status_t tq__file_open_read(const char *path, int *out_fd, size_t *out_size) 
     close(fd);
     return TQ_STATUS(TQ_LIMIT, "%s: too large to read into memory", path);
   }
-  int flags = fcntl(fd, F_GETFL);
-  if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  /* O_NONBLOCK stays: Linux ignores it for regular files (open(2)), and two fcntl calls per
+   * file read are a measurable part of a tiny test's cost. A file system that does answer
+   * EAGAIN gets the flag cleared then (tq__file_read_some). */
   *out_fd = fd;
   *out_size = (size_t)st.st_size;
   return NULL;
@@ -75,7 +76,13 @@ tq_status_t tq__file_read_some(int fd, const char *path, void *dst, size_t len, 
       *out_n = (size_t)n;
       return NULL;
     }
-    if (errno != EINTR) return TQ__ERRNO_STATUS(errno, path, "read failed");
+    int err = errno;
+    if (err == EAGAIN || err == EWOULDBLOCK) {
+      int flags = fcntl(fd, F_GETFL);
+      if (flags >= 0 && (flags & O_NONBLOCK) && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0)
+        continue;
+    }
+    if (err != EINTR) return TQ__ERRNO_STATUS(err, path, "read failed");
   }
 }
 
