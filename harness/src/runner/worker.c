@@ -416,10 +416,14 @@ tq_status_t tqh__worker_read(tqh__worker_t *w) {
   }
   for (;;) {
     TQ_TRY(tq_buf_reserve(&w->in, 65536));
-    ssize_t n = read(w->fd, w->in.data + w->in.len, w->in.cap - w->in.len - 1);
+    size_t room = w->in.cap - w->in.len - 1;
+    ssize_t n = read(w->fd, w->in.data + w->in.len, room);
     if (n > 0) {
       w->in.len += (size_t)n;
       w->in.data[w->in.len] = 0;
+      /* Less than asked for: the pipe is empty now. What comes later wakes the next poll; a
+       * read to see EAGAIN would be one more system call per message. */
+      if ((size_t)n < room) return NULL;
       continue;
     }
     if (n < 0 && errno == EINTR) continue;

@@ -97,13 +97,23 @@ static tq_status_t redirect_output(const char *dir, worker_io_t *w) {
  * limit, which stays, so that the next test of the worker can have more). Returns the limit set,
  * 0 when none is. */
 static uint64_t limit_memory(uint64_t bytes) {
-  struct rlimit rl;
-  if (!MEMORY_LIMIT_WORKS || getrlimit(RLIMIT_AS, &rl) != 0) return 0;
+  /* The limits as this process last read or set them: only a worker sets them, and only here,
+   * so one getrlimit per worker (and a setrlimit only for a change) is enough. */
+  static struct rlimit rl;
+  static int known;
+  if (!MEMORY_LIMIT_WORKS) return 0;
+  if (!known) {
+    if (getrlimit(RLIMIT_AS, &rl) != 0) return 0;
+    known = 1;
+  }
   rlim_t want = bytes ? (rlim_t)bytes : RLIM_INFINITY;
   if (rl.rlim_max != RLIM_INFINITY && (want == RLIM_INFINITY || want > rl.rlim_max))
     want = rl.rlim_max;
-  rl.rlim_cur = want;
-  if (setrlimit(RLIMIT_AS, &rl) != 0) return 0;
+  if (want != rl.rlim_cur) {
+    struct rlimit next = {want, rl.rlim_max};
+    if (setrlimit(RLIMIT_AS, &next) != 0) return 0;
+    rl = next;
+  }
   return bytes;
 }
 
