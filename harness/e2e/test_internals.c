@@ -245,6 +245,59 @@ START_TEST(link_tree_recreates_symlinks_and_replaces_existing_targets) {
 }
 END_TEST
 
+/* A tree read once mirrors the same files again (a cache entry linked into each test's folder)
+ * without reading the folders again; once the source lost a file, the replay fails naming it,
+ * which is what tells the runner to read the tree again. */
+START_TEST(tree_read_once_is_linked_again_and_fails_once_the_source_changed) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *x = e2e_path("%s/a/sub/x.txt", s.dir), *lnk = e2e_path("%s/a/l", s.dir);
+  e2e_write(x, "x");
+  ck_assert_int_eq(symlink("sub/x.txt", lnk), 0);
+  char *from = e2e_path("%s/a", s.dir);
+  tqh_tree_t tree;
+  tqh_tree_init(&tree);
+  ck_assert_ptr_null(tqh_tree_read(from, &tree));
+  ck_assert_uint_eq(tree.count, 4); /* a, a/sub, a/sub/x.txt, a/l in readdir's order */
+  ck_assert_str_eq(tree.entries[0].path, "");
+  ck_assert_int_eq(tree.entries[0].kind, TQH_TREE_DIR);
+  for (int k = 0; k < 2; k++) {
+    char *to = e2e_path("%s/b%d", s.dir, k), *bx = e2e_path("%s/b%d/sub/x.txt", s.dir, k);
+    char *bl = e2e_path("%s/b%d/l", s.dir, k);
+    ck_assert_ptr_null(tqh_tree_link(&tree, from, to));
+    struct stat s1, s2;
+    ck_assert_int_eq(stat(x, &s1), 0);
+    ck_assert_int_eq(stat(bx, &s2), 0);
+    ck_assert(s1.st_ino == s2.st_ino);
+    char target[64];
+    ssize_t n = readlink(bl, target, sizeof(target) - 1);
+    ck_assert_int_eq(n, 9);
+    target[n] = 0;
+    ck_assert_str_eq(target, "sub/x.txt");
+    free(to);
+    free(bx);
+    free(bl);
+  }
+  ck_assert_int_eq(unlink(x), 0);
+  char *to = e2e_path("%s/b2", s.dir);
+  tq_status_t st = tqh_tree_link(&tree, from, to);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_ptr_nonnull(strstr(tq_status_message(st), "x.txt"));
+  tq_status_free(st);
+  /* Read again, the tree is what the source holds now. */
+  ck_assert_ptr_null(tqh_tree_read(from, &tree));
+  ck_assert_uint_eq(tree.count, 3);
+  ck_assert_ptr_null(tqh_tree_link(&tree, from, to));
+  tqh_tree_deinit(&tree);
+  ck_assert_uint_eq(tree.count, 0);
+  free(to);
+  free(x);
+  free(lnk);
+  free(from);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
 /* A file size limit of one byte makes the write of the temporary fail (EFBIG, with SIGXFSZ
  * ignored) after the temporary exists. */
 START_TEST(quick_atomic_write_that_fails_leaves_no_temporary) {
@@ -601,6 +654,7 @@ Suite *e2e_suite_internals(void) {
   tcase_add_test(tc, cache_concurrent_fills_of_one_key_all_succeed);
   tcase_add_test(tc, link_tree_mirrors_files_and_folders);
   tcase_add_test(tc, link_tree_recreates_symlinks_and_replaces_existing_targets);
+  tcase_add_test(tc, tree_read_once_is_linked_again_and_fails_once_the_source_changed);
   tcase_add_test(tc, quick_atomic_write_that_fails_leaves_no_temporary);
   suite_add_tcase(s, tc);
   tc = tcase_create("worker");

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "torq/base/alloc.h"
 #include "torq/base/file.h"
 
 tq_status_t tqh_errno_status(int err, const char *path, const char *what) {
@@ -96,45 +97,132 @@ static tq_status_t copy_file(const char *from, const char *to, mode_t mode) {
   return st;
 }
 
-tq_status_t tqh_link_tree(const char *from, const char *to) {
+void tqh_tree_init(tqh_tree_t *tree) { memset(tree, 0, sizeof(*tree)); }
+
+static void tree_clear(tqh_tree_t *tree) {
+  for (size_t i = 0; i < tree->count; i++) {
+    tq_free(tree->entries[i].path);
+    tq_free(tree->entries[i].target);
+  }
+  tree->count = 0;
+}
+
+void tqh_tree_deinit(tqh_tree_t *tree) {
+  tree_clear(tree);
+  tq_free(tree->entries);
+  tqh_tree_init(tree);
+}
+
+/* Appends an entry (its strings copied). */
+static tq_status_t tree_add(tqh_tree_t *tree, const char *path, tqh_tree_kind_t kind,
+                            unsigned mode, const char *target) {
+  if (tree->count == tree->cap) {
+    size_t cap = tree->cap ? tree->cap * 2 : 8;
+    tqh_tree_entry_t *entries = tq_realloc(tree->entries, cap * sizeof(*entries));
+    if (!entries) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    tree->entries = entries;
+    tree->cap = cap;
+  }
+  tqh_tree_entry_t *e = &tree->entries[tree->count];
+  e->path = tq_strdup_printf("%s", path);
+  e->kind = kind;
+  e->mode = mode;
+  e->target = target ? tq_strdup_printf("%s", target) : NULL;
+  if (!e->path || (target && !e->target)) {
+    tq_free(e->path);
+    tq_free(e->target);
+    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+  }
+  tree->count++;
+  return NULL;
+}
+
+/* Adds `from` (at `rel` within the tree) and, for a folder, what it holds. */
+static tq_status_t tree_walk(const char *from, const char *rel, tqh_tree_t *tree) {
   struct stat sb;
   if (lstat(from, &sb) != 0) return tqh_errno_status(errno, from, "cannot stat");
-  if (S_ISDIR(sb.st_mode)) {
-    if (mkdir(to, 0777) != 0 && errno != EEXIST)
-      return tqh_errno_status(errno, to, "cannot create");
-    DIR *d = opendir(from);
-    if (!d) return tqh_errno_status(errno, from, "cannot open");
-    tq_status_t st = NULL;
-    struct dirent *e;
-    tq_buf_t a, b;
-    tq_buf_init(&a, 0);
-    tq_buf_init(&b, 0);
-    while (!st && (e = readdir(d))) {
-      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-      tq_buf_clear(&a);
-      tq_buf_clear(&b);
-      st = tq_buf_printf(&a, "%s/%s", from, e->d_name);
-      if (!st) st = tq_buf_printf(&b, "%s/%s", to, e->d_name);
-      if (!st) st = tqh_link_tree(a.data, b.data);
-    }
-    closedir(d);
-    tq_buf_deinit(&a);
-    tq_buf_deinit(&b);
-    return st;
-  }
   if (S_ISLNK(sb.st_mode)) {
     char target[PATH_MAX];
     ssize_t n = readlink(from, target, sizeof(target) - 1);
     if (n < 0) return tqh_errno_status(errno, from, "cannot read link");
     target[n] = 0;
-    if (symlink(target, to) == 0) return NULL;
-    if (errno == EEXIST && unlink(to) == 0 && symlink(target, to) == 0) return NULL;
-    return tqh_errno_status(errno, to, "cannot create link");
+    return tree_add(tree, rel, TQH_TREE_LINK, 0, target);
   }
-  if (!S_ISREG(sb.st_mode)) return NULL; /* sockets, FIFOs: not results */
-  if (link(from, to) == 0) return NULL;
-  if (errno == EEXIST && unlink(to) == 0 && link(from, to) == 0) return NULL;
-  return copy_file(from, to, sb.st_mode);
+  if (S_ISREG(sb.st_mode)) return tree_add(tree, rel, TQH_TREE_FILE, sb.st_mode & 07777, NULL);
+  if (!S_ISDIR(sb.st_mode)) return NULL; /* sockets, FIFOs: not results */
+  TQ_TRY(tree_add(tree, rel, TQH_TREE_DIR, 0, NULL));
+  DIR *d = opendir(from);
+  if (!d) return tqh_errno_status(errno, from, "cannot open");
+  tq_status_t st = NULL;
+  struct dirent *e;
+  tq_buf_t a, b;
+  tq_buf_init(&a, 0);
+  tq_buf_init(&b, 0);
+  while (!st && (e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    tq_buf_clear(&a);
+    tq_buf_clear(&b);
+    st = tq_buf_printf(&a, "%s/%s", from, e->d_name);
+    if (!st) st = tq_buf_printf(&b, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+    if (!st) st = tree_walk(a.data, b.data, tree);
+  }
+  closedir(d);
+  tq_buf_deinit(&a);
+  tq_buf_deinit(&b);
+  return st;
+}
+
+tq_status_t tqh_tree_read(const char *from, tqh_tree_t *tree) {
+  tree_clear(tree);
+  return tree_walk(from, "", tree);
+}
+
+/* `root`, or `root/rel`. */
+static tq_status_t tree_path(tq_buf_t *out, const char *root, const char *rel) {
+  tq_buf_clear(out);
+  return *rel ? tq_buf_printf(out, "%s/%s", root, rel) : tq_buf_append_cstr(out, root);
+}
+
+static tq_status_t link_entry(const tqh_tree_entry_t *e, const char *from, const char *to) {
+  switch (e->kind) {
+  case TQH_TREE_DIR:
+    if (mkdir(to, 0777) != 0 && errno != EEXIST) return tqh_errno_status(errno, to, "cannot create");
+    return NULL;
+  case TQH_TREE_LINK:
+    if (symlink(e->target, to) == 0) return NULL;
+    if (errno == EEXIST && unlink(to) == 0 && symlink(e->target, to) == 0) return NULL;
+    return tqh_errno_status(errno, to, "cannot create link");
+  case TQH_TREE_FILE:
+    if (link(from, to) == 0) return NULL;
+    if (errno == EEXIST && unlink(to) == 0 && link(from, to) == 0) return NULL;
+    return copy_file(from, to, (mode_t)e->mode);
+  }
+  return NULL;
+}
+
+tq_status_t tqh_tree_link(const tqh_tree_t *tree, const char *from, const char *to) {
+  tq_buf_t a, b;
+  tq_buf_init(&a, 0);
+  tq_buf_init(&b, 0);
+  tq_status_t st = NULL;
+  for (size_t i = 0; !st && i < tree->count; i++) {
+    const tqh_tree_entry_t *e = &tree->entries[i];
+    st = tree_path(&a, from, e->path);
+    if (!st) st = tree_path(&b, to, e->path);
+    if (!st) st = link_entry(e, a.data, b.data);
+  }
+  tq_buf_deinit(&a);
+  tq_buf_deinit(&b);
+  return st;
+}
+
+tq_status_t tqh_link_tree(const char *from, const char *to) {
+  tqh_tree_t tree;
+  tqh_tree_init(&tree);
+  tq_status_t st = tqh_tree_read(from, &tree);
+  if (!st) st = tqh_tree_link(&tree, from, to);
+  tqh_tree_deinit(&tree);
+  return st;
 }
 
 tq_status_t tqh_remove_tree(const char *path) {

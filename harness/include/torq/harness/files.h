@@ -35,6 +35,28 @@ tq_status_t tqh_write_quick_atomic(const char *path, const void *data, size_t le
  * other special files are left out. Existing files and links at `to` are replaced. */
 tq_status_t tqh_link_tree(const char *from, const char *to) TQ_MUST_USE;
 
+/* A file tree as tqh_link_tree finds it, kept to mirror it again without reading its folders
+ * (a compile-cache entry, whose files never change once it is published): each entry's path
+ * relative to the root ("" for the root itself), parents before their children. */
+typedef enum { TQH_TREE_DIR, TQH_TREE_FILE, TQH_TREE_LINK } tqh_tree_kind_t;
+typedef struct tqh_tree_entry_s {
+  char *path;
+  tqh_tree_kind_t kind;
+  unsigned mode;  /* a file's permission bits (for a copy) */
+  char *target;   /* a symbolic link's target, else NULL */
+} tqh_tree_entry_t;
+typedef struct tqh_tree_s {
+  tqh_tree_entry_t *entries;
+  size_t count, cap;
+} tqh_tree_t;
+
+void tqh_tree_init(tqh_tree_t *tree);
+void tqh_tree_deinit(tqh_tree_t *tree);
+/* Reads the tree at `from` (a file or a folder) into `tree` (emptied first). */
+tq_status_t tqh_tree_read(const char *from, tqh_tree_t *tree) TQ_MUST_USE;
+/* Mirrors `tree`, read at `from`, at `to` as tqh_link_tree does. */
+tq_status_t tqh_tree_link(const tqh_tree_t *tree, const char *from, const char *to) TQ_MUST_USE;
+
 /* rm -rf `path`; a missing path is fine. */
 tq_status_t tqh_remove_tree(const char *path) TQ_MUST_USE;
 
