@@ -306,6 +306,50 @@ START_TEST(operators_follow_the_model_the_executor_kept) {
 }
 END_TEST
 
+/* The executor keeps the model's bytes and its entry's files for the next test of the same
+ * model, but a model file changed between two tests is read again: the same length with other
+ * bytes is another cache key (a miss), and the kept entry's links still come out whole. */
+START_TEST(a_model_changed_between_tests_is_read_again) {
+  fx_t fx;
+  fx_init(&fx, "suite: x\ntests:\n  - name: add\n    model: add.mlir\n    inputs: {random: 3}\n");
+  static const tqh_cache_t want[] = {TQH_CACHE_MISS, TQH_CACHE_HIT, TQH_CACHE_MISS,
+                                             TQH_CACHE_HIT};
+  for (size_t k = 0; k < 4; k++) {
+    if (k == 2) {
+      /* Same length, other bytes: the operands swapped. */
+      char swapped[sizeof(k_add_model)];
+      memcpy(swapped, k_add_model, sizeof(k_add_model));
+      char *ops = strstr(swapped, "%arg0, %arg1 :");
+      ck_assert_ptr_nonnull(ops);
+      memcpy(ops, "%arg1, %arg0", 12);
+      char *p = th_path(fx.dir, "add.mlir");
+      th_write(p, swapped);
+      free(p);
+    }
+    tqh_test_result_t r;
+    tqh_test_result_init(&r);
+    tqh_execution_t *e = NULL;
+    TH_OK(tqh_execution_create(&fx.exec, &fx.suite->tests[0], fx.test_dir, NULL, &r, &e));
+    ck_assert_int_eq(tqh_execute_compile(e), 1);
+    ck_assert_msg(r.cache == want[k], "test %zu: cache %d", k, (int)r.cache);
+    ck_assert_ptr_nonnull(fx.exec.files);
+    ck_assert(has_file(&r, "model.vmfb") && has_file(&r, "trace.csv") && has_file(&r, "debug"));
+    char *vmfb = th_path(fx.test_dir, "model.vmfb");
+    struct stat sb;
+    ck_assert_int_eq(stat(vmfb, &sb), 0);
+    ck_assert_int_gt(sb.st_size, 0);
+    free(vmfb);
+    ck_assert_int_eq(tqh_execute_run(e), 1);
+    ck_assert_int_eq(tqh_execute_check(e), 1);
+    tqh_execution_destroy(e);
+    tqh_test_result_deinit(&r);
+  }
+  tqh_executor_forget(&fx.exec);
+  ck_assert_ptr_null(fx.exec.files);
+  fx_deinit(&fx);
+}
+END_TEST
+
 /* Every expectation that does not hold is in the message, each in plain decimals. */
 START_TEST(expectations_report_every_failing_bound_in_one_notation) {
   fx_t fx;
@@ -425,6 +469,7 @@ Suite *execute_suite(void) {
   tcase_add_test(tc, smoke_add_is_reconciled);
   tcase_add_test(tc, corpus_add_is_reconciled);
   tcase_add_test(tc, operators_follow_the_model_the_executor_kept);
+  tcase_add_test(tc, a_model_changed_between_tests_is_read_again);
   tcase_add_test(tc, expectations_report_every_failing_bound_in_one_notation);
   tcase_add_test(tc, compile_phase_fails_a_model_the_compiler_refuses_with_its_location);
   tcase_add_test(tc, run_phase_fails_inputs_that_do_not_fit_the_signature);

@@ -3,6 +3,7 @@
  * a miss), the loaded module, and the compile outputs linked into the test's folder. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "execute_internal.h"
@@ -89,6 +90,151 @@ static tq_status_t fill_entry(void *vctx, const char *dir, tq_buf_t *info) {
 }
 
 static const char *const k_compile_outputs[] = {"model.vmfb", "trace.csv", "debug"};
+#define NUM_COMPILE_OUTPUTS (sizeof(k_compile_outputs) / sizeof(k_compile_outputs[0]))
+
+/* What a worker keeps of the files its last test read, for the next test of the same model: a
+ * tiny test's own cost is mostly system calls, and these are most of them. The model's bytes are
+ * kept with the file's identity (a changed file is read again); a cache entry's trees and module
+ * are kept by its folder, since an entry's files never change once it is published (a damaged
+ * entry that is rebuilt is forgotten, tqh__exec_files_forget). */
+struct tqh_executor_files_s {
+  char *model_path;
+  struct stat model_stat;
+  tq_buf_t model_text;
+  char *entry_dir; /* the entry of `trees` and `vmfb` */
+  int optional;    /* the trees were read for an entry whose trace and debug info may be absent */
+  int present[NUM_COMPILE_OUTPUTS];
+  tqh_tree_t trees[NUM_COMPILE_OUTPUTS];
+  int have_trees;
+  tq_buf_t vmfb; /* model.vmfb's bytes, once they loaded */
+};
+
+static struct tqh_executor_files_s *files_of(tqh_executor_t *exec) {
+  if (!exec->files) {
+    struct tqh_executor_files_s *f = tq_calloc(1, sizeof(*f));
+    if (!f) return NULL;
+    tq_buf_init(&f->model_text, 0);
+    tq_buf_init(&f->vmfb, 0);
+    for (size_t i = 0; i < NUM_COMPILE_OUTPUTS; i++) tqh_tree_init(&f->trees[i]);
+    exec->files = f;
+  }
+  return exec->files;
+}
+
+/* Forgets the entry's trees and module (not the model's bytes). */
+static void forget_entry(struct tqh_executor_files_s *f) {
+  tq_free(f->entry_dir);
+  f->entry_dir = NULL;
+  f->have_trees = 0;
+  for (size_t i = 0; i < NUM_COMPILE_OUTPUTS; i++) tqh_tree_deinit(&f->trees[i]);
+  tq_buf_deinit(&f->vmfb);
+}
+
+void tqh__exec_files_forget(tqh_executor_t *exec) {
+  struct tqh_executor_files_s *f = exec ? exec->files : NULL;
+  if (!f) return;
+  forget_entry(f);
+  tq_free(f->model_path);
+  tq_buf_deinit(&f->model_text);
+  tq_free(f);
+  exec->files = NULL;
+}
+
+/* The kept files are of `entry_dir` (forgets them if they are another entry's). */
+static int same_entry(struct tqh_executor_files_s *f, const char *entry_dir) {
+  if (f->entry_dir && !strcmp(f->entry_dir, entry_dir)) return 1;
+  forget_entry(f);
+  f->entry_dir = tq_strdup_printf("%s", entry_dir);
+  return 0;
+}
+
+static int same_file(const struct stat *a, const struct stat *b) {
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+         a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+         a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* e->model_text: the model's bytes, the kept ones while the file is the one they came from. */
+static tq_status_t read_model(tqh_execution_t *e) {
+  struct tqh_executor_files_s *f = files_of(e->exec);
+  struct stat sb;
+  /* The identity before the read: a change during the read makes the next test read again. */
+  int known = f && stat(e->model_path, &sb) == 0 && S_ISREG(sb.st_mode);
+  if (known && f->model_path && !strcmp(f->model_path, e->model_path) &&
+      same_file(&sb, &f->model_stat))
+    return tq_buf_append(&e->model_text, f->model_text.data ? f->model_text.data : "",
+                         f->model_text.len);
+  tq_buf_deinit(&e->model_text);
+  TQ_TRY(tq_file_read(e->model_path, MAX_MODEL_BYTES, &e->model_text));
+  if (!known) return NULL;
+  tq_free(f->model_path);
+  f->model_path = tq_strdup_printf("%s", e->model_path);
+  f->model_stat = sb;
+  tq_buf_clear(&f->model_text);
+  tq_status_t st = tq_buf_append(&f->model_text, e->model_text.data ? e->model_text.data : "",
+                                 e->model_text.len);
+  if (st || !f->model_path) {
+    /* Nothing kept: the next test reads the file again. */
+    tq_status_free(st);
+    tq_free(f->model_path);
+    f->model_path = NULL;
+  }
+  return NULL;
+}
+
+/* Loads the entry's model.vmfb (`path`), from the kept bytes when they are this entry's. */
+static tq_status_t load_module(tqh_execution_t *e, const char *path) {
+  struct tqh_executor_files_s *f = files_of(e->exec);
+  if (f && same_entry(f, e->entry_dir) && f->vmfb.len)
+    return tqr_module_load(path, f->vmfb.data, f->vmfb.len, NULL, &e->module);
+  tqr_module_options_t options;
+  tqr_module_options_initialize(&options);
+  tq_buf_t bytes;
+  TQ_TRY(tq_file_read(path, options.max_file_bytes, &bytes));
+  tq_status_t st = tqr_module_load(path, bytes.data, bytes.len, &options, &e->module);
+  if (!st && f && f->entry_dir) {
+    tq_buf_deinit(&f->vmfb);
+    f->vmfb = bytes; /* kept only once it loaded */
+    tq_buf_init(&bytes, 0);
+  }
+  tq_buf_deinit(&bytes);
+  return st;
+}
+
+/* Reads the trees of the entry's compile outputs into `f` (those absent when optional). */
+static tq_status_t read_trees(tqh_execution_t *e, struct tqh_executor_files_s *f, int optional) {
+  tq_buf_t from;
+  tq_buf_init(&from, 0);
+  tq_status_t st = NULL;
+  for (size_t i = 0; !st && i < NUM_COMPILE_OUTPUTS; i++) {
+    tq_buf_clear(&from);
+    st = tq_buf_printf(&from, "%s/%s", e->entry_dir, k_compile_outputs[i]);
+    f->present[i] = !(optional && i > 0 && access(from.data, F_OK) != 0);
+    if (!st && f->present[i]) st = tqh_tree_read(from.data, &f->trees[i]);
+  }
+  tq_buf_deinit(&from);
+  f->optional = optional;
+  f->have_trees = !st;
+  return st;
+}
+
+/* Links the kept trees into the test's folder. */
+static tq_status_t link_trees(tqh_execution_t *e, const struct tqh_executor_files_s *f) {
+  tq_buf_t from, to;
+  tq_buf_init(&from, 0);
+  tq_buf_init(&to, 0);
+  tq_status_t st = NULL;
+  for (size_t i = 0; !st && i < NUM_COMPILE_OUTPUTS; i++) {
+    if (!f->present[i]) continue;
+    tq_buf_clear(&from);
+    st = tq_buf_printf(&from, "%s/%s", e->entry_dir, k_compile_outputs[i]);
+    if (!st) st = tqh__exec_path_in(e, k_compile_outputs[i], &to);
+    if (!st) st = tqh_tree_link(&f->trees[i], from.data, to.data);
+  }
+  tq_buf_deinit(&from);
+  tq_buf_deinit(&to);
+  return st;
+}
 
 /* The compile-time estimate, read from the loaded module: each NSS program carries the cycles
  * the compiler estimated for it, so a cache hit gives the same number as compiling
@@ -99,20 +245,37 @@ static void record_estimate(tqh_execution_t *e) {
 }
 
 tq_status_t tqh__exec_link_compile_outputs(tqh_execution_t *e, int optional) {
-  tq_buf_t from, to;
-  tq_buf_init(&from, 0);
-  tq_buf_init(&to, 0);
-  tq_status_t st = NULL;
-  for (size_t i = 0; !st && i < 3; i++) {
-    tq_buf_clear(&from);
-    st = tq_buf_printf(&from, "%s/%s", e->entry_dir, k_compile_outputs[i]);
-    if (st || (optional && i > 0 && access(from.data, F_OK) != 0)) continue;
-    st = tqh__exec_path_in(e, k_compile_outputs[i], &to);
-    if (!st) st = tqh_link_tree(from.data, to.data);
-    if (!st) st = tqh_test_result_add_file(e->r, k_compile_outputs[i]);
+  struct tqh_executor_files_s *f = files_of(e->exec);
+  int keep = f != NULL;
+  if (keep) {
+    same_entry(f, e->entry_dir);
+    keep = f->entry_dir != NULL;
   }
-  tq_buf_deinit(&from);
-  tq_buf_deinit(&to);
+  struct tqh_executor_files_s mine; /* nothing can be kept (out of memory): this test's alone */
+  if (!keep) {
+    memset(&mine, 0, sizeof(mine));
+    f = &mine;
+  }
+  tq_status_t st = NULL;
+  int linked = 0;
+  if (keep && f->have_trees && f->optional == optional) {
+    st = link_trees(e, f);
+    linked = !st;
+    /* Kept trees that no longer match the entry (rebuilt meanwhile): read it again. */
+    tq_status_free(st);
+    st = NULL;
+  }
+  if (!linked) {
+    st = read_trees(e, f, optional);
+    if (!st) st = link_trees(e, f);
+  }
+  for (size_t i = 0; !st && i < NUM_COMPILE_OUTPUTS; i++)
+    if (f->present[i]) st = tqh_test_result_add_file(e->r, k_compile_outputs[i]);
+  if (!keep) {
+    for (size_t i = 0; i < NUM_COMPILE_OUTPUTS; i++) tqh_tree_deinit(&mine.trees[i]);
+  } else if (st) {
+    f->have_trees = 0;
+  }
   return st;
 }
 
@@ -137,7 +300,7 @@ int tqh_execute_compile(tqh_execution_t *e) {
   } else {
     e->model_path = t->model.path;
   }
-  st = tq_file_read(e->model_path, MAX_MODEL_BYTES, &e->model_text);
+  st = read_model(e);
   if (st) {
     tqh_test_result_fail_status(r, TQH_OUTCOME_FAILED, "compile_error", st);
     return 0;
@@ -176,11 +339,13 @@ int tqh_execute_compile(tqh_execution_t *e) {
     r->cache = hit ? TQH_CACHE_HIT : TQH_CACHE_MISS;
     r->compile_s = e->compile_s;
     tqh__exec_log(e, "compile: %s (%s)", hit ? "cache hit" : "compiled", e->cache_key);
+    /* A fresh entry replaces whatever was kept under its folder. */
+    if (!hit && e->exec->files) forget_entry(e->exec->files);
     tq_buf_t path;
     tq_buf_init(&path, 0);
     st = tq_buf_printf(&path, "%s/model.vmfb", e->entry_dir);
     uint64_t t0 = tqh_now_ns();
-    if (!st) st = tqr_module_load_file(path.data, NULL, &e->module);
+    if (!st) st = load_module(e, path.data);
     r->run_s += tqh__exec_seconds_since(t0);
     tq_buf_deinit(&path);
     if (!st) break;
@@ -190,6 +355,7 @@ int tqh_execute_compile(tqh_execution_t *e) {
                     tq_status_message(st));
       tq_status_free(st);
       tq_status_free(tqh_compile_cache_evict(e->exec->cache, e->cache_key));
+      if (e->exec->files) forget_entry(e->exec->files);
       continue;
     }
     tqh_test_result_fail_status(r, TQH_OUTCOME_FAILED, "runtime_error", st);

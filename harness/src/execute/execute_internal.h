@@ -83,6 +83,9 @@ int tqh__exec_run_on_board(tqh_execution_t *e, const char *runtime_path);
 /* Links the compile outputs of the cache entry (model.vmfb, trace.csv, debug/) into the test's
  * folder; with `optional`, a trace or debug folder the entry lacks is left out. */
 tq_status_t tqh__exec_link_compile_outputs(tqh_execution_t *e, int optional) TQ_MUST_USE;
+/* Frees what the executor kept of the last test's files (compile.c; part of
+ * tqh_executor_forget). */
+void tqh__exec_files_forget(tqh_executor_t *exec);
 /* Destroys the outputs (the array stays). */
 void tqh__exec_free_outputs(tqh_execution_t *e);
 

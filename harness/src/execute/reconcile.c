@@ -28,7 +28,8 @@ struct tqh_executor_memo_s {
   size_t count;
 };
 
-void tqh_executor_forget(tqh_executor_t *exec) {
+/* Frees the memo alone. */
+static void memo_forget(tqh_executor_t *exec) {
   struct tqh_executor_memo_s *m = exec ? exec->memo : NULL;
   if (!m) return;
   for (size_t i = 0; i < m->count; i++) tq_free(m->operators[i]);
@@ -36,6 +37,11 @@ void tqh_executor_forget(tqh_executor_t *exec) {
   tq_free(m->entry_dir);
   tq_free(m);
   exec->memo = NULL;
+}
+
+void tqh_executor_forget(tqh_executor_t *exec) {
+  memo_forget(exec);
+  tqh__exec_files_forget(exec);
 }
 
 /* The memo of `entry_dir`, read from its debug info when it is not the one kept. A model compiled
@@ -46,7 +52,7 @@ static tq_status_t operators_of(tqh_executor_t *exec, const char *entry_dir,
     *out = exec->memo;
     return NULL;
   }
-  tqh_executor_forget(exec);
+  memo_forget(exec);
   struct tqh_executor_memo_s *m = tq_calloc(1, sizeof(*m));
   if (!m) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   exec->memo = m;
@@ -71,7 +77,7 @@ static tq_status_t operators_of(tqh_executor_t *exec, const char *entry_dir,
   }
   tqh_debug_info_destroy(info);
   if (st) {
-    tqh_executor_forget(exec);
+    memo_forget(exec);
     return st;
   }
   *out = m;

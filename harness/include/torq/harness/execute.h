@@ -130,6 +130,9 @@ typedef struct tqh_executor_s {
   /* The source operators of the last compiled model's NSS programs (from its debug info), kept
    * for the next test of the same model (owned; tqh_executor_forget). */
   struct tqh_executor_memo_s *memo;
+  /* The last model's bytes and its cache entry's file trees and module, kept for the next test
+   * of the same model (owned; tqh_executor_forget). */
+  struct tqh_executor_files_s *files;
 } tqh_executor_t;
 
 /* Frees what the executor kept between tests (accepts one that kept nothing); fields set by the
