@@ -102,6 +102,17 @@ const tqh__history_name_t *tqh__history_name_of(tqh_history_t *h, int64_t id) {
 
 /* ---- Helpers -------------------------------------------------------------------------------- */
 
+int tqh_history_read_begin(tqh_history_t *h) {
+  if (!sqlite3_get_autocommit(h->db)) return 0;
+  tq_status_t st = tqh__history_exec(h, "BEGIN");
+  tq_status_free(st);
+  return st == NULL;
+}
+
+void tqh_history_read_end(tqh_history_t *h, int began) {
+  if (began) tq_status_free(tqh__history_exec(h, "COMMIT"));
+}
+
 static tq_status_t oom(void) { return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory"); }
 
 /* A text column copied into the arena (NULL stays NULL). */

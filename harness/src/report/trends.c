@@ -323,6 +323,7 @@ tq_status_t tqh_trends_write(tqh_history_t *h, const tqh_trends_options_t *optio
   tqh_history_key_t *keys = NULL;
   size_t nkeys = 0, runs = 0;
   tqh_history_run_t *all = NULL;
+  int reading = tqh_history_read_begin(h);
   tq_status_t st = tqh_history_list_runs(h, o.last, &p.arena, &all, &runs);
   if (!st) st = tqh_history_list_tests(h, o.last, &p.arena, &keys, &nkeys);
   for (size_t i = 0; !st && i < nkeys; i++) {
@@ -334,6 +335,7 @@ tq_status_t tqh_trends_write(tqh_history_t *h, const tqh_trends_options_t *optio
     st = section(&p, h, &keys[i], id.data, o.last, &body);
     p.summary.tests++;
   }
+  tqh_history_read_end(h, reading);
   tqh_out_file_t file;
   if (!st) st = tqh_out_file_open(&file, path);
   if (!st) {

@@ -113,6 +113,14 @@ tq_status_t tqh_history_record_merged(tqh_history_t *history, const char *run_di
 
 /* ---- Reading -------------------------------------------------------------------------------- */
 
+/* The reads until tqh_history_read_end in one read transaction: one snapshot of the history, and
+ * its lock taken once instead of once per query (a page of a thousand tests makes thousands).
+ * Returns whether one began (not within another, nor after an error; the reads work either
+ * way). */
+int tqh_history_read_begin(tqh_history_t *history);
+/* Ends the transaction tqh_history_read_begin began (`began`: what it returned). */
+void tqh_history_read_end(tqh_history_t *history, int began);
+
 /* The runs, oldest first by start time: the last `last` of them (0: all). Strings and the
  * array live in `arena`. */
 tq_status_t tqh_history_list_runs(tqh_history_t *history, size_t last, tq_arena_t *arena,
