@@ -332,6 +332,50 @@ START_TEST(two_runs_finishing_at_once_both_land) {
 }
 END_TEST
 
+/* The reads between tqh_history_read_begin and _end see one snapshot: a run another process
+ * records meanwhile (WAL lets it) shows only after the end; a begin within a begin is none. */
+START_TEST(reads_in_one_transaction_see_one_snapshot) {
+  char *dir = th_tmpdir();
+  char *path = th_path(dir, "h.sqlite");
+  tqh_history_t *h = NULL;
+  TH_OK(tqh_history_open(path, NULL, &h));
+  fake_t a;
+  fake_init(&a, 2, 0.001);
+  add(h, "run-a", 1000, &a, 1);
+  tq_arena_t arena;
+  tq_arena_init(&arena, 0, 0);
+  tqh_history_run_t *runs = NULL;
+  size_t n = 0;
+  int began = tqh_history_read_begin(h);
+  ck_assert_int_eq(began, 1);
+  ck_assert_int_eq(tqh_history_read_begin(h), 0);
+  TH_OK(tqh_history_list_runs(h, 0, &arena, &runs, &n));
+  ck_assert_uint_eq(n, 1);
+  int go[2];
+  ck_assert_int_eq(pipe(go), 0);
+  pid_t pid = writer(path, "run-b", 3, go[0]);
+  ck_assert_int_eq(write(go[1], "x", 1), 1);
+  close(go[0]);
+  close(go[1]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer: %d", status);
+  TH_OK(tqh_history_list_runs(h, 0, &arena, &runs, &n));
+  ck_assert_uint_eq(n, 1);
+  tqh_history_read_end(h, 0); /* the inner begin's end: nothing */
+  TH_OK(tqh_history_list_runs(h, 0, &arena, &runs, &n));
+  ck_assert_uint_eq(n, 1);
+  tqh_history_read_end(h, began);
+  TH_OK(tqh_history_list_runs(h, 0, &arena, &runs, &n));
+  ck_assert_uint_eq(n, 2);
+  tq_arena_deinit(&arena);
+  tqh_history_close(h);
+  fake_free(&a);
+  free(path);
+  th_rmtree(dir);
+}
+END_TEST
+
 /* PRAGMA integrity_check's first answer ("ok" when sound). */
 static char *integrity(const char *path) {
   sqlite3 *db = NULL;
@@ -467,6 +511,7 @@ Suite *history_suite(void) {
   tcase_add_test(tc, an_older_schema_is_migrated_with_its_data);
   tcase_add_test(tc, what_is_not_a_history_is_refused);
   tcase_add_test(tc, two_runs_finishing_at_once_both_land);
+  tcase_add_test(tc, reads_in_one_transaction_see_one_snapshot);
   tcase_add_test(tc, a_writer_killed_mid_transaction_leaves_a_valid_database);
   tcase_add_test(tc, a_merged_run_replaces_its_shards);
   suite_add_tcase(s, tc);
