@@ -218,6 +218,84 @@ START_TEST(every_test_has_a_row_and_a_section_and_a_corrupt_profile_is_a_note) {
 END_TEST
 
 /* Beyond 50 tests the sections are collapsed, but for the failed ones, which come first. */
+/* The SVG of the section of `id` in `page` (heap; NULL if it has none). */
+static char *svg_of(const char *page, const char *id) {
+  char want[64];
+  snprintf(want, sizeof(want), " class=\"test\" id=\"t-%s\">", id);
+  const char *sec = strstr(page, want);
+  ck_assert_ptr_nonnull(sec);
+  const char *end = strstr(sec + 1, "<section ");
+  const char *a = strstr(sec, "<svg class=\"timeline\""), *b = a ? strstr(a, "</svg>") : NULL;
+  if (!a || !b || (end && b > end)) return NULL;
+  return strndup(a, (size_t)(b - a));
+}
+
+/* Tests with the same profile bytes get the same timeline (it is drawn once and reused); a
+ * profile between them that differs, even a corrupt one, is read on its own. */
+START_TEST(tests_with_the_same_profile_share_one_drawing) {
+  char *dir = make_run();
+  char *journal = th_path(dir, "journal.jsonl");
+  char *text = th_read(journal, NULL);
+  tq_buf_t j;
+  tq_buf_init(&j, 0);
+  TH_OK(tq_buf_append_cstr(&j, text));
+  line(&j, "s+ok2", "passed", "null", METRICS(18) "\"files\":[\"profile.pb\"],");
+  line(&j, "s+broken2", "passed", "null", METRICS(18) "\"files\":[\"profile.pb\"],");
+  line(&j, "s+ok3", "passed", "null", METRICS(18) "\"files\":[\"profile.pb\"],");
+  th_write(journal, j.data);
+  tq_buf_deinit(&j);
+  char *pb = th_path(dir, "s+ok/profile.pb");
+  size_t len = 0;
+  char *bytes = th_read(pb, &len);
+  static const char *const copies[] = {"s+ok2", "s+ok3"};
+  for (size_t i = 0; i < 2; i++) {
+    char *d = th_path(dir, copies[i]);
+    ck_assert_int_eq(mkdir(d, 0777), 0);
+    char *to = th_path(d, "profile.pb");
+    FILE *f = fopen(to, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(bytes, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
+    free(to);
+    free(d);
+  }
+  char *d = th_path(dir, "s+broken2");
+  ck_assert_int_eq(mkdir(d, 0777), 0);
+  char *to = th_path(d, "profile.pb");
+  bytes[0] = 0x0f; /* the same length, refused: wire type 7 is none */
+  FILE *f = fopen(to, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(bytes, 1, len, f), len);
+  ck_assert_int_eq(fclose(f), 0);
+  tqh_diags_t diags;
+  tqh_diags_init(&diags);
+  TH_OK(tqh_html_report_write(dir, NULL, NULL, &diags));
+  char *page = page_of(dir);
+  char *svg = svg_of(page, "s/ok"), *svg2 = svg_of(page, "s/ok2"), *svg3 = svg_of(page, "s/ok3");
+  ck_assert_ptr_nonnull(svg);
+  ck_assert_ptr_nonnull(svg2);
+  ck_assert_ptr_nonnull(svg3);
+  ck_assert_msg(!strcmp(svg2, svg), "s/ok2 drawn otherwise than s/ok");
+  ck_assert_msg(!strcmp(svg3, svg), "s/ok3 drawn otherwise than s/ok");
+  ck_assert_ptr_null(svg_of(page, "s/broken2"));
+  ck_assert_uint_eq(count(page, "<svg class=\"timeline\""), 3);
+  ck_assert_uint_eq(count(page, "The profile could not be read: "), 2);
+  ck_assert_uint_eq(diags.warnings, 2);
+  free(svg);
+  free(svg2);
+  free(svg3);
+  free(page);
+  tqh_diags_deinit(&diags);
+  free(to);
+  free(d);
+  free(bytes);
+  free(pb);
+  free(text);
+  free(journal);
+  th_rmtree(dir);
+}
+END_TEST
+
 START_TEST(sections_collapse_beyond_fifty_tests_but_failed_ones) {
   char *dir = th_tmpdir();
   tq_buf_t j;
@@ -370,6 +448,7 @@ Suite *html_report_suite(void) {
   tcase_add_test(tc, tick_steps_are_one_two_or_five_times_a_power_of_ten);
   tcase_add_test(tc, timeline_coordinates_are_printfs_one_decimal_byte_for_byte);
   tcase_add_test(tc, every_test_has_a_row_and_a_section_and_a_corrupt_profile_is_a_note);
+  tcase_add_test(tc, tests_with_the_same_profile_share_one_drawing);
   tcase_add_test(tc, baseline_changes_are_shown_with_their_verdict);
   tcase_add_test(tc, sections_collapse_beyond_fifty_tests_but_failed_ones);
   tcase_add_test(tc, a_crowded_track_is_merged_under_the_cap);

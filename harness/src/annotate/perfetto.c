@@ -17,7 +17,6 @@
 #include "torq/harness/overview.h"
 #include "torq/runtime/profile.h"
 
-#define TQH_TRACE_MAX_BYTES ((size_t)4 << 30)
 
 static tq_status_t oom(void) {
   return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory writing a Perfetto trace");

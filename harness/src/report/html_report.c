@@ -47,6 +47,10 @@ typedef struct page_s {
   tqh_op_table_t *ops;   /* per shown test: its time by operator (annotated.csv) */
   unsigned char *no_ops; /* per shown test: 1 when it has no annotated.csv, 2 when unreadable */
   tqh_op_table_t run_ops; /* summed over the run */
+  /* The last timeline drawn and the profile.pb bytes it came from: the tests of one model make
+   * the same profile, which is then drawn once (a timeline depends on its bytes alone). */
+  tq_buf_t last_pb, last_svg;
+  int have_last;
 } page_t;
 
 static void warn(page_t *p, const char *file, const char *fmt, ...) TQ_PRINTF(3, 4);
@@ -505,18 +509,37 @@ static tq_status_t timeline(page_t *p, const tqh_test_record_t *r, tq_buf_t *out
     }
     if (!st) st = tq_buf_append_cstr(out, ".</p>\n");
   } else if (!st) {
-    tqh_trace_t trace;
-    tq_status_t rs = tqh_trace_read(path.data, &trace);
+    tq_buf_t bytes;
+    tq_status_t rs = tq_file_read(path.data, TQH_TRACE_MAX_BYTES, &bytes);
+    if (!rs && p->have_last && bytes.len == p->last_pb.len &&
+        (!bytes.len || !memcmp(bytes.data, p->last_pb.data, bytes.len))) {
+      st = tq_buf_append(out, p->last_svg.data ? p->last_svg.data : "", p->last_svg.len);
+    } else if (!rs) {
+      tqh_trace_t trace;
+      rs = tqh_trace_parse(path.data, bytes.data ? bytes.data : "", bytes.len, &trace);
+      if (!rs) {
+        p->have_last = 0;
+        tq_buf_clear(&p->last_svg);
+        st = tqh__html_timeline(&trace, TQH_HTML_MAX_RECTS, &p->last_svg);
+        if (!st) st = tq_buf_append(out, p->last_svg.data ? p->last_svg.data : "",
+                                    p->last_svg.len);
+        if (!st) {
+          tq_buf_deinit(&p->last_pb);
+          p->last_pb = bytes; /* kept for the next test */
+          tq_buf_init(&bytes, 0);
+          p->have_last = 1;
+        }
+      }
+      tqh_trace_deinit(&trace);
+    }
+    tq_buf_deinit(&bytes);
     if (rs) {
       warn(p, path.data, "%s (no timeline in the report)", tq_status_message(rs));
       st = tq_buf_append_cstr(out, "<p class=\"note\">The profile could not be read: ");
       if (!st) st = esc(out, tq_status_message(rs));
       if (!st) st = tq_buf_append_cstr(out, "</p>\n");
       tq_status_free(rs);
-    } else {
-      st = tqh__html_timeline(&trace, TQH_HTML_MAX_RECTS, out);
     }
-    tqh_trace_deinit(&trace);
   }
   tq_buf_deinit(&path);
   return st;
@@ -676,6 +699,8 @@ tq_status_t tqh_html_report_write(const char *run_dir, tqh_baseline_t *baseline,
   p.diags = diags;
   tqh_records_init(&p.records);
   tq_arena_init(&p.arena, 0, 0);
+  tq_buf_init(&p.last_pb, 0);
+  tq_buf_init(&p.last_svg, 0);
   tq_buf_t path;
   tq_buf_init(&path, 0);
   tq_status_t st = tq_buf_printf(&path, "%s/journal.jsonl", run_dir);
@@ -709,6 +734,8 @@ tq_status_t tqh_html_report_write(const char *run_dir, tqh_baseline_t *baseline,
   tq_free(p.ops);
   tq_free(p.no_ops);
   tqh_op_table_deinit(&p.run_ops);
+  tq_buf_deinit(&p.last_pb);
+  tq_buf_deinit(&p.last_svg);
   tq_free(p.order);
   tq_arena_deinit(&p.arena);
   tqh_records_deinit(&p.records);

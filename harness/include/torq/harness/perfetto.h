@@ -79,6 +79,9 @@ typedef struct tqh_trace_s {
   size_t begins, ends; /* SLICE_BEGIN and SLICE_END events */
 } tqh_trace_t;
 
+/* The largest trace file tqh_trace_read reads. */
+#define TQH_TRACE_MAX_BYTES ((size_t)4 << 30)
+
 /* Parses and checks a trace (above) named `name`. TQ_INVALID_INPUT says what is wrong and at
  * which packet; *out is initialized by the call and freed with tqh_trace_deinit (also on error). */
 tq_status_t tqh_trace_parse(const char *name, const void *data, size_t len,
