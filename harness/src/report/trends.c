@@ -49,7 +49,9 @@ typedef struct change_s {
 } change_t;
 
 typedef struct page_s {
-  tq_arena_t arena;
+  tq_arena_t arena;   /* what the page keeps to its end (the change points) */
+  tq_arena_t scratch; /* one test's section: emptied after each, so that a page of a thousand
+                       * tests reuses its memory instead of touching new pages for each */
   change_t *changes;
   size_t change_count, change_cap;
   tqh_trends_summary_t summary;
@@ -127,8 +129,8 @@ static void date_of(double t, char out[32]) {
 /* One chart: the series of `metric` over the entries that have it. */
 static tq_status_t chart(page_t *p, const char *test_id, const tqh_history_entry_t *e, size_t n,
                          const char *const *labels, const char *metric, tq_buf_t *out) {
-  double *v = tq_arena_calloc(&p->arena, n + 1, sizeof(double));
-  size_t *at = tq_arena_calloc(&p->arena, n + 1, sizeof(size_t));
+  double *v = tq_arena_calloc(&p->scratch, n + 1, sizeof(double));
+  size_t *at = tq_arena_calloc(&p->scratch, n + 1, sizeof(size_t));
   if (!v || !at) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   const char *unit = "";
   size_t k = 0;
@@ -179,7 +181,7 @@ static tq_status_t chart(page_t *p, const char *test_id, const tqh_history_entry
     if (!st) st = tq_buf_append_cstr(out, "</title></line>");
     change_t ch = {dup(p, test_id), dup(p, metric), dup(p, began->run.run_id),
                    dup(p, began->run.git_revision), began->run.started_at, before, after, pct,
-                   unit};
+                   dup(p, unit)};
     if (!st) st = add_change(p, &ch);
     p->summary.change_points++;
   }
@@ -216,11 +218,11 @@ static tq_status_t section(page_t *p, tqh_history_t *h, const tqh_history_key_t 
                            const char *test_id, size_t last, tq_buf_t *out) {
   tqh_history_entry_t *e = NULL;
   size_t n = 0;
-  TQ_TRY(tqh_history_entries(h, key, last, 0, NULL, NULL, 0, &p->arena, &e, &n));
+  TQ_TRY(tqh_history_entries(h, key, last, 0, NULL, NULL, 0, &p->scratch, &e, &n));
   /* The metrics any of its runs has. */
   size_t cap = 0, count = 0;
   for (size_t i = 0; i < n; i++) cap += e[i].metric_count;
-  const char **names = tq_arena_calloc(&p->arena, cap + 1, sizeof(*names));
+  const char **names = tq_arena_calloc(&p->scratch, cap + 1, sizeof(*names));
   if (!names) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < n; i++)
     for (size_t m = 0; m < e[i].metric_count; m++) {
@@ -233,7 +235,7 @@ static tq_status_t section(page_t *p, tqh_history_t *h, const tqh_history_key_t 
     }
   qsort(names, count, sizeof(*names), cmp_names);
   /* Each run's words in a point's title ("run (revision): "), escaped once for all its charts. */
-  const char **labels = tq_arena_calloc(&p->arena, n + 1, sizeof(*labels));
+  const char **labels = tq_arena_calloc(&p->scratch, n + 1, sizeof(*labels));
   if (!labels) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   tq_buf_t label;
   tq_buf_init(&label, 0);
@@ -243,7 +245,8 @@ static tq_status_t section(page_t *p, tqh_history_t *h, const tqh_history_key_t 
     st = esc(&label, e[i].run.run_id);
     if (!st && e[i].run.git_revision) st = tq_buf_printf(&label, " (%.10s)", e[i].run.git_revision);
     if (!st) st = tq_buf_append_cstr(&label, ": ");
-    if (!st && !(labels[i] = dup(p, label.data))) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
+    if (!st && !(labels[i] = tq_arena_strndup(&p->scratch, label.data, label.len)))
+      st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   }
   tq_buf_deinit(&label);
   TQ_TRY(st);
@@ -317,6 +320,7 @@ tq_status_t tqh_trends_write(tqh_history_t *h, const tqh_trends_options_t *optio
   page_t p;
   memset(&p, 0, sizeof(p));
   tq_arena_init(&p.arena, 0, 0);
+  tq_arena_init(&p.scratch, 0, 0);
   tq_buf_t body, id;
   tq_buf_init(&body, 0);
   tq_buf_init(&id, 0);
@@ -333,6 +337,8 @@ tq_status_t tqh_trends_write(tqh_history_t *h, const tqh_trends_options_t *optio
       st = tq_buf_printf(&id, "[%s]", keys[i].target);
     if (st || !tqh_select_match_id(o.keyword, id.data)) continue;
     st = section(&p, h, &keys[i], id.data, o.last, &body);
+    tq_arena_deinit(&p.scratch);
+    tq_arena_init(&p.scratch, 0, 0);
     p.summary.tests++;
   }
   tqh_history_read_end(h, reading);
@@ -373,5 +379,6 @@ tq_status_t tqh_trends_write(tqh_history_t *h, const tqh_trends_options_t *optio
   tq_buf_deinit(&body);
   tq_buf_deinit(&id);
   tq_arena_deinit(&p.arena);
+  tq_arena_deinit(&p.scratch);
   return st;
 }
