@@ -1,5 +1,9 @@
 /* Tests for alloc.h: the wrappers and the fail-after-N hook. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include "torq/base/alloc.h"
@@ -22,6 +26,53 @@ START_TEST(alloc_fail_after_n_allows_exactly_n_allocations) {
   ck_assert_ptr_nonnull(after);
   tq_free(after);
   for (int i = 0; i < 3; i++) tq_free(p[i]);
+}
+END_TEST
+
+/* The VmFlags of the mapping of /proc/self/smaps that holds `addr` (heap; NULL if none), and
+ * through *end where that mapping ends. */
+static char *vm_flags_at(uintptr_t addr, uintptr_t *end) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  if (!f) return NULL;
+  char line[512];
+  int inside = 0;
+  char *flags = NULL;
+  while (!flags && fgets(line, sizeof(line), f)) {
+    unsigned long lo, hi;
+    if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+      inside = addr >= lo && addr < hi;
+      if (inside) *end = hi;
+    } else if (inside && !strncmp(line, "VmFlags:", 8)) {
+      flags = strdup(line + 8);
+    }
+  }
+  fclose(f);
+  return flags;
+}
+
+/* A block of 4 MiB or more is advised to transparent huge pages (VmFlags "hg") to its end, and
+ * stays so once realloc grew it, its bytes kept. Where the kernel has no THP, there is nothing
+ * to advise. */
+START_TEST(alloc_large_blocks_are_advised_to_huge_pages_whole) {
+  if (access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) != 0) return;
+  size_t size = (size_t)8 << 20;
+  char *p = tq_malloc(size);
+  ck_assert_ptr_nonnull(p);
+  uintptr_t end = 0;
+  char *flags = vm_flags_at((uintptr_t)p, &end);
+  ck_assert_ptr_nonnull(flags);
+  ck_assert_msg(strstr(flags, " hg") != NULL, "VmFlags:%s", flags);
+  ck_assert_msg(end >= (uintptr_t)p + size, "the advice stops before the block's end");
+  free(flags);
+  memset(p, 7, size);
+  char *q = tq_realloc(p, size * 4);
+  ck_assert_ptr_nonnull(q);
+  ck_assert_int_eq(q[size - 1], 7);
+  flags = vm_flags_at((uintptr_t)q + size * 4 - 1, &end);
+  ck_assert_ptr_nonnull(flags);
+  ck_assert_msg(strstr(flags, " hg") != NULL, "VmFlags:%s", flags);
+  free(flags);
+  tq_free(q);
 }
 END_TEST
 
@@ -80,6 +131,7 @@ Suite *alloc_suite(void) {
   tcase_add_checked_fixture(tc, NULL, th_alloc_reset);
   tcase_add_test(tc, alloc_fail_after_n_allows_exactly_n_allocations);
   tcase_add_test(tc, alloc_realloc_failure_keeps_the_original_block);
+  tcase_add_test(tc, alloc_large_blocks_are_advised_to_huge_pages_whole);
   tcase_add_test(tc, alloc_zero_size_returns_a_freeable_pointer);
   tcase_add_test(tc, alloc_strndup_copies_len_bytes_and_a_nul);
   tcase_add_test(tc, alloc_calloc_overflow_returns_null);
