@@ -5,6 +5,7 @@
 
 #include "helpers.h"
 #include "suites.h"
+#include "torq/base/alloc.h"
 
 START_TEST(session_runs_actions_in_order_on_the_device) {
   tb_t tb;
@@ -112,6 +113,55 @@ START_TEST(session_runs_repeatedly_with_fresh_buffers) {
   }
   tqr_session_destroy(s);
   tqr_profile_destroy(p);
+  tqr_device_destroy(&dev->base);
+  tqr_module_destroy(m);
+  tb_deinit(&tb);
+}
+END_TEST
+
+/* A buffer's storage outlives its DEALLOC for the next ALLOC of it (no new memory, so no fresh
+ * pages), zero-filled again as new storage would be. */
+START_TEST(session_reuses_released_buffers_zero_filled) {
+  tb_t tb;
+  tb_init(&tb);
+  uint32_t in = tb_buffer(&tb, TORQ__ELEMENT_TYPE__I8, TB_DIMS(4));
+  uint32_t t = tb_buffer(&tb, TORQ__ELEMENT_TYPE__I8, TB_DIMS(8));
+  uint32_t o = tb_buffer(&tb, TORQ__ELEMENT_TYPE__I8, TB_DIMS(16));
+  tb_input(&tb, in);
+  tb_output(&tb, o);
+  tb_action(&tb, TORQ__ACTION_KIND__ALLOC, o);
+  tb_action(&tb, TORQ__ACTION_KIND__ALLOC, t);
+  tb_copy(&tb, t, 0, in, 0, 4);
+  tb_copy(&tb, o, 0, t, 0, 8);
+  tb_action(&tb, TORQ__ACTION_KIND__DEALLOC, t);
+  tb_action(&tb, TORQ__ACTION_KIND__ALLOC, t); /* again: what the input left must be gone */
+  tb_copy(&tb, o, 8, t, 0, 8);
+  tb_action(&tb, TORQ__ACTION_KIND__DEALLOC, t);
+  tqr_module_t *m;
+  TQ_CK(tb_load(&tb, &m));
+  fake_device_t *dev = fake_device_create(0);
+  tqr_session_t *s;
+  TQ_CK(tqr_session_create(m, &dev->base, NULL, &s));
+  const char *inputs[2] = {"4xi8=1,2,3,4", "4xi8=-5,6,-7,8"};
+  const int8_t want[2][16] = {{1, 2, 3, 4}, {-5, 6, -7, 8}};
+  for (int r = 0; r < 2; r++) {
+    tqr_tensor_t *x, *out;
+    TQ_CK(tqr_input_parse(inputs[r], NULL, &x));
+    /* The output tensor takes two allocations; on the first run the buffers need theirs. */
+    tq_alloc_fail_after(2);
+    tq_status_t st = tqr_session_invoke(s, (const tqr_tensor_t *const *)&x, 1, &out, 1);
+    tq_alloc_fail_after(-1);
+    if (r == 0) {
+      ck_status(st, TQ_OUT_OF_MEMORY, "out of memory");
+      TQ_CK(tqr_session_invoke(s, (const tqr_tensor_t *const *)&x, 1, &out, 1));
+    } else {
+      TQ_CK(st);
+    }
+    ck_assert_mem_eq(out->data, want[r], 16);
+    tqr_tensor_destroy(x);
+    tqr_tensor_destroy(out);
+  }
+  tqr_session_destroy(s);
   tqr_device_destroy(&dev->base);
   tqr_module_destroy(m);
   tb_deinit(&tb);
@@ -314,6 +364,7 @@ Suite *session_suite(void) {
   tcase_add_test(tc, session_runs_actions_in_order_on_the_device);
   tcase_add_test(tc, session_checks_inputs_against_the_signature);
   tcase_add_test(tc, session_runs_repeatedly_with_fresh_buffers);
+  tcase_add_test(tc, session_reuses_released_buffers_zero_filled);
   tcase_add_test(tc, session_resolves_views);
   tcase_add_test(tc, session_runs_host_programs_on_the_reference_kernels);
   tcase_add_test(tc, session_runs_i48_host_programs);
