@@ -19,7 +19,7 @@ struct tqr_session_s {
   tqs_xram_buffer_t *xram; /* per buffer id; bases own their data (inputs for the session's life) */
   /* A released buffer's storage, per base id, for its next ALLOC: every invocation runs the same
    * actions, so without this each one would ask malloc for its buffers again, and fresh pages cost
-   * a fault per 4 KiB (a 512 KiB output: a quarter of a small add's run). What is kept never
+   * a fault per 4 KiB (most of a 512 KiB add's run without a profile). What is kept never
    * exceeds the most the session had allocated at once. */
   uint8_t **kept;
   size_t kept_bytes, live_bytes, peak_bytes;
@@ -100,18 +100,19 @@ static void phase(tqr_session_t *s, tqr_event_kind_t kind, tqr_event_edge_t edge
   record(s, kind, edge, -1);
 }
 
-/* Storage for ALLOC of base `b` (`size` bytes), zero-filled: what its last DEALLOC left, else new.
- */
-static uint8_t *take_buffer(tqr_session_t *s, uint32_t b, size_t size) {
+/* Storage for ALLOC of base `b` (`size` bytes): what its last DEALLOC left, else new; holding
+ * `contents`, or zeros without them. */
+static uint8_t *take_buffer(tqr_session_t *s, uint32_t b, size_t size, const uint8_t *contents) {
   uint8_t *data = s->kept[b];
   if (data) {
     s->kept[b] = NULL;
     s->kept_bytes -= size;
-    memset(data, 0, size ? size : 1);
+    if (!contents) memset(data, 0, size);
   } else {
-    data = tq_calloc(size ? size : 1, 1);
+    data = contents ? tq_malloc(size ? size : 1) : tq_calloc(size ? size : 1, 1);
     if (!data) return NULL;
   }
+  if (contents && size) memcpy(data, contents, size);
   s->live_bytes += size;
   if (s->live_bytes > s->peak_bytes) s->peak_bytes = s->live_bytes;
   return data;
@@ -216,12 +217,9 @@ tq_status_t tqr_session_create(const tqr_module_t *module, tqr_device_t *device,
 
 void tqr_session_destroy(tqr_session_t *session) {
   if (!session) return;
-  if (session->xram) {
-    for (size_t b = 0; b < session->proto->n_buffers; b++)
-      if (session->module->buffers[b].base == b) tq_free(session->xram[b].data);
-  }
-  if (session->kept) {
-    for (size_t b = 0; b < session->proto->n_buffers; b++) tq_free(session->kept[b]);
+  for (size_t b = 0; b < session->proto->n_buffers; b++) {
+    if (session->xram && session->module->buffers[b].base == b) tq_free(session->xram[b].data);
+    if (session->kept) tq_free(session->kept[b]);
   }
   tq_free(session->kept);
   tq_free(session->xram);
@@ -308,16 +306,16 @@ static tq_status_t run_action(tqr_session_t *s, const Torq__Action *a) {
       size_t size = (size_t)m->buffers[b].size;
       if (s->xram[b].data)
         return TQ_STATUS(TQ_FAILED_PRECONDITION, "buffer %" PRIu32 " is already allocated", b);
-      uint8_t *data = take_buffer(s, b, size);
+      const Torq__Buffer *buf = p->buffers[b];
+      const uint8_t *contents = NULL;
+      if (buf->contents_case == TORQ__BUFFER__CONTENTS_CONSTANT_ID) {
+        contents = p->constants[buf->constant_id]->data.data;
+        cost = tq_u64_add_sat(cost, tq_u64_div_ceil(size, TQR_SIM_HOST_BYTES_PER_NS));
+      }
+      uint8_t *data = take_buffer(s, b, size, contents);
       if (!data)
         return TQ_STATUS(TQ_OUT_OF_MEMORY,
                          "out of memory allocating buffer %" PRIu32 " (%zu bytes)", b, size);
-      const Torq__Buffer *buf = p->buffers[b];
-      if (buf->contents_case == TORQ__BUFFER__CONTENTS_CONSTANT_ID) {
-        const Torq__Constant *c = p->constants[buf->constant_id];
-        if (size) memcpy(data, c->data.data, size);
-        cost = tq_u64_add_sat(cost, tq_u64_div_ceil(size, TQR_SIM_HOST_BYTES_PER_NS));
-      }
       s->xram[b].data = data;
       s->xram[b].size = size;
       update_views(s, b);
