@@ -356,6 +356,42 @@ static tq_status_t on_event(ctx_t *c, const tqh_profile_event_t *e) {
   return on_error(c, e);
 }
 
+/* Takes room for `n` elements for the empty array `arr` (none when n is 0). */
+#define RESERVE(arr, cap, n)                                                                      \
+  do {                                                                                            \
+    if ((n) > SIZE_MAX / sizeof(*(arr))) return oom();                                            \
+    if ((n) && !((arr) = tq_malloc((n) * sizeof(*(arr))))) return oom();                          \
+    (cap) = (n);                                                                                  \
+  } while (0)
+
+/* Room for the rows and spans the profile's END events make, taken once: growing them as they
+ * came copied each array at every doubling and faulted its pages in again (with the events' own
+ * growth, half of the time on a million events). An ERROR may end more than that; those grow as
+ * before. */
+static tq_status_t reserve_outputs(tqh_annotation_t *ann, const tqh_profile_t *p) {
+  size_t rows = 0, nss = 0, host = 0, hal = 0, phases = 0;
+  for (size_t k = 0; k < p->count; k++) {
+    const tqh_profile_event_t *e = &p->events[k];
+    if (e->edge != TQR_EDGE_END) continue;
+    switch (tqr_event_kind_class(e->kind)) {
+      case TQR_EVENT_CLASS_ACTION:
+        rows++;
+        nss += e->kind == TQR_EVENT_NSS_WAIT;
+        host += e->kind == TQR_EVENT_HOST_WAIT;
+        break;
+      case TQR_EVENT_CLASS_HAL: hal++; break;
+      case TQR_EVENT_CLASS_PHASE: phases++; break;
+      default: break;
+    }
+  }
+  RESERVE(ann->rows, ann->cap_rows, rows);
+  RESERVE(ann->nss_runs, ann->cap_nss, nss);
+  RESERVE(ann->host_runs, ann->cap_host, host);
+  RESERVE(ann->hal_calls, ann->cap_hal, hal);
+  RESERVE(ann->phases, ann->cap_phases, phases);
+  return NULL;
+}
+
 static int by_line(const void *pa, const void *pb) {
   const tqh_row_t *a = pa, *b = pb;
   return (a->line > b->line) - (a->line < b->line);
@@ -404,6 +440,7 @@ static tq_status_t run(ctx_t *c, const tqh_annotate_options_t *options) {
                     "is of another model",
                     name, info->dir, info->num_dispatches ? info->dispatches[0].name : "");
   }
+  TQ_TRY(reserve_outputs(ann, p));
   for (size_t k = 0; k < p->count; k++) {
     const tqh_profile_event_t *e = &p->events[k];
     if (k == 0) {

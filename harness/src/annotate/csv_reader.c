@@ -560,6 +560,17 @@ static tq_status_t read_full(int fd, const char *path, char *buf, size_t size, s
 
 #define TQH_PROFILE_CHUNK ((size_t)1 << 20)
 
+/* Room for the events of a file of `bytes`, taken at once: a row is rarely shorter than 20 bytes,
+ * and pages of the room never used are never touched (no memory). Growing from nothing instead
+ * copied the array at each doubling and faulted its pages in again. Without the room (malloc
+ * refused it), events grow as they come. */
+static void reserve_events(tqh_profile_t *p, size_t bytes) {
+  size_t cap = bytes / 20 + 64;
+  if (cap > SIZE_MAX / sizeof(*p->events)) return;
+  p->events = tq_malloc(cap * sizeof(*p->events));
+  p->cap = p->events ? cap : 0;
+}
+
 tq_status_t tqh_profile_read(const char *path, tqh_diags_t *diags, tqh_profile_t *out) {
   tqh_profile_init(out);
   /* A regular file is read in chunks; anything else (and every error) through tq_file_read,
@@ -581,6 +592,7 @@ tq_status_t tqh_profile_read(const char *path, tqh_diags_t *diags, tqh_profile_t
   if (!st && !chunk) st = oom();
   if (!st) {
     parser_begin(ps, out, diags);
+    reserve_events(out, (size_t)sb.st_size);
     size_t total = 0, got;
     int eof = 0;
     while (!st && !eof) {
