@@ -146,12 +146,37 @@ START_TEST(intervals_union_of_many_random_pieces_equals_a_bitmap) {
 }
 END_TEST
 
+/* Work in time order, piece after touching piece, is kept as its union while it is added: a set
+ * the size of the profile would otherwise hold every piece until normalized. Pieces that start
+ * before the last one still come out right. */
+START_TEST(intervals_added_in_order_stay_as_small_as_their_union) {
+  tqh_intervals_t a;
+  tqh_intervals_init(&a);
+  TH_OK(tqh_intervals_reserve(&a, 3));
+  ck_assert_uint_ge(a.cap, 3);
+  for (uint64_t t = 0; t < 100000; t += 10) TH_OK(tqh_intervals_add(&a, t, t + (t % 30 ? 10 : 5)));
+  /* [0, 5) [10, 20) ... [30, 35) [40, 50) ...: a gap after every third piece */
+  ck_assert_uint_eq(a.count, 100000 / 30 + 1);
+  ck_assert_int_eq(a.normalized, 1);
+  TH_OK(tqh_intervals_add(&a, 99995, 100010)); /* at the last one's end: widens it */
+  ck_assert_uint_eq(a.count, 100000 / 30 + 1);
+  ck_assert_int_eq(a.normalized, 1);
+  TH_OK(tqh_intervals_add(&a, 7, 9)); /* before the last one: sorted by normalize */
+  ck_assert_int_eq(a.normalized, 0);
+  ck_assert_uint_eq(tqh_intervals_total(&a), 100000 - (100000 / 30 + 1) * 5 + 15 + 2);
+  ck_assert_uint_eq(a.items[1].start, 7);
+  ck_assert_uint_eq(a.items[a.count - 1].end, 100010);
+  tqh_intervals_deinit(&a);
+}
+END_TEST
+
 Suite *intervals_suite(void) {
   Suite *s = suite_create("intervals");
   TCase *tc = tcase_create("intervals");
   tcase_add_loop_test(tc, intervals_operations_match_hand_results, 0,
                       (int)(sizeof(cases) / sizeof(cases[0])));
   tcase_add_test(tc, intervals_union_of_many_random_pieces_equals_a_bitmap);
+  tcase_add_test(tc, intervals_added_in_order_stay_as_small_as_their_union);
   suite_add_tcase(s, tc);
   return s;
 }

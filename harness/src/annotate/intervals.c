@@ -29,12 +29,20 @@ static tq_status_t reserve(tqh_intervals_t *set, size_t extra) {
       return TQ_STATUS(TQ_OUT_OF_MEMORY, "interval set too large");
     cap *= 2;
   }
+  /* An empty set's old items need no copy. */
+  if (!set->count) {
+    tq_free(set->items);
+    set->items = NULL;
+    set->cap = 0;
+  }
   tqh_interval_t *items = tq_realloc(set->items, cap * sizeof(*items));
   if (!items) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory for %zu intervals", cap);
   set->items = items;
   set->cap = cap;
   return NULL;
 }
+
+tq_status_t tqh_intervals_reserve(tqh_intervals_t *set, size_t n) { return reserve(set, n); }
 
 /* Appends to a set that the caller keeps normalized (merging with the last item when touching). */
 static tq_status_t push(tqh_intervals_t *set, uint64_t start, uint64_t end) {
@@ -50,10 +58,20 @@ static tq_status_t push(tqh_intervals_t *set, uint64_t start, uint64_t end) {
   return NULL;
 }
 
+/* An interval that starts within the last one (most do: work comes in time order, one piece
+ * after the other) widens it, which keeps the set as small as its union and, when it was
+ * normalized, normalized; one that starts before the last one leaves sorting to normalize. */
 tq_status_t tqh_intervals_add(tqh_intervals_t *set, uint64_t start, uint64_t end) {
   if (end <= start) return NULL;
+  if (set->count) {
+    tqh_interval_t *last = &set->items[set->count - 1];
+    if (start >= last->start && start <= last->end) {
+      if (last->end < end) last->end = end;
+      return NULL;
+    }
+    if (start < last->start) set->normalized = 0;
+  }
   TQ_TRY(reserve(set, 1));
-  if (set->count && set->items[set->count - 1].end >= start) set->normalized = 0;
   set->items[set->count].start = start;
   set->items[set->count].end = end;
   set->count++;
@@ -68,7 +86,10 @@ static int by_start(const void *pa, const void *pb) {
 
 void tqh_intervals_normalize(tqh_intervals_t *set) {
   if (set->normalized) return;
-  qsort(set->items, set->count, sizeof(*set->items), by_start);
+  size_t sorted = 1;
+  while (sorted < set->count && by_start(&set->items[sorted - 1], &set->items[sorted]) <= 0)
+    sorted++;
+  if (sorted < set->count) qsort(set->items, set->count, sizeof(*set->items), by_start);
   size_t n = 0;
   for (size_t i = 0; i < set->count; i++) {
     tqh_interval_t it = set->items[i];
@@ -86,6 +107,7 @@ tq_status_t tqh_intervals_union(tqh_intervals_t *a, tqh_intervals_t *b, tqh_inte
   tqh_intervals_normalize(a);
   tqh_intervals_normalize(b);
   tqh_intervals_clear(out);
+  TQ_TRY(reserve(out, a->count + b->count)); /* room for the most it can hold */
   size_t i = 0, j = 0;
   while (i < a->count || j < b->count) {
     const tqh_interval_t *next;
@@ -103,6 +125,7 @@ tq_status_t tqh_intervals_intersect(tqh_intervals_t *a, tqh_intervals_t *b,
   tqh_intervals_normalize(a);
   tqh_intervals_normalize(b);
   tqh_intervals_clear(out);
+  TQ_TRY(reserve(out, a->count + b->count)); /* room for the most it can hold */
   size_t i = 0, j = 0;
   while (i < a->count && j < b->count) {
     uint64_t s = a->items[i].start > b->items[j].start ? a->items[i].start : b->items[j].start;
@@ -121,6 +144,7 @@ tq_status_t tqh_intervals_subtract(tqh_intervals_t *a, tqh_intervals_t *b,
   tqh_intervals_normalize(a);
   tqh_intervals_normalize(b);
   tqh_intervals_clear(out);
+  TQ_TRY(reserve(out, a->count + b->count)); /* room for the most it can hold */
   size_t j = 0;
   for (size_t i = 0; i < a->count; i++) {
     uint64_t s = a->items[i].start, e = a->items[i].end;

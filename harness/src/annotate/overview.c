@@ -198,9 +198,39 @@ enum {
   S_TMP2,
   S_COUNT
 };
+_Static_assert(S_COUNT <= 32, "a work unit's sets are bits of a uint32_t");
 
-static tq_status_t add_if(tqh_intervals_t *set, int cond, const tqh_work_unit_t *u) {
-  return cond ? tqh_intervals_add(set, u->start_ns, u->end_ns) : NULL;
+/* The sets a work unit belongs to, as bits 1 << set. */
+static uint32_t sets_of(const tqh_work_unit_t *u) {
+  unsigned m = u->units;
+  int nss = u->kind == TQH_WORK_NSS;
+  uint32_t b = 1u << S_ALL;
+  b |= (uint32_t)(u->kind != TQH_WORK_HAL) << S_NON_HAL;
+  b |= (uint32_t)nss << S_NSS;
+  b |= (uint32_t)(u->kind == TQH_WORK_HAL) << M_HAL;
+  b |= (uint32_t)(u->kind == TQH_WORK_HOST) << M_HOST;
+  b |= (uint32_t)(u->kind == TQH_WORK_HOST_COPY) << M_HOST_COPY;
+  b |= (uint32_t)(nss && (m & TQH_UNITS_DMA)) << M_DMA;
+  b |= (uint32_t)(nss && (m & TQH_UNIT_BIT(TQS_UNIT_DMA_IN))) << M_DMA_IN;
+  b |= (uint32_t)(nss && (m & TQH_UNIT_BIT(TQS_UNIT_DMA_OUT))) << M_DMA_OUT;
+  b |= (uint32_t)(nss && (m & TQH_UNIT_BIT(TQS_UNIT_CDMA))) << M_CDMA;
+  b |= (uint32_t)(nss && (m & TQH_UNIT_BIT(TQS_UNIT_SLICE0))) << M_SLICE0;
+  b |= (uint32_t)(nss && (m & TQH_UNIT_BIT(TQS_UNIT_SLICE1))) << M_SLICE1;
+  b |= (uint32_t)(nss && (m & TQH_UNIT_BIT(TQS_UNIT_CSS))) << M_CSS;
+  return b;
+}
+
+/* Every work unit into the sets it belongs to, each set's room taken first: growing them one
+ * doubling at a time copied them (realloc on the heap) and faulted their pages in again. */
+static tq_status_t add_units(const tqh_work_unit_t *units, size_t count, tqh_intervals_t *s) {
+  size_t n[S_COUNT] = {0};
+  for (size_t i = 0; i < count; i++)
+    for (uint32_t b = sets_of(&units[i]); b; b &= b - 1) n[__builtin_ctz(b)]++;
+  for (int k = 0; k < S_COUNT; k++) TQ_TRY(tqh_intervals_reserve(&s[k], n[k]));
+  for (size_t i = 0; i < count; i++)
+    for (uint32_t b = sets_of(&units[i]); b; b &= b - 1)
+      TQ_TRY(tqh_intervals_add(&s[__builtin_ctz(b)], units[i].start_ns, units[i].end_ns));
+  return NULL;
 }
 
 /* The span of a set: from its first start to its last end. */
@@ -213,24 +243,7 @@ static uint64_t span(tqh_intervals_t *set, uint64_t *out_start) {
 
 static tq_status_t compute(const tqh_work_unit_t *units, size_t count, tqh_intervals_t *s,
                            uint64_t *v, tqh_overview_t *out) {
-  for (size_t i = 0; i < count; i++) {
-    const tqh_work_unit_t *u = &units[i];
-    unsigned m = u->units;
-    int nss = u->kind == TQH_WORK_NSS;
-    TQ_TRY(add_if(&s[S_ALL], 1, u));
-    TQ_TRY(add_if(&s[S_NON_HAL], u->kind != TQH_WORK_HAL, u));
-    TQ_TRY(add_if(&s[S_NSS], nss, u));
-    TQ_TRY(add_if(&s[M_HAL], u->kind == TQH_WORK_HAL, u));
-    TQ_TRY(add_if(&s[M_HOST], u->kind == TQH_WORK_HOST, u));
-    TQ_TRY(add_if(&s[M_HOST_COPY], u->kind == TQH_WORK_HOST_COPY, u));
-    TQ_TRY(add_if(&s[M_DMA], nss && (m & TQH_UNITS_DMA), u));
-    TQ_TRY(add_if(&s[M_DMA_IN], nss && (m & TQH_UNIT_BIT(TQS_UNIT_DMA_IN)), u));
-    TQ_TRY(add_if(&s[M_DMA_OUT], nss && (m & TQH_UNIT_BIT(TQS_UNIT_DMA_OUT)), u));
-    TQ_TRY(add_if(&s[M_CDMA], nss && (m & TQH_UNIT_BIT(TQS_UNIT_CDMA)), u));
-    TQ_TRY(add_if(&s[M_SLICE0], nss && (m & TQH_UNIT_BIT(TQS_UNIT_SLICE0)), u));
-    TQ_TRY(add_if(&s[M_SLICE1], nss && (m & TQH_UNIT_BIT(TQS_UNIT_SLICE1)), u));
-    TQ_TRY(add_if(&s[M_CSS], nss && (m & TQH_UNIT_BIT(TQS_UNIT_CSS)), u));
-  }
+  TQ_TRY(add_units(units, count, s));
   TQ_TRY(tqh_intervals_union(&s[M_DMA], &s[M_CDMA], &s[M_DMA_TOTAL]));
   TQ_TRY(tqh_intervals_union(&s[M_SLICE0], &s[M_SLICE1], &s[M_SLICE]));
   TQ_TRY(tqh_intervals_union(&s[M_SLICE], &s[M_CSS], &s[M_COMPUTE]));

@@ -43,6 +43,10 @@ void tqh_intervals_clear(tqh_intervals_t *set);
  * unchanged). */
 tq_status_t tqh_intervals_add(tqh_intervals_t *set, uint64_t start, uint64_t end) TQ_MUST_USE;
 
+/* Takes room for `n` more intervals at once (a set that will get many grows once).
+ * TQ_OUT_OF_MEMORY on failure (the set is unchanged). */
+tq_status_t tqh_intervals_reserve(tqh_intervals_t *set, size_t n) TQ_MUST_USE;
+
 /* Sorts and merges in place (overlapping or touching intervals become one). Never fails. */
 void tqh_intervals_normalize(tqh_intervals_t *set);
 
