@@ -29,6 +29,26 @@ void tq_alloc_fail_after(long n) {
  * default): a million-event profile's arrays otherwise take a page fault per 4 KiB, and the
  * faults were a quarter of torq-annotate's time. Nothing changes where THP is off or always on. */
 #define TQ_HUGE_MIN ((size_t)4 << 20)
+#define TQ_HUGE_PAGE ((size_t)2 << 20)
+
+#ifdef MADV_COLLAPSE
+#define TQ_MADV_COLLAPSE MADV_COLLAPSE
+#else
+#define TQ_MADV_COLLAPSE 25 /* asm-generic/mman-common.h; glibc 2.36's headers lack it */
+#endif
+
+/* What to ask malloc for, for a block of `size` bytes to be advised. A huge page backs only an
+ * aligned 2 MiB of one mapping, and Linux (6.13 on) places an anonymous mapping on a 2 MiB
+ * boundary only when its length is a multiple of 2 MiB. glibc maps n bytes as n + 32 rounded up
+ * to pages (its 16-byte header first), so asking for a multiple of 2 MiB less 32 makes the
+ * mapping whole huge pages. The bytes added are never touched: address space only. */
+#define TQ_MALLOC_OVERHEAD ((size_t)32)
+
+static size_t tq__huge_request(size_t size) {
+  if (size < TQ_HUGE_MIN || size > SIZE_MAX - TQ_HUGE_PAGE - TQ_MALLOC_OVERHEAD) return size;
+  size_t whole = (size + TQ_MALLOC_OVERHEAD + TQ_HUGE_PAGE - 1) & ~(TQ_HUGE_PAGE - 1);
+  return whole - TQ_MALLOC_OVERHEAD;
+}
 
 static void *tq__advise_huge(void *p, size_t size) {
 #ifdef MADV_HUGEPAGE
@@ -41,6 +61,12 @@ static void *tq__advise_huge(void *p, size_t size) {
     uintptr_t lo = (uintptr_t)p & ~(page - 1);
     uintptr_t hi = ((uintptr_t)p + size + page - 1) & ~(page - 1);
     (void)madvise((void *)lo, (size_t)(hi - lo), MADV_HUGEPAGE);
+    /* malloc wrote its header before the advice, so the first 2 MiB already has a small page
+     * and the rest of it would fault 4 KiB at a time (512 faults per array; 2.6k of the 2.9k
+     * faults of annotating a million events): made one huge page now where the kernel can
+     * (Linux 6.1 on; elsewhere the call fails and nothing changes). */
+    if (lo % TQ_HUGE_PAGE == 0 && lo + TQ_HUGE_PAGE <= hi)
+      (void)madvise((void *)lo, TQ_HUGE_PAGE, TQ_MADV_COLLAPSE);
   }
 #endif
   return p;
@@ -49,7 +75,8 @@ static void *tq__advise_huge(void *p, size_t size) {
 /* Zero-size requests get one byte, so that NULL always means out of memory. */
 void *tq_malloc(size_t size) {
   if (tq__alloc_should_fail()) return NULL;
-  return tq__advise_huge(malloc(size ? size : 1), size);
+  size_t n = tq__huge_request(size ? size : 1);
+  return tq__advise_huge(malloc(n), n);
 }
 
 void *tq_calloc(size_t count, size_t size) {
@@ -57,12 +84,14 @@ void *tq_calloc(size_t count, size_t size) {
   if (count == 0 || size == 0) count = size = 1;
   /* Checked here rather than left to calloc, which sanitizers report as a fault. */
   if (count > SIZE_MAX / size) return NULL;
-  return tq__advise_huge(calloc(count, size), count * size);
+  size_t n = tq__huge_request(count * size);
+  return tq__advise_huge(calloc(n, 1), n);
 }
 
 void *tq_realloc(void *ptr, size_t size) {
   if (tq__alloc_should_fail()) return NULL;
-  return tq__advise_huge(realloc(ptr, size ? size : 1), size);
+  size_t n = tq__huge_request(size ? size : 1);
+  return tq__advise_huge(realloc(ptr, n), n);
 }
 
 void tq_free(void *ptr) { free(ptr); }
