@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "suites.h"
+#include "torq/base/alloc.h"
 #include "torq/harness/overview.h"
 #include "torq/harness/perfetto.h"
 #include "torq/harness/operators.h"
@@ -310,6 +311,51 @@ START_TEST(annotate_several_dispatches_each_with_its_debug_info) {
 }
 END_TEST
 
+typedef struct seen_units_s {
+  tqh_work_unit_t units[64];
+  size_t count, stop_at; /* stop_at: the call that fails (0: none) */
+} seen_units_t;
+
+static tq_status_t see_unit(void *ctx, const tqh_work_unit_t *u) {
+  seen_units_t *seen = ctx;
+  ck_assert_uint_lt(seen->count, 64);
+  seen->units[seen->count++] = *u;
+  if (seen->count == seen->stop_at) return TQ_STATUS(TQ_FAILED_PRECONDITION, "stop here");
+  return NULL;
+}
+
+/* The overview reads the work units without an array of them: the same units in the same order
+ * as tqh_annotation_work_units, and the visit stops at the first error. */
+START_TEST(annotate_work_units_visited_are_those_of_the_array) {
+  char *dir = th_tmpdir();
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info(dbg);
+  tqh_annotation_t *ann = th_annotate_text(dir, dbg, TH_FIXTURE_PROFILE);
+  tqh_work_unit_t *units;
+  size_t n;
+  TH_OK(tqh_annotation_work_units(ann, &units, &n));
+  ck_assert_uint_ge(n, 3);
+  seen_units_t seen = {.count = 0, .stop_at = 0};
+  TH_OK(tqh_annotation_each_work_unit(ann, see_unit, &seen));
+  ck_assert_uint_eq(seen.count, n);
+  for (size_t i = 0; i < n; i++) {
+    ck_assert_int_eq(seen.units[i].kind, units[i].kind);
+    ck_assert_uint_eq(seen.units[i].units, units[i].units);
+    ck_assert_uint_eq(seen.units[i].start_ns, units[i].start_ns);
+    ck_assert_uint_eq(seen.units[i].end_ns, units[i].end_ns);
+  }
+  seen = (seen_units_t){.count = 0, .stop_at = 2};
+  tq_status_t st = tqh_annotation_each_work_unit(ann, see_unit, &seen);
+  ck_assert_int_eq(tq_status_code(st), TQ_FAILED_PRECONDITION);
+  tq_status_free(st);
+  ck_assert_uint_eq(seen.count, 2);
+  tq_free(units);
+  tqh_annotation_destroy(ann);
+  free(dbg);
+  th_rmtree(dir);
+}
+END_TEST
+
 /* The time by operator (operators.h) of the fixture's annotated CSV, as the report shows it. */
 START_TEST(operator_table_sums_the_annotated_csv_per_source_operator) {
   char *dir = th_tmpdir();
@@ -511,6 +557,7 @@ Suite *annotate_suite(void) {
   tcase_add_test(tc, torq_annotate_max_detail_invocations);
   tcase_add_test(tc, torq_annotate_reads_the_torq_runtimes_shape_without_a_word);
   tcase_add_test(tc, annotate_several_dispatches_each_with_its_debug_info);
+  tcase_add_test(tc, annotate_work_units_visited_are_those_of_the_array);
   tcase_add_test(tc, operator_table_sums_the_annotated_csv_per_source_operator);
   tcase_add_test(tc, xlsx_escapes_texts_and_writes_numbers_as_excel_reads_them);
   suite_add_tcase(s, tc);

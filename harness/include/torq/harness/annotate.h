@@ -239,6 +239,12 @@ tq_status_t tqh_annotation_work_units(const tqh_annotation_t *annotation,
                                       struct tqh_work_unit_s **out_units,
                                       size_t *out_count) TQ_MUST_USE;
 
+/* Calls fn(ctx, unit) for each of those work units, in the same order, without an array of them;
+ * stops at (and returns) the first error fn returns. */
+typedef tq_status_t (*tqh_work_unit_fn)(void *ctx, const struct tqh_work_unit_s *unit);
+tq_status_t tqh_annotation_each_work_unit(const tqh_annotation_t *annotation, tqh_work_unit_fn fn,
+                                          void *ctx) TQ_MUST_USE;
+
 /* The annotated CSV (above), appended to `out`. */
 tq_status_t tqh_annotation_format_csv(const tqh_annotation_t *annotation,
                                       tq_buf_t *out) TQ_MUST_USE;
