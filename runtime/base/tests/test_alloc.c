@@ -51,7 +51,7 @@ static char *vm_flags_at(uintptr_t addr, uintptr_t *end) {
   return flags;
 }
 
-/* A block of 4 MiB or more is advised to transparent huge pages (VmFlags "hg") to its end, and
+/* A block of 2 MiB or more is advised to transparent huge pages (VmFlags "hg") to its end, and
  * stays so once realloc grew it, its bytes kept. Where the kernel has no THP, there is nothing
  * to advise. */
 START_TEST(alloc_large_blocks_are_advised_to_huge_pages_whole) {
