@@ -72,7 +72,10 @@ typedef struct tqh_out_file_s {
   int failed; /* errno of the first failed write, or 0 */
 } tqh_out_file_t;
 
-#define TQH_OUT_FILE_CHUNK ((size_t)1 << 20)
+/* Half a MiB, so that the buffer (the chunk and a record, doubled: 1 MiB) stays below the size
+ * that tq_malloc advises to huge pages: a runner writes three outputs per profiled test, and
+ * each advised buffer cost a madvise and a 2 MiB page. */
+#define TQH_OUT_FILE_CHUNK ((size_t)512 << 10)
 
 tq_status_t tqh_out_file_open(tqh_out_file_t *out, const char *path) TQ_MUST_USE;
 /* Writes out the buffer when it holds TQH_OUT_FILE_CHUNK bytes or more (call between records). */
