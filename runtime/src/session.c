@@ -109,7 +109,7 @@ static uint8_t *take_buffer(tqr_session_t *s, uint32_t b, size_t size, const uin
     s->kept_bytes -= size;
     if (!contents) memset(data, 0, size);
   } else {
-    data = contents ? tq_malloc(size ? size : 1) : tq_calloc(size ? size : 1, 1);
+    data = contents ? tq_malloc(size) : tq_calloc(size, 1); /* both give a byte for size 0 */
     if (!data) return NULL;
   }
   if (contents && size) memcpy(data, contents, size);
