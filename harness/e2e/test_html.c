@@ -100,15 +100,40 @@ START_TEST(run_writes_index_html_that_chromium_renders) {
   ck_assert_msg(html != NULL, "no %s", page);
   ck_assert_ptr_nonnull(strstr(html, "id=\"t-h/a\""));
   ck_assert_ptr_nonnull(strstr(html, "id=\"t-h/broken\""));
-  free(html);
 
-  /* `report` writes it again. */
+  /* `report` writes it again, from the journal, byte for byte as the run wrote it from the
+   * records it held. */
   ck_assert_int_eq(unlink(page), 0);
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){"report", run, NULL}, &p);
   ck_assert_msg(p.exit_code == 0, "exit %d\n%s%s", p.exit_code, p.out, p.err);
   ck_assert_ptr_nonnull(strstr(p.out, "/index.html from the journal"));
   e2e_proc_free(&p);
-  ck_assert(e2e_exists(page));
+  char *again = e2e_read(page);
+  ck_assert_msg(again && !strcmp(again, html), "index.html rewritten from the journal differs");
+  free(again);
+  free(html);
+
+  /* The history the run recorded from its records is the one an import of its journal makes. */
+  char *imported = e2e_path("--history=%s/imported.sqlite", s.dir);
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){"history", "import", run, imported, NULL},
+          &p);
+  ck_assert_msg(p.exit_code == 0, "exit %d\n%s%s", p.exit_code, p.out, p.err);
+  e2e_proc_free(&p);
+  for (int i = 0; i < 2; i++) {
+    /* h/a with its profile's OVERALL, h/broken (no metric) with its outcome. */
+    const char *test = i ? "h/broken" : "h/a", *metric = i ? NULL : "--metric=OVERALL";
+    e2e_proc_t ran, imp;
+    e2e_run(&s, e2e_top(), NULL, (const char *const[]){"history", "show", test, metric, NULL},
+            &ran);
+    e2e_run(&s, e2e_top(), NULL,
+            (const char *const[]){"history", "show", test, imported, metric, NULL}, &imp);
+    ck_assert_msg(ran.exit_code == 0 && strstr(ran.out, " 1 run"), "%s%s", ran.out, ran.err);
+    ck_assert_msg(!strcmp(ran.out, imp.out), "%s: recorded\n%s\nimported\n%s", test, ran.out,
+                  imp.out);
+    e2e_proc_free(&ran);
+    e2e_proc_free(&imp);
+  }
+  free(imported);
 
   /* So does `merge`, for the merged run. */
   char *merged_root = e2e_path("--results-dir=%s/merged", s.dir);

@@ -502,6 +502,84 @@ START_TEST(a_merged_run_replaces_its_shards) {
 }
 END_TEST
 
+/* A run folder's run.json and journal: two tests, one of them recorded twice (the later wins). */
+static char *journal_run(void) {
+  char *dir = th_tmpdir();
+  char *p = th_path(dir, "run.json");
+  th_write(p, "{\"run_id\":\"r1\",\"hostname\":\"h\",\"target\":\"sim\","
+              "\"started_at\":\"2026-12-02T16:00:00Z\",\"finished_at\":\"2026-12-02T16:00:05Z\"}");
+  free(p);
+  p = th_path(dir, "journal.jsonl");
+  th_write(p, "{\"id\":\"s+a\",\"name\":\"a\",\"classname\":\"s\",\"outcome\":\"failed\","
+              "\"message\":\"first\",\"duration\":0.01}\n"
+              "{\"id\":\"s+b\",\"name\":\"b\",\"classname\":\"s\",\"outcome\":\"passed\","
+              "\"message\":null,\"wall_time\":0.002,\"wall_time_stats\":{\"n\":1,\"median\":0.002},"
+              "\"metrics\":{\"OVERALL\":18},\"duration\":0.01}\n"
+              "{\"id\":\"s+a\",\"name\":\"a\",\"classname\":\"s\",\"outcome\":\"passed\","
+              "\"message\":null,\"metrics\":{\"OVERALL\":7},\"duration\":0.01}\n");
+  free(p);
+  return dir;
+}
+
+/* A run recorded from the records in hand is the run recorded from its folder's journal, and the
+ * journal is not read for it. */
+START_TEST(a_run_recorded_from_records_in_hand_is_the_run_of_its_journal) {
+  char *dir = journal_run();
+  char *journal = th_path(dir, "journal.jsonl");
+  tqh_records_t records;
+  tqh_records_init(&records);
+  tqh_journal_read_t info;
+  TH_OK(tqh_journal_read(journal, &records, NULL, &info));
+  tqh_history_t *h[2] = {NULL, NULL};
+  char *db[2] = {th_path(dir, "from-dir.sqlite"), th_path(dir, "from-records.sqlite")};
+  for (int i = 0; i < 2; i++) TH_OK(tqh_history_open(db[i], NULL, &h[i]));
+  int added = 0;
+  size_t tests = 0;
+  TH_OK(tqh_history_record_dir(h[0], dir, &added, &tests));
+  ck_assert(added == 1 && tests == 2);
+  ck_assert_int_eq(unlink(journal), 0);
+  TH_OK(tqh_history_record_run(h[1], dir, &records, &added, &tests));
+  ck_assert(added == 1 && tests == 2);
+
+  tq_arena_t arena;
+  tq_arena_init(&arena, 0, 0);
+  tqh_history_run_t *runs[2];
+  tqh_history_entry_t *e[2];
+  size_t n[2];
+  tqh_history_key_t a = {"s", "a", "sim"}, b = {"s", "b", "sim"};
+  for (int i = 0; i < 2; i++) {
+    TH_OK(tqh_history_list_runs(h[i], 0, &arena, &runs[i], &n[i]));
+    ck_assert_uint_eq(n[i], 1);
+  }
+  ck_assert_str_eq(runs[1]->run_id, "r1");
+  ck_assert_str_eq(runs[1]->suites, runs[0]->suites);
+  ck_assert(runs[1]->started_at == runs[0]->started_at);
+  ck_assert(runs[1]->finished_at == runs[0]->finished_at);
+  ck_assert_uint_eq(runs[1]->tests, 2);
+  ck_assert_uint_eq(runs[1]->counts[TQH_OUTCOME_PASSED], 2);
+  ck_assert_uint_eq(runs[0]->counts[TQH_OUTCOME_PASSED], 2);
+  for (int k = 0; k < 2; k++) {
+    for (int i = 0; i < 2; i++)
+      TH_OK(tqh_history_entries(h[i], k ? &b : &a, 0, 0, NULL, NULL, 0, &arena, &e[i], &n[i]));
+    ck_assert(n[0] == 1 && n[1] == 1);
+    ck_assert_str_eq(e[1]->outcome, e[0]->outcome);
+    ck_assert_uint_eq(e[1]->metric_count, e[0]->metric_count);
+    const tqh_history_metric_t *o[2] = {tqh_history_entry_metric(e[0], "OVERALL"),
+                                        tqh_history_entry_metric(e[1], "OVERALL")};
+    ck_assert(o[0] && o[1] && o[0]->value == o[1]->value);
+    ck_assert(o[1]->value == (k ? 18.0 : 7.0)); /* s+a: its later record */
+  }
+  tq_arena_deinit(&arena);
+  for (int i = 0; i < 2; i++) {
+    tqh_history_close(h[i]);
+    free(db[i]);
+  }
+  tqh_records_deinit(&records);
+  free(journal);
+  th_rmtree(dir);
+}
+END_TEST
+
 Suite *history_suite(void) {
   Suite *s = suite_create("history");
   TCase *tc = tcase_create("history");
@@ -513,6 +591,7 @@ Suite *history_suite(void) {
   tcase_add_test(tc, reads_in_one_transaction_see_one_snapshot);
   tcase_add_test(tc, a_writer_killed_mid_transaction_leaves_a_valid_database);
   tcase_add_test(tc, a_merged_run_replaces_its_shards);
+  tcase_add_test(tc, a_run_recorded_from_records_in_hand_is_the_run_of_its_journal);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -441,6 +441,37 @@ START_TEST(a_run_without_journal_is_not_found) {
 }
 END_TEST
 
+/* Given the records the run holds, the page is the one written from its journal, and the journal
+ * is not read: the run's records are the journal's lines read back. */
+START_TEST(a_page_from_records_in_hand_is_the_page_from_the_journal) {
+  char *dir = make_run();
+  TH_OK(tqh_html_report_write(dir, NULL, "../trends.html", NULL));
+  char *from_journal = page_of(dir);
+  char *journal = th_path(dir, "journal.jsonl");
+  tqh_records_t records;
+  tqh_records_init(&records);
+  tqh_journal_read_t info;
+  TH_OK(tqh_journal_read(journal, &records, NULL, &info));
+  ck_assert_uint_eq(records.count, 4);
+  ck_assert_int_eq(unlink(journal), 0);
+  char *page = th_path(dir, TQH_HTML_REPORT_FILE);
+  ck_assert_int_eq(unlink(page), 0);
+  TH_OK(tqh_html_report_write_records(dir, &records, NULL, "../trends.html", NULL));
+  char *from_records = page_of(dir);
+  ck_assert_str_eq(from_records, from_journal);
+  /* Without them, the journal is what is missing. */
+  tq_status_t st = tqh_html_report_write(dir, NULL, NULL, NULL);
+  ck_assert_int_eq(tq_status_code(st), TQ_NOT_FOUND);
+  tq_status_free(st);
+  tqh_records_deinit(&records);
+  free(from_records);
+  free(from_journal);
+  free(page);
+  free(journal);
+  th_rmtree(dir);
+}
+END_TEST
+
 Suite *html_report_suite(void) {
   Suite *s = suite_create("html_report");
   TCase *tc = tcase_create("html_report");
@@ -448,6 +479,7 @@ Suite *html_report_suite(void) {
   tcase_add_test(tc, tick_steps_are_one_two_or_five_times_a_power_of_ten);
   tcase_add_test(tc, timeline_coordinates_are_printfs_one_decimal_byte_for_byte);
   tcase_add_test(tc, every_test_has_a_row_and_a_section_and_a_corrupt_profile_is_a_note);
+  tcase_add_test(tc, a_page_from_records_in_hand_is_the_page_from_the_journal);
   tcase_add_test(tc, tests_with_the_same_profile_share_one_drawing);
   tcase_add_test(tc, baseline_changes_are_shown_with_their_verdict);
   tcase_add_test(tc, sections_collapse_beyond_fifty_tests_but_failed_ones);

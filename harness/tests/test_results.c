@@ -594,6 +594,13 @@ START_TEST(parallel_workers_append_whole_lines) {
   RT_OK(tqh_journal_read(jl, &list, NULL, &info));
   ck_assert_uint_eq(list.count, 100);
   ck_assert_uint_eq(info.corrupt, 0);
+  /* The records the run holds are the journal's, line for line in its order. */
+  const tqh_records_t *held = tqh_results_records(r);
+  ck_assert_uint_eq(held->count, 100);
+  for (size_t i = 0; i < list.count; i++) {
+    ck_assert_str_eq(held->items[i].id, list.items[i].id);
+    ck_assert_int_eq(held->items[i].outcome, list.items[i].outcome);
+  }
   tqh_records_deinit(&list);
   char *junit = run_file(r, "junit.xml");
   ck_assert_int_eq(count_of(junit, "<testcase "), 100);

@@ -421,9 +421,12 @@ int tt_run_tests(const cli_t *cli_in, int argc, char **argv) {
   st = tqh_runner_run_boards(&opts, boards.count ? &boards.run : NULL,
                              (const tqh_test_t *const *)selected, num_selected, results, &summary);
   uint64_t after_t0 = tqh_now_ns();
-  if (!st) tt_history_after_run(&cli, history, tqh_results_run_dir(results), &trends_href);
+  /* Both read the run's records as it wrote them, not its journal again. */
+  const tqh_records_t *records = tqh_results_records(results);
+  if (!st) tt_history_after_run(&cli, history, tqh_results_run_dir(results), records,
+                                &trends_href);
   uint64_t after_t1 = tqh_now_ns();
-  if (!st) tt_write_html_report(tqh_results_run_dir(results), baseline, trends_href);
+  if (!st) tt_write_html_report(tqh_results_run_dir(results), records, baseline, trends_href);
   uint64_t after_t2 = tqh_now_ns();
   if (uploader) {
     /* Even after a failed run: what was recorded is worth sending. */

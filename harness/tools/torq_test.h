@@ -141,8 +141,10 @@ tq_status_t tt_build_config(const cli_t *cli, tqh_config_t **out_cfg) TQ_MUST_US
 /* The run-wide baseline options from the configuration. */
 void tt_baseline_options(const tqh_config_t *cfg, tqh_baseline_options_t *o);
 /* Writes RUN_DIR/index.html (with a link to the trends page when `trends_href`); reports a
- * failure on stderr. 1 when written. */
-int tt_write_html_report(const char *run_dir, tqh_baseline_t *baseline, const char *trends_href);
+ * failure on stderr. 1 when written. `records`: the run's journal when the caller holds it
+ * (tqh_results_records), NULL to read RUN_DIR/journal.jsonl. */
+int tt_write_html_report(const char *run_dir, const tqh_records_t *records,
+                         tqh_baseline_t *baseline, const char *trends_href);
 /* Names on stderr, after "torq-test: WHAT: ", the journal lines a reader could not read (the
  * diagnostics in `diags`); the number of them. */
 size_t tt_print_journal_problems(const char *what, const tqh_diags_t *diags);
@@ -199,9 +201,10 @@ char *tt_project_of(const cli_t *cli);
 tq_status_t tt_open_history(const tqh_config_t *cfg, int write, tqh_history_t **out) TQ_MUST_USE;
 /* After a run or a merge: records RUN_DIR in the history (when there is one) and writes the
  * trends page beside it; *out_href (tq_free; NULL when none) is the page's link from RUN_DIR.
- * Problems are reported on stderr and change no exit status. */
+ * Problems are reported on stderr and change no exit status. `records`: the run's journal, as
+ * the run wrote it (tqh_results_records). */
 void tt_history_after_run(const cli_t *cli, tqh_history_t *history, const char *run_dir,
-                          char **out_href);
+                          const tqh_records_t *records, char **out_href);
 /* The same for a merged run, which replaces in the history the runs it was merged from
  * (`shard_dirs`). */
 void tt_history_after_merge(const cli_t *cli, tqh_history_t *history, const char *run_dir,

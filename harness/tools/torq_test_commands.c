@@ -18,10 +18,13 @@
 #include "torq/harness/toolchain.h"
 /* Writes RUN_DIR/index.html (html_report.h). The run's results are complete without it, so a
  * failure is reported and leaves the exit status alone; 1 when it was written. */
-int tt_write_html_report(const char *run_dir, tqh_baseline_t *baseline, const char *trends_href) {
+int tt_write_html_report(const char *run_dir, const tqh_records_t *records,
+                         tqh_baseline_t *baseline, const char *trends_href) {
   tqh_diags_t diags;
   tqh_diags_init(&diags);
-  tq_status_t st = tqh_html_report_write(run_dir, baseline, trends_href, &diags);
+  tq_status_t st = records ? tqh_html_report_write_records(run_dir, records, baseline,
+                                                           trends_href, &diags)
+                           : tqh_html_report_write(run_dir, baseline, trends_href, &diags);
   tqh_diags_deinit(&diags);
   if (!st) return 1;
   char *text = tq_status_format(st, 0);
@@ -140,7 +143,7 @@ int tt_run_report(const cli_t *cli, int argc, char **argv) {
     for (const char *c = problems; *c; c++) bad += *c == '\n';
     tq_free(problems);
   }
-  int html = !st && tt_write_html_report(cli->report_dir, baseline, href);
+  int html = !st && tt_write_html_report(cli->report_dir, NULL, baseline, href);
   tq_free(href);
   if (st) {
     tqh_baseline_destroy(baseline);
@@ -556,7 +559,7 @@ int tt_run_merge(const cli_t *cli, int argc, char **argv) {
   }
   tt_history_after_merge(cli, history, run_dir, (const char *const *)cli->suites, cli->num_suites,
                          &href);
-  tt_write_html_report(run_dir, NULL, href);
+  tt_write_html_report(run_dir, NULL, NULL, href);
   tq_free(href);
   tqh_history_close(history);
   tqh_config_destroy(hcfg);

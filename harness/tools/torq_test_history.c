@@ -87,14 +87,16 @@ static void report(const char *what, tq_status_t st) {
 }
 
 static void after_run(const cli_t *cli, tqh_history_t *history, const char *run_dir,
-                      const char *const *shard_dirs, size_t count, char **out_href) {
+                      const tqh_records_t *records, const char *const *shard_dirs,
+                      size_t count, char **out_href) {
   *out_href = NULL;
   if (!history) return;
   int added = 0;
   size_t tests = 0;
   tq_status_t st = shard_dirs ? tqh_history_record_merged(history, run_dir, shard_dirs, count,
                                                           &added, &tests)
-                              : tqh_history_record_dir(history, run_dir, &added, &tests);
+                              : tqh_history_record_run(history, run_dir, records, &added,
+                                                       &tests);
   if (st) {
     report("history: this run is not recorded", st);
     return;
@@ -117,13 +119,13 @@ static void after_run(const cli_t *cli, tqh_history_t *history, const char *run_
 }
 
 void tt_history_after_run(const cli_t *cli, tqh_history_t *history, const char *run_dir,
-                          char **out_href) {
-  after_run(cli, history, run_dir, NULL, 0, out_href);
+                          const tqh_records_t *records, char **out_href) {
+  after_run(cli, history, run_dir, records, NULL, 0, out_href);
 }
 
 void tt_history_after_merge(const cli_t *cli, tqh_history_t *history, const char *run_dir,
                             const char *const *shard_dirs, size_t count, char **out_href) {
-  after_run(cli, history, run_dir, shard_dirs, count, out_href);
+  after_run(cli, history, run_dir, NULL, shard_dirs, count, out_href);
 }
 
 /* --last N: 0 when not given. */

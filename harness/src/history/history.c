@@ -433,8 +433,10 @@ static tq_status_t read_run_json(const char *run_dir, tq_arena_t *arena, tqh_jso
   return st;
 }
 
-static tq_status_t record_dir(tqh_history_t *h, const char *run_dir, const char *const *replaces,
-                              size_t replace_count, int *out_added, size_t *out_tests) {
+/* `given`: the journal's records when the caller has them, else NULL (read here). */
+static tq_status_t record_dir(tqh_history_t *h, const char *run_dir, const tqh_records_t *given,
+                              const char *const *replaces, size_t replace_count, int *out_added,
+                              size_t *out_tests) {
   *out_added = 0;
   if (out_tests) *out_tests = 0;
   tq_arena_t arena;
@@ -448,12 +450,16 @@ static tq_status_t record_dir(tqh_history_t *h, const char *run_dir, const char 
   tqh_history_run_t run;
   memset(&run, 0, sizeof(run));
   tqh_json_t *info = NULL;
-  tq_status_t st = tq_buf_printf(&path, "%s/journal.jsonl", run_dir);
-  struct stat sb;
-  if (!st && stat(path.data, &sb) != 0)
-    st = TQ_STATUS(TQ_NOT_FOUND, "%s is not a run folder (no journal.jsonl)", run_dir);
-  if (!st) st = tqh_journal_read(path.data, &records, NULL, &(tqh_journal_read_t){0});
-  if (!st) st = tqh_records_latest(&records, &latest, &count);
+  tq_status_t st = NULL;
+  if (!given) {
+    st = tq_buf_printf(&path, "%s/journal.jsonl", run_dir);
+    struct stat sb;
+    if (!st && stat(path.data, &sb) != 0)
+      st = TQ_STATUS(TQ_NOT_FOUND, "%s is not a run folder (no journal.jsonl)", run_dir);
+    if (!st) st = tqh_journal_read(path.data, &records, NULL, &(tqh_journal_read_t){0});
+    given = &records;
+  }
+  if (!st) st = tqh_records_latest(given, &latest, &count);
   if (!st) st = read_run_json(run_dir, &arena, &info);
   if (!st) {
     run.run_id = json_str(info, "run_id");
@@ -477,7 +483,7 @@ static tq_status_t record_dir(tqh_history_t *h, const char *run_dir, const char 
     if (!recs) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   }
   for (size_t i = 0; !st && i < count; i++) {
-    recs[i] = records.items[latest[i]];
+    recs[i] = given->items[latest[i]];
     const char *suite = recs[i].classname ? recs[i].classname : "";
     int seen = 0;
     for (size_t j = 0; j < i && !seen; j++)
@@ -502,7 +508,13 @@ static tq_status_t record_dir(tqh_history_t *h, const char *run_dir, const char 
 
 tq_status_t tqh_history_record_dir(tqh_history_t *h, const char *run_dir, int *out_added,
                                    size_t *out_tests) {
-  return record_dir(h, run_dir, NULL, 0, out_added, out_tests);
+  return record_dir(h, run_dir, NULL, NULL, 0, out_added, out_tests);
+}
+
+tq_status_t tqh_history_record_run(tqh_history_t *h, const char *run_dir,
+                                   const tqh_records_t *records, int *out_added,
+                                   size_t *out_tests) {
+  return record_dir(h, run_dir, records, NULL, 0, out_added, out_tests);
 }
 
 tq_status_t tqh_history_record_merged(tqh_history_t *h, const char *run_dir,
@@ -527,7 +539,7 @@ tq_status_t tqh_history_record_merged(tqh_history_t *h, const char *run_dir,
     const char *id = json_str(info, "run_id");
     if (id) ids[n++] = id;
   }
-  if (!st) st = record_dir(h, run_dir, ids, n, out_added, out_tests);
+  if (!st) st = record_dir(h, run_dir, NULL, ids, n, out_added, out_tests);
   tq_arena_deinit(&arena);
   return st;
 }

@@ -36,7 +36,8 @@ typedef struct page_s {
   tqh_baseline_t *baseline;
   const char *trends; /* the trends page's link, or NULL */
   tqh_diags_t *diags; /* may be NULL */
-  tqh_records_t records;
+  const tqh_records_t *records; /* the journal's: `own`, or the caller's */
+  tqh_records_t own;
   size_t *order; /* the records shown: the last of each id, in journal order */
   size_t count;
   tq_arena_t arena;
@@ -194,7 +195,7 @@ static tq_status_t compare_all(page_t *p) {
   p->compared = tq_calloc(p->count + 1, 1);
   if (!p->cmp || !p->compared) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
   for (size_t k = 0; k < p->count; k++) {
-    const tqh_test_record_t *r = &p->records.items[p->order[k]];
+    const tqh_test_record_t *r = &p->records->items[p->order[k]];
     if (r->outcome == TQH_OUTCOME_SKIPPED || r->outcome == TQH_OUTCOME_NOT_RUN) continue;
     int found = 0;
     TQ_TRY(tqh_baseline_compare_record(p->baseline, r, -1, NULL, 0, &p->cmp[k], &found));
@@ -239,7 +240,7 @@ static tq_status_t header(page_t *p, tq_buf_t *out) {
   }
   size_t counts[TQH_OUTCOME_COUNT] = {0};
   for (size_t i = 0; i < p->count; i++) {
-    tqh_outcome_t o = p->records.items[p->order[i]].outcome;
+    tqh_outcome_t o = p->records->items[p->order[i]].outcome;
     if (o < TQH_OUTCOME_COUNT) counts[o]++;
   }
   TQ_TRY(tq_buf_printf(out, "</dl>\n<p class=\"counts\"><span class=\"chip\">%zu test%s</span>",
@@ -264,7 +265,7 @@ static tq_status_t filter_attrs(const tqh_test_record_t *r, tq_buf_t *out) {
 }
 
 static tq_status_t summary_row(const page_t *p, size_t k, tq_buf_t *out) {
-  const tqh_test_record_t *r = &p->records.items[p->order[k]];
+  const tqh_test_record_t *r = &p->records->items[p->order[k]];
   const char *o = tqh_outcome_name(r->outcome);
   TQ_TRY(tq_buf_append_cstr(out, "<tr"));
   TQ_TRY(filter_attrs(r, out));
@@ -306,7 +307,7 @@ static tq_status_t summary_row(const page_t *p, size_t k, tq_buf_t *out) {
 static tq_status_t filter_bar(const page_t *p, tq_buf_t *out) {
   size_t counts[TQH_OUTCOME_COUNT] = {0};
   for (size_t k = 0; k < p->count; k++) {
-    tqh_outcome_t o = p->records.items[p->order[k]].outcome;
+    tqh_outcome_t o = p->records->items[p->order[k]].outcome;
     if ((unsigned)o < TQH_OUTCOME_COUNT) counts[o]++;
   }
   TQ_TRY(tq_buf_append_cstr(out, "<div id=\"filter\">Show: "));
@@ -345,7 +346,7 @@ static tq_status_t summary_table(const page_t *p, tq_buf_t *out) {
   TQ_TRY(tq_buf_append_cstr(out, "</tbody></table>\n"));
   const tqh_test_record_t **shown = tq_calloc(p->count + 1, sizeof(*shown));
   if (!shown) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
-  for (size_t k = 0; k < p->count; k++) shown[k] = &p->records.items[p->order[k]];
+  for (size_t k = 0; k < p->count; k++) shown[k] = &p->records->items[p->order[k]];
   tq_status_t st = tqh__html_recon_summary(shown, p->count, out);
   tq_free((void *)shown);
   return st ? st : run_ops(p, out);
@@ -597,7 +598,7 @@ static tq_status_t test_ops(const page_t *p, size_t k, tq_buf_t *out) {
 }
 
 static tq_status_t section(page_t *p, size_t k, tq_buf_t *out) {
-  const tqh_test_record_t *r = &p->records.items[p->order[k]];
+  const tqh_test_record_t *r = &p->records->items[p->order[k]];
   const char *o = tqh_outcome_name(r->outcome);
   int bad = r->outcome == TQH_OUTCOME_FAILED || r->outcome == TQH_OUTCOME_ERROR;
   /* Collapsed beyond OPEN_SECTIONS tests, but for the failed ones (which come first). */
@@ -652,7 +653,7 @@ static tq_status_t read_ops(page_t *p) {
   tq_buf_init(&path, 0);
   tq_status_t st = NULL;
   for (size_t k = 0; !st && k < p->count; k++) {
-    const tqh_test_record_t *r = &p->records.items[p->order[k]];
+    const tqh_test_record_t *r = &p->records->items[p->order[k]];
     tqh_op_table_init(&p->ops[k]);
     if (!listed(r, "annotated.csv") || !tqh_results_id_is_safe(r->id)) {
       p->no_ops[k] = 1;
@@ -689,28 +690,35 @@ static tq_status_t render(page_t *p, tqh_out_file_t *file) {
   return tq_buf_printf(out, "<script>%s</script>\n</body></html>\n", page_js);
 }
 
-tq_status_t tqh_html_report_write(const char *run_dir, tqh_baseline_t *baseline,
-                                  const char *trends_href, tqh_diags_t *diags) {
+/* `given`: the journal's records when the caller has them, else NULL (read here). */
+static tq_status_t write_page(const char *run_dir, const tqh_records_t *given,
+                              tqh_baseline_t *baseline, const char *trends_href,
+                              tqh_diags_t *diags) {
   page_t p;
   memset(&p, 0, sizeof(p));
   p.run_dir = run_dir;
   p.baseline = baseline;
   p.trends = trends_href;
   p.diags = diags;
-  tqh_records_init(&p.records);
+  tqh_records_init(&p.own);
+  p.records = given ? given : &p.own;
   tq_arena_init(&p.arena, 0, 0);
   tq_buf_init(&p.last_pb, 0);
   tq_buf_init(&p.last_svg, 0);
   tq_buf_t path;
   tq_buf_init(&path, 0);
-  tq_status_t st = tq_buf_printf(&path, "%s/journal.jsonl", run_dir);
-  struct stat sb;
-  if (!st && stat(path.data, &sb) != 0)
-    st = TQ_STATUS(TQ_NOT_FOUND, "%s: no journal (%s): %s", run_dir, path.data, strerror(errno));
-  tqh_journal_read_t info;
-  if (!st) st = tqh_journal_read(path.data, &p.records, diags, &info);
-  if (!st) st = tqh_records_latest(&p.records, &p.order, &p.count);
-  if (!st) qsort_r(p.order, p.count, sizeof(*p.order), shown_order, p.records.items);
+  tq_status_t st = NULL;
+  if (!given) {
+    st = tq_buf_printf(&path, "%s/journal.jsonl", run_dir);
+    struct stat sb;
+    if (!st && stat(path.data, &sb) != 0)
+      st = TQ_STATUS(TQ_NOT_FOUND, "%s: no journal (%s): %s", run_dir, path.data,
+                     strerror(errno));
+    tqh_journal_read_t info;
+    if (!st) st = tqh_journal_read(path.data, &p.own, diags, &info);
+  }
+  if (!st) st = tqh_records_latest(p.records, &p.order, &p.count);
+  if (!st) qsort_r(p.order, p.count, sizeof(*p.order), shown_order, p.records->items);
   if (!st) st = compare_all(&p);
   if (!st) st = read_ops(&p);
   if (!st) read_run_json(&p);
@@ -738,6 +746,17 @@ tq_status_t tqh_html_report_write(const char *run_dir, tqh_baseline_t *baseline,
   tq_buf_deinit(&p.last_svg);
   tq_free(p.order);
   tq_arena_deinit(&p.arena);
-  tqh_records_deinit(&p.records);
+  tqh_records_deinit(&p.own);
   return st;
+}
+
+tq_status_t tqh_html_report_write(const char *run_dir, tqh_baseline_t *baseline,
+                                  const char *trends_href, tqh_diags_t *diags) {
+  return write_page(run_dir, NULL, baseline, trends_href, diags);
+}
+
+tq_status_t tqh_html_report_write_records(const char *run_dir, const tqh_records_t *records,
+                                          tqh_baseline_t *baseline, const char *trends_href,
+                                          tqh_diags_t *diags) {
+  return write_page(run_dir, records, baseline, trends_href, diags);
 }

@@ -398,6 +398,10 @@ const char *tqh_results_run_id(const tqh_results_t *results) {
   return results->run_id;
 }
 
+const tqh_records_t *tqh_results_records(const tqh_results_t *results) {
+  return &results->records;
+}
+
 static tq_status_t check_id(const char *id) {
   if (!tqh_results_id_is_safe(id))
     return TQ_STATUS(TQ_INVALID_ARGUMENT,

@@ -36,6 +36,7 @@
 
 #include "torq/base/arena.h"
 #include "torq/base/status.h"
+#include "torq/harness/journal.h"
 #include "torq/harness/results.h"
 
 #ifdef __cplusplus
@@ -103,6 +104,11 @@ tq_status_t tqh_history_add_run(tqh_history_t *history, const tqh_history_run_t 
  * (may be NULL) the tests recorded. Errors: TQ_NOT_FOUND (no journal), TQ_INVALID_INPUT
  * (run.json unreadable), TQ_IO. */
 tq_status_t tqh_history_record_dir(tqh_history_t *history, const char *run_dir, int *out_added,
+                                   size_t *out_tests) TQ_MUST_USE;
+/* The same, with the run's journal already read into `records` (tqh_results_records of the
+ * run just finished; the journal is not read again). */
+tq_status_t tqh_history_record_run(tqh_history_t *history, const char *run_dir,
+                                   const tqh_records_t *records, int *out_added,
                                    size_t *out_tests) TQ_MUST_USE;
 /* The same for a merged run: `run_dir` replaces the `count` runs it was merged from (their
  * folders; a folder whose run.json has no run_id is passed over), which leave the history with

@@ -43,6 +43,7 @@
 #include "torq/base/str.h"
 #include "torq/harness/baseline.h"
 #include "torq/harness/diag.h"
+#include "torq/harness/journal.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,6 +66,11 @@ tq_status_t tqh_html_escape(const char *text, size_t len, tq_buf_t *out) TQ_MUST
  * (no journal), TQ_IO (naming the file), TQ_OUT_OF_MEMORY. */
 tq_status_t tqh_html_report_write(const char *run_dir, tqh_baseline_t *baseline,
                                   const char *trends_href, tqh_diags_t *diags) TQ_MUST_USE;
+/* The same, with the run's journal already read into `records` (tqh_results_records of the
+ * run just finished; the journal is not read again). */
+tq_status_t tqh_html_report_write_records(const char *run_dir, const tqh_records_t *records,
+                                          tqh_baseline_t *baseline, const char *trends_href,
+                                          tqh_diags_t *diags) TQ_MUST_USE;
 
 #ifdef __cplusplus
 }

@@ -288,6 +288,12 @@ tq_status_t tqh_results_test_finished(tqh_results_t *results,
  * otherwise TQH_OUTCOME_COUNT entries). */
 size_t tqh_results_count(tqh_results_t *results, size_t *out_counts);
 
+/* The records of the run's journal, each line as written and read back: what tqh_journal_read
+ * gives for RUN_DIR/journal.jsonl. Borrowed; after tqh_results_finish they stay as they are
+ * until tqh_results_destroy (before it, tqh_results_test_finished adds to them). */
+struct tqh_records_s;
+const struct tqh_records_s *tqh_results_records(const tqh_results_t *results);
+
 /* Regenerates junit.xml and summary.txt now (whatever the throttle) and rewrites run.json with
  * the finish time and the outcome counts. Call once, after the last test (also after SIGINT,
  * once the remaining tests were recorded as NOT_RUN). */
