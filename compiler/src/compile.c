@@ -128,7 +128,7 @@ tq_status_t tqc_compiled_pack(const tqc_compiled_t *compiled, tq_buf_t *out) {
                      " bytes for a module (the runtime loads no larger file)",
                      compiled->source_path ? compiled->source_path : "<input>", size,
                      TQF_MODULE_MAX_BYTES);
-  TQ_TRY(tq_buf_reserve(out, size));
+  TQ_TRY(tq_buf_reserve_filled(out, size));
   size_t written = torq__module__pack(compiled->module, (uint8_t *)out->data + out->len);
   if (written != size)
     return TQ_STATUS(TQ_INTERNAL, "protobuf-c packed %zu bytes of %zu", written, size);

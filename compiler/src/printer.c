@@ -266,7 +266,7 @@ static void print_dense(printer_t *pr, const tqc_attr_t *a) {
         put(pr, h, 2);
       }
     } else if (!pr->st) {
-      pr->st = tq_buf_reserve(pr->out, a->dense.size * 2);
+      pr->st = tq_buf_reserve_filled(pr->out, a->dense.size * 2);
       for (size_t i = 0; i < a->dense.size && !pr->st; i++) {
         char h[2] = {hex[a->dense.data[i] >> 4], hex[a->dense.data[i] & 15]};
         put(pr, h, 2);

@@ -89,7 +89,7 @@ static tq_status_t oom(void) {
     if ((count) == (cap)) {                                                                       \
       size_t ncap_ = (cap) ? (cap) * 2 : 256;                                                     \
       if (ncap_ > SIZE_MAX / sizeof(*(arr))) return oom();                                        \
-      void *p_ = tq_realloc((arr), ncap_ * sizeof(*(arr)));                                       \
+      void *p_ = tq_realloc_huge((arr), ncap_ * sizeof(*(arr)));                                  \
       if (!p_) return oom();                                                                      \
       (arr) = p_;                                                                                 \
       (cap) = ncap_;                                                                              \
@@ -360,7 +360,7 @@ static tq_status_t on_event(ctx_t *c, const tqh_profile_event_t *e) {
 #define RESERVE(arr, cap, n)                                                                      \
   do {                                                                                            \
     if ((n) > SIZE_MAX / sizeof(*(arr))) return oom();                                            \
-    if ((n) && !((arr) = tq_malloc((n) * sizeof(*(arr))))) return oom();                          \
+    if ((n) && !((arr) = tq_malloc_huge((n) * sizeof(*(arr))))) return oom();                     \
     (cap) = (n);                                                                                  \
   } while (0)
 

@@ -187,7 +187,7 @@ static tq_status_t push(tqh_profile_t *p, const tqh_profile_event_t *e) {
   if (p->count == p->cap) {
     size_t cap = p->cap ? p->cap * 2 : 1024;
     if (cap > SIZE_MAX / sizeof(*p->events)) return oom();
-    tqh_profile_event_t *ev = tq_realloc(p->events, cap * sizeof(*ev));
+    tqh_profile_event_t *ev = tq_realloc_huge(p->events, cap * sizeof(*ev));
     if (!ev) return oom();
     p->events = ev;
     p->cap = cap;
@@ -567,7 +567,7 @@ static tq_status_t read_full(int fd, const char *path, char *buf, size_t size, s
 static void reserve_events(tqh_profile_t *p, size_t bytes) {
   size_t cap = bytes / 20 + 64;
   if (cap > SIZE_MAX / sizeof(*p->events)) return;
-  p->events = tq_malloc(cap * sizeof(*p->events));
+  p->events = tq_malloc_huge(cap * sizeof(*p->events));
   p->cap = p->events ? cap : 0;
 }
 

@@ -35,7 +35,7 @@ static tq_status_t reserve(tqh_intervals_t *set, size_t extra) {
     set->items = NULL;
     set->cap = 0;
   }
-  tqh_interval_t *items = tq_realloc(set->items, cap * sizeof(*items));
+  tqh_interval_t *items = tq_realloc_huge(set->items, cap * sizeof(*items));
   if (!items) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory for %zu intervals", cap);
   set->items = items;
   set->cap = cap;

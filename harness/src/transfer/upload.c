@@ -170,7 +170,7 @@ static tq_status_t read_optional(const char *path, size_t from, size_t limit, tq
   if (fstat(fd, &sb) != 0) st = TQ_STATUS(TQ_IO, "%s: %s", path, strerror(errno));
   size_t size = !st && (size_t)sb.st_size > from ? (size_t)sb.st_size - from : 0;
   if (!st && size > limit) st = TQ_STATUS(TQ_LIMIT, "%s: larger than %zu bytes", path, limit);
-  if (!st) st = tq_buf_reserve(out, size + 1);
+  if (!st) st = tq_buf_reserve_filled(out, size + 1);
   while (!st && out->len < size) {
     ssize_t n = pread(fd, out->data + out->len, size - out->len, (off_t)(from + out->len));
     if (n < 0 && errno == EINTR) continue;

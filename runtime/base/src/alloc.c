@@ -24,12 +24,12 @@ void tq_alloc_fail_after(long n) {
   atomic_store_explicit(&tq__fail_countdown, n < 0 ? -1 : n, memory_order_relaxed);
 }
 
-/* A block this large (which malloc maps on its own, untouched) is asked to be backed by
- * transparent huge pages where the system offers them on request (enabled = madvise, Debian's
- * default): a million-event profile's arrays otherwise take a page fault per 4 KiB, and the
- * faults were a quarter of torq-annotate's time. From 2 MiB (not 4): the overview's interval sets
- * of such a profile are 2 to 4 MiB each, and were half the faults of writing its .pb. Nothing
- * changes where THP is off or always on. */
+/* A block of tq_malloc_huge this large (which malloc maps on its own, untouched) is asked to be
+ * backed by transparent huge pages where the system offers them on request (enabled = madvise,
+ * Debian's default): a million-event profile's arrays otherwise take a page fault per 4 KiB, and
+ * the faults were a quarter of torq-annotate's time. From 2 MiB (not 4): the overview's interval
+ * sets of such a profile are 2 to 4 MiB each, and were half the faults of writing its .pb.
+ * Nothing changes where THP is off or always on. */
 #define TQ_HUGE_MIN ((size_t)2 << 20)
 #define TQ_HUGE_PAGE ((size_t)2 << 20)
 
@@ -77,8 +77,7 @@ static void *tq__advise_huge(void *p, size_t size) {
 /* Zero-size requests get one byte, so that NULL always means out of memory. */
 void *tq_malloc(size_t size) {
   if (tq__alloc_should_fail()) return NULL;
-  size_t n = tq__huge_request(size ? size : 1);
-  return tq__advise_huge(malloc(n), n);
+  return malloc(size ? size : 1);
 }
 
 void *tq_calloc(size_t count, size_t size) {
@@ -86,11 +85,21 @@ void *tq_calloc(size_t count, size_t size) {
   if (count == 0 || size == 0) count = size = 1;
   /* Checked here rather than left to calloc, which sanitizers report as a fault. */
   if (count > SIZE_MAX / size) return NULL;
-  size_t n = tq__huge_request(count * size);
-  return tq__advise_huge(calloc(n, 1), n);
+  return calloc(count, size);
 }
 
 void *tq_realloc(void *ptr, size_t size) {
+  if (tq__alloc_should_fail()) return NULL;
+  return realloc(ptr, size ? size : 1);
+}
+
+void *tq_malloc_huge(size_t size) {
+  if (tq__alloc_should_fail()) return NULL;
+  size_t n = tq__huge_request(size ? size : 1);
+  return tq__advise_huge(malloc(n), n);
+}
+
+void *tq_realloc_huge(void *ptr, size_t size) {
   if (tq__alloc_should_fail()) return NULL;
   size_t n = tq__huge_request(size ? size : 1);
   return tq__advise_huge(realloc(ptr, n), n);

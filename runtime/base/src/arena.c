@@ -61,7 +61,8 @@ static tq_arena_block_t *tq__arena_grow(tq_arena_t *arena, size_t need) {
   }
   size_t bytes;
   if (!tq_size_add(size, TQ_ARENA_HEADER, &bytes)) return NULL;
-  tq_arena_block_t *b = tq_malloc(bytes);
+  /* A block for one large request is filled by it (a copied model text, a literal's bytes). */
+  tq_arena_block_t *b = size > arena->block_size ? tq_malloc_huge(bytes) : tq_malloc(bytes);
   if (!b) return NULL;
   b->size = size;
   b->used = 0;

@@ -27,7 +27,8 @@ void tq_buf_clear(tq_buf_t *buf) {
   if (buf->data) buf->data[0] = '\0';
 }
 
-tq_status_t tq_buf_reserve(tq_buf_t *buf, size_t extra) {
+/* `filled`: the room is to be written now. */
+static tq_status_t reserve(tq_buf_t *buf, size_t extra, int filled) {
   size_t need;
   if (!tq_size_add(buf->len, extra, &need) || (buf->limit && need > buf->limit))
     return TQ_STATUS(TQ_LIMIT, "buffer of %zu bytes cannot grow by %zu: over the limit of %zu bytes",
@@ -44,7 +45,11 @@ tq_status_t tq_buf_reserve(tq_buf_t *buf, size_t extra) {
     }
   }
   if (buf->limit && cap - 1 > buf->limit) cap = buf->limit + 1;
-  char *data = tq_realloc(buf->data, cap);
+  /* On huge pages (tq_realloc_huge) when it is written from its start: its bytes are coming now,
+   * or it grows as they come (a quarter of the new room written already: appends, which double
+   * it when it is full). Room taken ahead of its bytes (an empty buffer's) is not. */
+  int huge = filled || buf->len >= cap / 4;
+  char *data = huge ? tq_realloc_huge(buf->data, cap) : tq_realloc(buf->data, cap);
   if (!data)
     return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory growing a buffer to %zu bytes", cap);
   data[buf->len] = '\0';
@@ -53,8 +58,12 @@ tq_status_t tq_buf_reserve(tq_buf_t *buf, size_t extra) {
   return NULL;
 }
 
+tq_status_t tq_buf_reserve(tq_buf_t *buf, size_t extra) { return reserve(buf, extra, 0); }
+
+tq_status_t tq_buf_reserve_filled(tq_buf_t *buf, size_t extra) { return reserve(buf, extra, 1); }
+
 tq_status_t tq_buf_append(tq_buf_t *buf, const void *data, size_t len) {
-  TQ_TRY(tq_buf_reserve(buf, len));
+  TQ_TRY(tq_buf_reserve_filled(buf, len));
   if (len) memcpy(buf->data + buf->len, data, len);
   buf->len += len;
   buf->data[buf->len] = '\0';
@@ -92,7 +101,7 @@ tq_status_t tq_buf_vprintf(tq_buf_t *buf, const char *fmt, va_list ap) {
   }
   /* It did not fit: what was written past the end is not the buffer's. */
   if (buf->data) buf->data[buf->len] = '\0';
-  TQ_TRY(tq_buf_reserve(buf, (size_t)n));
+  TQ_TRY(tq_buf_reserve_filled(buf, (size_t)n));
   va_copy(ap2, ap);
   vsnprintf(buf->data + buf->len, (size_t)n + 1, fmt, ap2);
   va_end(ap2);

@@ -90,9 +90,10 @@ tq_status_t tq__file_read_some(int fd, const char *path, void *dst, size_t len, 
  * grow while it is read. */
 static tq_status_t tq__file_read_fd(int fd, const char *path, size_t size, size_t limit,
                                     tq_buf_t *buf) {
-  /* One byte beyond the expected size lets the final, end-of-file read happen without growing. */
+  /* One byte beyond the expected size lets the final, end-of-file read happen without growing.
+   * The reads fill that room at once. */
   size_t first = size < SIZE_MAX - 1 ? size + 1 : size;
-  TQ_TRY(tq_buf_reserve(buf, first));
+  TQ_TRY(tq_buf_reserve_filled(buf, first));
   for (;;) {
     if (buf->cap - buf->len <= 1) TQ_TRY(tq_buf_reserve(buf, TQ_FILE_READ_CHUNK));
     size_t n;

@@ -8,6 +8,8 @@
 
 #include "helpers.h"
 #include "torq/base/alloc.h"
+#include "torq/base/file.h"
+#include "torq/base/str.h"
 
 START_TEST(alloc_fail_after_n_allows_exactly_n_allocations) {
   void *p[3];
@@ -18,11 +20,14 @@ START_TEST(alloc_fail_after_n_allows_exactly_n_allocations) {
   void *m = tq_malloc(8);
   void *c = tq_calloc(1, 1);
   char *d = tq_strndup("x", 1);
+  void *hm = tq_malloc_huge((size_t)4 << 20), *hr = tq_realloc_huge(NULL, (size_t)4 << 20);
   tq_alloc_fail_after(-1);
   for (int i = 0; i < 3; i++) ck_assert_ptr_nonnull(p[i]);
   ck_assert_ptr_null(m);
   ck_assert_ptr_null(c);
   ck_assert_ptr_null(d);
+  ck_assert_ptr_null(hm);
+  ck_assert_ptr_null(hr);
   void *after = tq_malloc(8);
   ck_assert_ptr_nonnull(after);
   tq_free(after);
@@ -51,13 +56,13 @@ static char *vm_flags_at(uintptr_t addr, uintptr_t *end) {
   return flags;
 }
 
-/* A block of 2 MiB or more is advised to transparent huge pages (VmFlags "hg") to its end, and
- * stays so once realloc grew it, its bytes kept. Where the kernel has no THP, there is nothing
- * to advise. */
+/* A block of tq_malloc_huge of 2 MiB or more is advised to transparent huge pages (VmFlags "hg")
+ * to its end, and stays so once tq_realloc_huge grew it, its bytes kept. Where the kernel has no
+ * THP, there is nothing to advise. */
 START_TEST(alloc_large_blocks_are_advised_to_huge_pages_whole) {
   if (access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) != 0) return;
   size_t size = (size_t)8 << 20;
-  char *p = tq_malloc(size);
+  char *p = tq_malloc_huge(size);
   ck_assert_ptr_nonnull(p);
   uintptr_t end = 0;
   char *flags = vm_flags_at((uintptr_t)p, &end);
@@ -66,7 +71,7 @@ START_TEST(alloc_large_blocks_are_advised_to_huge_pages_whole) {
   ck_assert_msg(end >= (uintptr_t)p + size, "the advice stops before the block's end");
   free(flags);
   memset(p, 7, size);
-  char *q = tq_realloc(p, size * 4);
+  char *q = tq_realloc_huge(p, size * 4);
   ck_assert_ptr_nonnull(q);
   ck_assert_int_eq(q[size - 1], 7);
   flags = vm_flags_at((uintptr_t)q + size * 4 - 1, &end);
@@ -74,6 +79,68 @@ START_TEST(alloc_large_blocks_are_advised_to_huge_pages_whole) {
   ck_assert_msg(strstr(flags, " hg") != NULL, "VmFlags:%s", flags);
   free(flags);
   tq_free(q);
+}
+END_TEST
+
+/* tq_malloc, tq_calloc and tq_realloc give no advice, however large the block: a buffer that is
+ * seldom filled would pay for whole huge pages. (malloc maps a block this large on its own, so
+ * its mapping's flags are its own.) */
+START_TEST(alloc_plain_large_blocks_are_not_advised) {
+  if (access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) != 0) return;
+  size_t size = (size_t)8 << 20;
+  char *blocks[3] = {tq_malloc(size), tq_calloc(size, 1), tq_realloc(tq_malloc(16), size)};
+  for (int i = 0; i < 3; i++) {
+    ck_assert_ptr_nonnull(blocks[i]);
+    uintptr_t end = 0;
+    char *flags = vm_flags_at((uintptr_t)blocks[i] + size / 2, &end);
+    ck_assert_ptr_nonnull(flags);
+    ck_assert_msg(strstr(flags, " hg") == NULL, "block %d: VmFlags:%s", i, flags);
+    free(flags);
+    tq_free(blocks[i]);
+  }
+}
+END_TEST
+
+/* A buffer's room for bytes about to be written (tq_buf_reserve_filled, and so a file's bytes
+ * read whole) is advised, and so is a buffer grown by its appends; room taken ahead of its bytes
+ * (tq_buf_reserve of an empty buffer) is not. */
+START_TEST(alloc_filled_buffers_are_advised_and_room_ahead_not) {
+  if (access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) != 0) return;
+  size_t size = (size_t)6 << 20;
+  char dir[] = "/tmp/torq-alloc-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[64];
+  snprintf(path, sizeof path, "%s/f", dir);
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  for (size_t i = 0; i < size; i++) fputc((int)(i % 251), f);
+  ck_assert_int_eq(fclose(f), 0);
+  tq_buf_t read, filled, appended, ahead;
+  tq_buf_init(&filled, 0);
+  tq_buf_init(&appended, 0);
+  tq_buf_init(&ahead, 0);
+  ck_assert_ptr_null(tq_file_read(path, 0, &read));
+  ck_assert_uint_eq(read.len, size);
+  ck_assert_int_eq((unsigned char)read.data[size - 1], (size - 1) % 251);
+  ck_assert_ptr_null(tq_buf_reserve_filled(&filled, size));
+  char line[4096];
+  memset(line, 'x', sizeof line);
+  while (appended.len < size) ck_assert_ptr_null(tq_buf_append(&appended, line, sizeof line));
+  ck_assert_ptr_null(tq_buf_reserve(&ahead, size));
+  const tq_buf_t *bufs[4] = {&read, &filled, &appended, &ahead};
+  for (int i = 0; i < 4; i++) {
+    uintptr_t end = 0;
+    char *flags = vm_flags_at((uintptr_t)bufs[i]->data + size / 2, &end);
+    ck_assert_ptr_nonnull(flags);
+    ck_assert_msg((strstr(flags, " hg") != NULL) == (i < 3), "buffer %d: VmFlags:%s", i, flags);
+    free(flags);
+  }
+  tq_buf_deinit(&read);
+  tq_buf_deinit(&filled);
+  tq_buf_deinit(&appended);
+  tq_buf_deinit(&ahead);
+  ck_assert_int_eq(unlink(path), 0);
+  ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
@@ -109,7 +176,7 @@ START_TEST(alloc_large_blocks_start_on_a_huge_page) {
   }
   if (!strstr(mode, "[madvise]") && !strstr(mode, "[always]")) return;
   size_t size = (size_t)6 << 20;
-  char *p = tq_malloc(size);
+  char *p = tq_malloc_huge(size);
   ck_assert_ptr_nonnull(p);
   uintptr_t huge = (uintptr_t)2 << 20;
   if ((uintptr_t)p % huge != 16) {
@@ -150,12 +217,17 @@ START_TEST(alloc_zero_size_returns_a_freeable_pointer) {
   void *m = tq_malloc(0);
   void *c = tq_calloc(0, 16);
   void *r = tq_realloc(NULL, 0);
+  void *hm = tq_malloc_huge(0), *hr = tq_realloc_huge(NULL, 0);
   ck_assert_ptr_nonnull(m);
   ck_assert_ptr_nonnull(c);
   ck_assert_ptr_nonnull(r);
+  ck_assert_ptr_nonnull(hm);
+  ck_assert_ptr_nonnull(hr);
   tq_free(m);
   tq_free(c);
   tq_free(r);
+  tq_free(hm);
+  tq_free(hr);
   tq_free(NULL);
 }
 END_TEST
@@ -187,6 +259,8 @@ Suite *alloc_suite(void) {
   tcase_add_test(tc, alloc_realloc_failure_keeps_the_original_block);
   tcase_add_test(tc, alloc_large_blocks_are_advised_to_huge_pages_whole);
   tcase_add_test(tc, alloc_large_blocks_start_on_a_huge_page);
+  tcase_add_test(tc, alloc_plain_large_blocks_are_not_advised);
+  tcase_add_test(tc, alloc_filled_buffers_are_advised_and_room_ahead_not);
   tcase_add_test(tc, alloc_zero_size_returns_a_freeable_pointer);
   tcase_add_test(tc, alloc_strndup_copies_len_bytes_and_a_nul);
   tcase_add_test(tc, alloc_calloc_overflow_returns_null);

@@ -72,9 +72,9 @@ typedef struct tqh_out_file_s {
   int failed; /* errno of the first failed write, or 0 */
 } tqh_out_file_t;
 
-/* Half a MiB, so that the buffer (the chunk and a record, doubled: 1 MiB) stays below the size
- * that tq_malloc advises to huge pages: a runner writes three outputs per profiled test, and
- * each advised buffer cost a madvise and a 2 MiB page. */
+/* Half a MiB: a million-event output is written in about a hundred writes, and the buffer (the
+ * chunk and a record, doubled: 1 MiB) stays small for the three outputs of each profiled test
+ * of a runner. Its room is taken ahead of its bytes, so it gets no huge-page advice (str.h). */
 #define TQH_OUT_FILE_CHUNK ((size_t)512 << 10)
 
 tq_status_t tqh_out_file_open(tqh_out_file_t *out, const char *path) TQ_MUST_USE;

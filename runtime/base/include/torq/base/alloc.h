@@ -14,6 +14,16 @@ void *tq_calloc(size_t count, size_t size);
 void *tq_realloc(void *ptr, size_t size);
 void tq_free(void *ptr);
 
+/* For a large array that is written from its start soon after it is taken (a file's bytes, the
+ * events of a profile as they are read, the rows made from them): a block of 2 MiB or more is
+ * asked to be backed by transparent huge pages where the system offers them on request (Debian's
+ * default), a page fault per 2 MiB instead of per 4 KiB, and at most one huge page past its last
+ * written byte is filled for nothing. tq_malloc and tq_realloc give no such advice: a large
+ * buffer that is seldom filled would pay for whole huge pages. Otherwise as tq_malloc and
+ * tq_realloc (freed with tq_free, grown with either). */
+void *tq_malloc_huge(size_t size);
+void *tq_realloc_huge(void *ptr, size_t size);
+
 /* Returns a heap copy of the `len` bytes at `s` plus a NUL, or NULL when memory runs out. */
 char *tq_strndup(const char *s, size_t len);
 

@@ -42,8 +42,13 @@ void tq_buf_init(tq_buf_t *buf, size_t limit);
 void tq_buf_deinit(tq_buf_t *buf);
 void tq_buf_clear(tq_buf_t *buf); /* len = 0, keeps the memory */
 
-/* Ensures room for `extra` more bytes (plus the NUL). */
+/* Ensures room for `extra` more bytes (plus the NUL). A buffer that grows as its bytes come (a
+ * quarter of its new room written already) takes the room with tq_realloc_huge (alloc.h); room
+ * taken ahead of its bytes (an empty buffer's, for a chunk of output) with tq_realloc. */
 tq_status_t tq_buf_reserve(tq_buf_t *buf, size_t extra) TQ_MUST_USE;
+/* The same for `extra` bytes about to be written (a file's; what tq_buf_append and tq_buf_printf
+ * add): always with tq_realloc_huge. */
+tq_status_t tq_buf_reserve_filled(tq_buf_t *buf, size_t extra) TQ_MUST_USE;
 tq_status_t tq_buf_append(tq_buf_t *buf, const void *data, size_t len) TQ_MUST_USE;
 tq_status_t tq_buf_append_cstr(tq_buf_t *buf, const char *s) TQ_MUST_USE;
 tq_status_t tq_buf_putc(tq_buf_t *buf, char c) TQ_MUST_USE;
