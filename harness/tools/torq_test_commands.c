@@ -22,9 +22,7 @@ int tt_write_html_report(const char *run_dir, const tqh_records_t *records,
                          tqh_baseline_t *baseline, const char *trends_href) {
   tqh_diags_t diags;
   tqh_diags_init(&diags);
-  tq_status_t st = records ? tqh_html_report_write_records(run_dir, records, baseline,
-                                                           trends_href, &diags)
-                           : tqh_html_report_write(run_dir, baseline, trends_href, &diags);
+  tq_status_t st = tqh_html_report_write_records(run_dir, records, baseline, trends_href, &diags);
   tqh_diags_deinit(&diags);
   if (!st) return 1;
   char *text = tq_status_format(st, 0);

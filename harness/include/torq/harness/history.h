@@ -106,7 +106,7 @@ tq_status_t tqh_history_add_run(tqh_history_t *history, const tqh_history_run_t 
 tq_status_t tqh_history_record_dir(tqh_history_t *history, const char *run_dir, int *out_added,
                                    size_t *out_tests) TQ_MUST_USE;
 /* The same, with the run's journal already read into `records` (tqh_results_records of the
- * run just finished; the journal is not read again). */
+ * run just finished; the journal is not read again). NULL: read it, as tqh_history_record_dir. */
 tq_status_t tqh_history_record_run(tqh_history_t *history, const char *run_dir,
                                    const tqh_records_t *records, int *out_added,
                                    size_t *out_tests) TQ_MUST_USE;

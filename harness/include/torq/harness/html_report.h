@@ -67,7 +67,7 @@ tq_status_t tqh_html_escape(const char *text, size_t len, tq_buf_t *out) TQ_MUST
 tq_status_t tqh_html_report_write(const char *run_dir, tqh_baseline_t *baseline,
                                   const char *trends_href, tqh_diags_t *diags) TQ_MUST_USE;
 /* The same, with the run's journal already read into `records` (tqh_results_records of the
- * run just finished; the journal is not read again). */
+ * run just finished; the journal is not read again). NULL: read it, as tqh_html_report_write. */
 tq_status_t tqh_html_report_write_records(const char *run_dir, const tqh_records_t *records,
                                           tqh_baseline_t *baseline, const char *trends_href,
                                           tqh_diags_t *diags) TQ_MUST_USE;
