@@ -32,6 +32,9 @@ static inline char *tqh__put_u64(char *p, uint64_t v) {
  * (annotate_csv.c). */
 tq_status_t tqh__write_file(const char *path, const void *data, size_t len) TQ_MUST_USE;
 
+/* The parts of workbooks this process emitted from annotate_xlsx.c's memo (for its tests). */
+uint64_t tqh__xlsx_memo_served(void);
+
 /* ---- The Perfetto writer (perfetto_writer.c), shared by the annotation and the compile-time trace --- */
 
 typedef struct tqh__pf_track_s {

@@ -6,8 +6,15 @@
  * strings, the same XML byte for byte, ECMA-376 SpreadsheetML), less its theme part, which no
  * cell of ours refers to. The zip (PKWARE's APPNOTE) has one deflated entry per part, each
  * followed by a data descriptor (general purpose flag bit 3: its CRC-32 and sizes are known only
- * once the part is written), then the central directory. */
+ * once the part is written), then the central directory.
+ *
+ * Most parts are the same in every workbook of a run (the styles, the relationships), and a test
+ * repeated gives the same sheet: a small part already deflated in this process is emitted again
+ * from a memo of its text and bytes. Deflate's output depends only on its input and settings, so
+ * the file is byte for byte the one deflating again would give; for a small profile that saves
+ * most of the file's cost (one Huffman table per part). */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
@@ -112,6 +119,68 @@ static void fixed_fields(unsigned char *p, const entry_t *e, size_t name_len) {
   put16(p + 24, 0); /* extra field */
 }
 
+/* ---- The memo of small parts ------------------------------------------------------------- */
+
+/* Parts of at most MEMO_MAX_TEXT bytes, the MEMO_SLOTS used last (a workbook has 8 parts, 5 of
+ * them the same in every one of a run): at most 16 x 2 x 16 KiB. */
+#define MEMO_SLOTS 16
+#define MEMO_MAX_TEXT ((size_t)16 << 10)
+
+typedef struct {
+  char *text; /* the part's XML, then its deflated bytes */
+  size_t len, packed;
+  uint32_t crc;
+  uint64_t used; /* when it last served, for replacement */
+} memo_t;
+
+static memo_t g_memo[MEMO_SLOTS];
+static uint64_t g_memo_clock, g_memo_served;
+static pthread_mutex_t g_memo_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* The deflated bytes (appended to `out`) and CRC-32 of text `xml` when the memo has them: 1,
+ * else 0. */
+static int memo_lookup(const tq_buf_t *xml, uint32_t *crc, tq_buf_t *out) {
+  int found = 0;
+  pthread_mutex_lock(&g_memo_mu);
+  for (size_t i = 0; i < MEMO_SLOTS; i++) {
+    memo_t *m = &g_memo[i];
+    if (!m->text || m->len != xml->len || memcmp(m->text, xml->data, xml->len) != 0) continue;
+    found = tq_buf_append(out, m->text + m->len, m->packed) == NULL;
+    if (found) {
+      m->used = ++g_memo_clock;
+      *crc = m->crc;
+      g_memo_served++;
+    }
+    break;
+  }
+  pthread_mutex_unlock(&g_memo_mu);
+  return found;
+}
+
+uint64_t tqh__xlsx_memo_served(void) {
+  pthread_mutex_lock(&g_memo_mu);
+  uint64_t n = g_memo_served;
+  pthread_mutex_unlock(&g_memo_mu);
+  return n;
+}
+
+/* Keeps text `xml` and its deflated bytes in the slot used longest ago (when memory allows). */
+static void memo_keep(const tq_buf_t *xml, const tq_buf_t *packed, uint32_t crc) {
+  char *copy = tq_malloc(xml->len + packed->len + 1);
+  if (!copy) return;
+  memcpy(copy, xml->data, xml->len);
+  if (packed->len) memcpy(copy + xml->len, packed->data, packed->len);
+  pthread_mutex_lock(&g_memo_mu);
+  memo_t *victim = &g_memo[0];
+  for (size_t i = 1; i < MEMO_SLOTS; i++)
+    if (g_memo[i].used < victim->used) victim = &g_memo[i];
+  tq_free(victim->text);
+  *victim = (memo_t){copy, xml->len, packed->len, crc, ++g_memo_clock};
+  pthread_mutex_unlock(&g_memo_mu);
+}
+
+/* ---- The zip (continued) ------------------------------------------------------------------- */
+
 static tq_status_t zip_begin(zip_t *z, const char *name) {
   if (z->num_entries == z->cap_entries) {
     size_t cap = z->cap_entries ? z->cap_entries * 2 : 16;
@@ -135,8 +204,6 @@ static tq_status_t zip_begin(zip_t *z, const char *name) {
   TQ_TRY(zip_emit(z, name, name_len));
   isal_deflate_init(&z->zs);
   z->zs.level = 1;
-  z->zs.level_buf = z->level_buf;
-  z->zs.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
   z->zs.gzip_flag = IGZIP_DEFLATE;
   z->crc = 0;
   z->size = z->packed = 0;
@@ -144,9 +211,16 @@ static tq_status_t zip_begin(zip_t *z, const char *name) {
   return NULL;
 }
 
-/* Deflates the pending text (all of it, and the stream's end when `last`). */
-static tq_status_t zip_deflate(zip_t *z, int last) {
+/* Deflates the pending text (all of it, and the stream's end when `last`); the bytes made are
+ * also appended to `copy` when given. */
+static tq_status_t zip_deflate(zip_t *z, int last, tq_buf_t *copy) {
   unsigned char out[64 << 10];
+  /* Its working memory (270 KiB) only when something is deflated: a workbook made from the memo
+   * needs none. */
+  if (!z->level_buf && !(z->level_buf = tq_malloc(ISAL_DEF_LVL1_DEFAULT)))
+    return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory writing %s", z->path);
+  z->zs.level_buf = z->level_buf;
+  z->zs.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
   z->crc = crc32_gzip_refl(z->crc, (const unsigned char *)z->xml.data, z->xml.len);
   z->size += z->xml.len;
   if (z->size > MAX_ZIP)
@@ -164,14 +238,41 @@ static tq_status_t zip_deflate(zip_t *z, int last) {
     size_t made = sizeof(out) - z->zs.avail_out;
     z->packed += made;
     if (made) TQ_TRY(zip_emit(z, out, made));
+    if (made && copy) TQ_TRY(tq_buf_append(copy, out, made));
     if (last ? z->zs.internal_state.state == ZSTATE_END : z->zs.avail_in == 0) break;
   }
   tq_buf_clear(&z->xml);
   return NULL;
 }
 
+/* A part whole in its pending text (none of it deflated yet) and small goes by the memo. */
+static tq_status_t zip_end_part(zip_t *z) {
+  if (z->size != 0 || !z->xml.len || z->xml.len > MEMO_MAX_TEXT) return zip_deflate(z, 1, NULL);
+  tq_buf_t bytes;
+  tq_buf_init(&bytes, 0);
+  uint32_t crc = 0;
+  tq_status_t st = NULL;
+  if (memo_lookup(&z->xml, &crc, &bytes)) {
+    st = zip_emit(z, bytes.data, bytes.len);
+    z->crc = crc;
+    z->size = z->xml.len;
+    z->packed = bytes.len;
+    tq_buf_clear(&z->xml);
+  } else {
+    /* zip_deflate consumes the pending text: a copy is kept for the memo first. */
+    tq_buf_t text;
+    tq_buf_init(&text, 0);
+    st = tq_buf_append(&text, z->xml.data, z->xml.len);
+    if (!st) st = zip_deflate(z, 1, &bytes);
+    if (!st) memo_keep(&text, &bytes, z->crc);
+    tq_buf_deinit(&text);
+  }
+  tq_buf_deinit(&bytes);
+  return st;
+}
+
 static tq_status_t zip_end(zip_t *z) {
-  TQ_TRY(zip_deflate(z, 1));
+  TQ_TRY(zip_end_part(z));
   entry_t *e = &z->entries[z->num_entries - 1];
   e->crc = z->crc;
   e->size = (uint32_t)z->size;
@@ -217,7 +318,7 @@ static tq_status_t zip_finish(zip_t *z) {
 
 static tq_status_t xml_n(zip_t *z, const char *s, size_t n) {
   TQ_TRY(tq_buf_append(&z->xml, s, n));
-  return z->xml.len >= XML_CHUNK ? zip_deflate(z, 0) : NULL;
+  return z->xml.len >= XML_CHUNK ? zip_deflate(z, 0, NULL) : NULL;
 }
 
 static tq_status_t xml(zip_t *z, const char *s) { return xml_n(z, s, strlen(s)); }
@@ -228,7 +329,7 @@ static tq_status_t xml_printf(zip_t *z, const char *fmt, ...) {
   va_start(ap, fmt);
   tq_status_t st = tq_buf_vprintf(&z->xml, fmt, ap);
   va_end(ap);
-  return st ? st : z->xml.len >= XML_CHUNK ? zip_deflate(z, 0) : NULL;
+  return st ? st : z->xml.len >= XML_CHUNK ? zip_deflate(z, 0, NULL) : NULL;
 }
 
 /* A whole small part. */
@@ -542,9 +643,8 @@ tq_status_t tqh_annotation_write_xlsx(const tqh_annotation_t *ann, const char *p
   memset(&z, 0, sizeof(z));
   z.path = path;
   tq_buf_init(&z.xml, 0);
-  z.level_buf = tq_malloc(ISAL_DEF_LVL1_DEFAULT);
   tq_status_t st = NULL;
-  if (!rows || !z.level_buf) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory writing %s", path);
+  if (!rows) st = TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory writing %s", path);
   if (!st) st = tqh_out_file_open(&z.out, path);
   int opened = !st;
   if (!st) st = tq_buf_reserve(&z.xml, XML_CHUNK + 4096);
