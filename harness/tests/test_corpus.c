@@ -238,7 +238,12 @@ START_TEST(corpus_compile_run_annotate_every_model) {
     free(diags);
     TH_OK(tqh_annotation_write(ann, csv));
     TH_OK(tqh_annotation_write(ann, xlsx));
-    TH_OK(tqh_annotation_write(ann, pb));
+    /* The overview the trace's writer gives is the one read back from it. */
+    tqh_overview_t written;
+    tqh_perfetto_options_t po;
+    tqh_perfetto_options_initialize(&po);
+    po.overview = &written;
+    TH_OK(tqh_annotation_write_perfetto_opt(ann, pb, &po));
     check_csv(paths[i], csv, m, ok);
     rows += ann->num_rows;
     for (size_t r = 0; r < ann->num_rows; r++) nss_rows += ann->rows[r].job_id >= 0;
@@ -250,6 +255,16 @@ START_TEST(corpus_compile_run_annotate_every_model) {
     tqh_overview_t ov;
     const char *pbs[1] = {pb};
     TH_OK(tqh_overview_read(pbs, 1, &ov));
+    ck_assert_msg(ov.count == written.count && ov.count > 0, "%s: %zu metrics written, %zu read",
+                  paths[i], written.count, ov.count);
+    for (size_t k = 0; k < ov.count; k++) {
+      ck_assert_str_eq(written.metrics[k].name, ov.metrics[k].name);
+      ck_assert_str_eq(written.metrics[k].key, ov.metrics[k].key);
+      ck_assert_msg(written.metrics[k].ns == ov.metrics[k].ns, "%s: %s %llu ns written, %llu read",
+                    paths[i], ov.metrics[k].name, (unsigned long long)written.metrics[k].ns,
+                    (unsigned long long)ov.metrics[k].ns);
+    }
+    tqh_overview_deinit(&written);
     uint64_t overall = 0;
     ck_assert(tqh_overview_get(&ov, "OVERALL", &overall));
     /* OVERALL spans the work units: none (a model of views alone) gives 0. */

@@ -9,6 +9,7 @@
 #include "perfetto_trace.pb-c.h"
 #include "suites.h"
 #include "torq/harness/perfetto.h"
+#include "torq/harness/overview.h"
 #include "tq_test.h"
 
 static const tqh_trace_slice_t *find_slice(const tqh_trace_t *t, const char *track,
@@ -747,6 +748,50 @@ START_TEST(perfetto_detail_is_bounded_by_invocations_and_the_rest_is_not) {
 }
 END_TEST
 
+/* The overview the writer hands back is the one tqh_overview_read reads from the file, metric
+ * for metric and in its order; a trace that cannot be written hands back none. */
+START_TEST(perfetto_writer_gives_the_overview_the_trace_holds) {
+  char *dir = th_tmpdir();
+  char *dbg = th_path(dir, "dbg");
+  th_fixture_debug_info(dbg);
+  char *text = repeated_profile(3);
+  tqh_annotation_t *ann = th_annotate_text(dir, dbg, text);
+  ck_assert_uint_eq(ann->diags.count, 0);
+  char *pb = th_path(dir, "t.pb");
+  tqh_overview_t written, back;
+  tqh_perfetto_options_t po;
+  tqh_perfetto_options_initialize(&po);
+  po.overview = &written;
+  TH_OK(tqh_annotation_write_perfetto_opt(ann, pb, &po));
+  const char *paths[1] = {pb};
+  TH_OK(tqh_overview_read(paths, 1, &back));
+  ck_assert_uint_eq(written.count, N_OVERVIEW);
+  ck_assert_uint_eq(back.count, written.count);
+  uint64_t sum = 0;
+  for (size_t i = 0; i < back.count; i++) {
+    ck_assert_str_eq(written.metrics[i].name, back.metrics[i].name);
+    ck_assert_str_eq(written.metrics[i].key, back.metrics[i].key);
+    ck_assert_uint_eq(written.metrics[i].ns, back.metrics[i].ns);
+    sum += written.metrics[i].ns;
+  }
+  ck_assert_uint_gt(sum, 0);
+  tqh_overview_deinit(&back);
+  tqh_overview_deinit(&written);
+  char *bad = th_path(dir, "no/such/folder/t.pb");
+  tq_status_t st = tqh_annotation_write_perfetto_opt(ann, bad, &po);
+  ck_assert_ptr_nonnull(st);
+  tq_status_free(st);
+  ck_assert_uint_eq(written.count, 0);
+  ck_assert_ptr_null(written.metrics);
+  tqh_annotation_destroy(ann);
+  free(bad);
+  free(text);
+  free(pb);
+  free(dbg);
+  th_rmtree(dir);
+}
+END_TEST
+
 Suite *perfetto_suite(void) {
   Suite *s = suite_create("perfetto");
   TCase *tc = tcase_create("perfetto");
@@ -758,6 +803,7 @@ Suite *perfetto_suite(void) {
   tcase_add_test(tc, perfetto_interned_names_bytes_equal_protobuf_c_pack);
   tcase_add_test(tc, perfetto_reader_resolves_iids_and_refuses_undefined_ones);
   tcase_add_test(tc, perfetto_detail_is_bounded_by_invocations_and_the_rest_is_not);
+  tcase_add_test(tc, perfetto_writer_gives_the_overview_the_trace_holds);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -363,19 +363,23 @@ static size_t rank_of(const tqh_overview_metric_t *m) {
   return N_METRICS;
 }
 
+void tqh_overview_sort(tqh_overview_t *ov) {
+  /* A stable insertion sort by rank: a trace has a handful of metrics. */
+  for (size_t i = 1; i < ov->count; i++) {
+    tqh_overview_metric_t m = ov->metrics[i];
+    size_t r = rank_of(&m), k = i;
+    while (k > 0 && rank_of(&ov->metrics[k - 1]) > r) {
+      ov->metrics[k] = ov->metrics[k - 1];
+      k--;
+    }
+    ov->metrics[k] = m;
+  }
+}
+
 tq_status_t tqh_overview_read(const char *const *paths, size_t count, tqh_overview_t *out) {
   tqh_overview_init(out);
   for (size_t i = 0; i < count; i++) TQ_TRY(read_one(paths[i], out));
-  /* A stable insertion sort by rank: a trace has a handful of metrics. */
-  for (size_t i = 1; i < out->count; i++) {
-    tqh_overview_metric_t m = out->metrics[i];
-    size_t r = rank_of(&m), k = i;
-    while (k > 0 && rank_of(&out->metrics[k - 1]) > r) {
-      out->metrics[k] = out->metrics[k - 1];
-      k--;
-    }
-    out->metrics[k] = m;
-  }
+  tqh_overview_sort(out);
   return NULL;
 }
 

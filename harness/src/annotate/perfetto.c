@@ -200,7 +200,7 @@ static void hal_name(name_t *n, const tqh_annotation_t *ann, const tqh_span_t *s
 /* The `Host Profile Overview` process: one thread per metric, in the order of the threads'
  * names (the Torq tools' 00 to 15, then ours), one slice each from the run's start. */
 static tq_status_t write_overview(tqh__pf_writer_t *w, const tqh_overview_t *ov,
-                                  uint64_t parent, uint64_t t0) {
+                                  uint64_t parent, uint64_t t0, tqh_overview_t *written) {
   size_t n;
   const tqh_metric_info_t *known = tqh_overview_metrics(&n);
   const tqh_metric_info_t *order[64];
@@ -226,7 +226,10 @@ static tq_status_t write_overview(tqh__pf_writer_t *w, const tqh_overview_t *ov,
     int with_percent = strcmp(order[i]->label, TQH_METRIC_OVERALL) != 0;
     if (!st) st = tqh_overview_slice_name(order[i]->trace_label, ns, overall, with_percent, &name);
     if (!st) st = tqh__pf_slice_cat(w, &tr, t0, t0 + ns, name.data, TQH_OVERVIEW_CATEGORY);
+    /* Its thread's metric, and the one slice's length: what reading the trace gives. */
+    if (!st && written) st = tqh_overview_add(written, order[i]->label, ns);
   }
+  if (!st && written) tqh_overview_sort(written);
   tq_buf_deinit(&name);
   return st;
 }
@@ -276,7 +279,7 @@ static tq_status_t detail_admits(detail_t *d, const tqh_span_t *s, int *out) {
 }
 
 static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t *ann,
-                                    detail_t *detail) {
+                                    detail_t *detail, tqh_overview_t *written) {
   tqh__pf_track_t tr[T_COUNT];
   tqh_overview_t ov;
   tqh_overview_init(&ov);
@@ -339,7 +342,7 @@ static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t 
     st = named_slice(w, &tr[T_HOST_PROGRAMS], s->start_us * 1000, s->end_us * 1000, &name, 1);
   }
   uint64_t t0 = ov.has_start ? ov.start_ns : ann->has_time ? ann->first_us * 1000 : 0;
-  if (!st) st = write_overview(w, &ov, (uint64_t)T_OVERVIEW + 1, t0);
+  if (!st) st = write_overview(w, &ov, (uint64_t)T_OVERVIEW + 1, t0, written);
   tqh_overview_deinit(&ov);
   return st;
 }
@@ -359,6 +362,7 @@ tq_status_t tqh_annotation_write_perfetto_opt(const tqh_annotation_t *ann, const
                                               tqh_perfetto_options_t *options) {
   detail_t detail = {options->max_detail_invocations, 0, 0, NULL, 0};
   options->omitted_detail_runs = 0;
+  if (options->overview) tqh_overview_init(options->overview);
   tqh__pf_writer_t w;
   tqh__pf_init(&w);
   tq_status_t st = tqh_out_file_open(&w.file, path);
@@ -367,11 +371,13 @@ tq_status_t tqh_annotation_write_perfetto_opt(const tqh_annotation_t *ann, const
     return st;
   }
   w.streaming = 1;
-  st = write_annotation(&w, ann, &detail); /* streaming: every packet goes to w.file */
+  /* streaming: every packet goes to w.file */
+  st = write_annotation(&w, ann, &detail, options->overview);
   if (!st)
     st = tqh_out_file_commit(&w.file);
   else
     tqh_out_file_abort(&w.file);
+  if (st && options->overview) tqh_overview_deinit(options->overview);
   tqh__pf_deinit(&w);
   tq_free(detail.keys);
   options->omitted_detail_runs = detail.omitted;

@@ -101,7 +101,8 @@ void tqh__exec_recon_simulated(tqh_execution_t *e, const tqr_session_t *session)
 /* Each program's measured slot in a board's annotated profile, the mean over its runs. */
 void tqh__exec_recon_device(tqh_execution_t *e, const struct tqh_annotation_s *ann);
 
-/* The overview metrics read back from a Perfetto trace into the result (profile.c). */
+/* The overview metrics read back from a Perfetto trace (another tool's) into the result
+ * (profile.c). */
 tq_status_t tqh__exec_read_overview(const char *pb_path, tqh_test_result_t *r) TQ_MUST_USE;
 /* Copies the profile files to --torq-runtime-profiling-output-dir/<test folder>/ (profile.c). */
 void tqh__exec_copy_profiles(tqh_execution_t *e);

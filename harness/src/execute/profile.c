@@ -1,7 +1,7 @@
 /* The profile phase (execute.h): with profiling on, one more invocation on the simulator in a
  * fresh session writes profile.csv (a board's run downloads its own); it is annotated with the
- * debug info into annotated.csv, profile.xlsx and profile.pb, whose overview metrics are read
- * back into the result; --torq-runtime-profiling-output-dir gets a copy. */
+ * debug info into annotated.csv, profile.xlsx and profile.pb, whose overview metrics go into the
+ * result; --torq-runtime-profiling-output-dir gets a copy. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,20 +13,27 @@
 #include "torq/harness/overview.h"
 #include "torq/harness/process.h"
 
-/* The overview metrics, read back from the trace (so the reports show what the trace holds). */
+/* The overview metrics into the result: those profile.pb holds (so the reports show what the
+ * trace shows). */
+static tq_status_t add_overview(const tqh_overview_t *ov, tqh_test_result_t *r) {
+  tq_status_t st = NULL;
+  for (size_t i = 0; !st && i < ov->count; i++)
+    st = tqh_test_result_add_metric(r, ov->metrics[i].name, (double)ov->metrics[i].ns / 1e3);
+  return st;
+}
+
+/* Read back from a trace another tool wrote. */
 tq_status_t tqh__exec_read_overview(const char *pb_path, tqh_test_result_t *r) {
   tqh_overview_t ov;
-  tqh_overview_init(&ov);
   const char *paths[1] = {pb_path};
   tq_status_t st = tqh_overview_read(paths, 1, &ov);
-  for (size_t i = 0; !st && i < ov.count; i++)
-    st = tqh_test_result_add_metric(r, ov.metrics[i].name, (double)ov.metrics[i].ns / 1e3);
+  if (!st) st = add_overview(&ov, r);
   tqh_overview_deinit(&ov);
   return st;
 }
 
 /* profile.csv (in the test's folder) annotated into annotated.csv, profile.xlsx and profile.pb,
- * and the overview metrics read back from profile.pb. */
+ * and the overview metrics profile.pb holds. */
 static int annotate_profile(tqh_execution_t *e) {
   tqh_test_result_t *r = e->r;
   tq_buf_t path, debug;
@@ -48,14 +55,21 @@ static int annotate_profile(tqh_execution_t *e) {
   }
   if (!st && e->exec->board) tqh__exec_recon_device(e, ann);
   static const char *const outputs[] = {"annotated.csv", "profile.xlsx", "profile.pb"};
+  tqh_overview_t ov;
+  tqh_overview_init(&ov);
+  tqh_perfetto_options_t po;
+  tqh_perfetto_options_initialize(&po);
+  po.overview = &ov;
   for (size_t i = 0; !st && i < 3; i++) {
     st = tqh__exec_path_in(e, outputs[i], &path);
-    if (!st) st = tqh_annotation_write(ann, path.data);
+    if (!st)
+      st = i == 2 ? tqh_annotation_write_perfetto_opt(ann, path.data, &po)
+                  : tqh_annotation_write(ann, path.data);
     if (!st) st = tqh_test_result_add_file(r, outputs[i]);
   }
   tqh_annotation_destroy(ann);
-  if (!st) st = tqh__exec_path_in(e, "profile.pb", &path);
-  if (!st) st = tqh__exec_read_overview(path.data, r);
+  if (!st) st = add_overview(&ov, r);
+  tqh_overview_deinit(&ov);
   tq_buf_deinit(&path);
   tq_buf_deinit(&debug);
   if (st) {

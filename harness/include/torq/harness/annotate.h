@@ -274,6 +274,10 @@ typedef struct tqh_perfetto_options_s {
   size_t max_detail_invocations;
   /* Out: the NSS program runs of later invocations, drawn without their estimates. */
   size_t omitted_detail_runs;
+  /* Out, when set (initialized by the call; the caller deinitializes it): the metrics of the
+   * trace's `Host Profile Overview`, as tqh_overview_read would read them back from the file
+   * written, without reading it. Empty when the trace could not be written. */
+  struct tqh_overview_s *overview;
 } tqh_perfetto_options_t;
 
 void tqh_perfetto_options_initialize(tqh_perfetto_options_t *options);

@@ -163,6 +163,10 @@ tq_status_t tqh_overview_from_profile(const struct tqh_profile_s *profile,
 tq_status_t tqh_overview_read(const char *const *paths, size_t count,
                               tqh_overview_t *out) TQ_MUST_USE;
 
+/* Puts the metrics in tqh_overview_read's order: the known ones in the order of
+ * tqh_overview_metrics, then the others as they were (a stable sort). */
+void tqh_overview_sort(tqh_overview_t *overview);
+
 /* Appends the printed block (above) for `model`; `wall_time_ns` < 0 leaves WALL_TIME out unless
  * the overview has a WALL_TIME metric of its own. */
 tq_status_t tqh_overview_format(const tqh_overview_t *overview, const char *model,
