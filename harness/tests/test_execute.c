@@ -1,9 +1,11 @@
 /* One test's execution, phase by phase, in this process (execute.h): no worker, no redirected
  * stdio; what an execution reports is what its result and its callbacks received. */
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "suites.h"
 #include "tq_test.h"
@@ -306,6 +308,98 @@ START_TEST(operators_follow_the_model_the_executor_kept) {
 }
 END_TEST
 
+/* One profiled test of `fx`'s first test in folder NAME (made here): its result's metrics as
+ * "name=us;" text (caller frees) and what went to its stderr into *err (caller frees). */
+static char *profiled_test(fx_t *fx, const char *name, char **err) {
+  char *dir = th_path(fx->dir, name);
+  ck_assert_int_eq(mkdir(dir, 0777), 0);
+  seen_t seen;
+  tqh_execute_io_t io;
+  seen_init(&seen, &io);
+  tqh_test_result_t r;
+  tqh_test_result_init(&r);
+  tqh_execution_t *e = NULL;
+  TH_OK(tqh_execution_create(&fx->exec, &fx->suite->tests[0], dir, &io, &r, &e));
+  ck_assert_int_eq(tqh_execute_compile(e), 1);
+  ck_assert_int_eq(tqh_execute_run(e), 1);
+  ck_assert_int_eq(tqh_execute_check(e), 1);
+  ck_assert_int_eq(tqh_execute_profile(e), 1);
+  tq_buf_t metrics;
+  tq_buf_init(&metrics, 0);
+  for (size_t m = 0; m < r.num_metrics; m++)
+    TH_OK(tq_buf_printf(&metrics, "%s=%.3f;", r.metric_names[m], r.metric_us[m]));
+  ck_assert_uint_gt(r.num_metrics, 0);
+  tqh_execution_destroy(e);
+  tqh_test_result_deinit(&r);
+  *err = strdup(text(&seen.err));
+  seen_deinit(&seen);
+  free(dir);
+  return tq_buf_detach(&metrics);
+}
+
+/* The tests of one model in a row read its debug info once: the second test's annotation is
+ * the first one's without reading its own copy of the lowered program (removed here), while
+ * its manifest.json is the same file. An entry whose manifest.json is another file (rebuilt
+ * meanwhile) is read again: here a broken one, which the annotation reports. */
+START_TEST(a_model_annotated_again_reads_its_debug_info_once) {
+  fx_t fx;
+  fx_init(&fx, "suite: x\ntests:\n  - name: add\n    model: add.mlir\n    inputs: {random: 3}\n");
+  char *err1 = NULL, *err3 = NULL;
+  char *first = profiled_test(&fx, "a", &err1);
+  ck_assert_str_eq(err1, "");
+  /* The second test's copy loses its program once linked: the compile phase links it again, so
+   * it goes between the phases. */
+  char *dir = th_path(fx.dir, "b");
+  ck_assert_int_eq(mkdir(dir, 0777), 0);
+  tqh_test_result_t r;
+  tqh_test_result_init(&r);
+  tqh_execution_t *e = NULL;
+  TH_OK(tqh_execution_create(&fx.exec, &fx.suite->tests[0], dir, NULL, &r, &e));
+  ck_assert_int_eq(tqh_execute_compile(e), 1);
+  ck_assert_int_eq(r.cache, TQH_CACHE_HIT);
+  char *program = th_path(dir, "debug/main_dispatch_0.torq.mlir");
+  ck_assert_int_eq(unlink(program), 0);
+  ck_assert_int_eq(tqh_execute_run(e), 1);
+  ck_assert_int_eq(tqh_execute_profile(e), 1);
+  ck_assert_int_eq(r.outcome, TQH_OUTCOME_PASSED);
+  tq_buf_t again;
+  tq_buf_init(&again, 0);
+  for (size_t m = 0; m < r.num_metrics; m++)
+    TH_OK(tq_buf_printf(&again, "%s=%.3f;", r.metric_names[m], r.metric_us[m]));
+  ck_assert_str_eq(text(&again), first);
+  char *a_csv = th_path(fx.dir, "a/annotated.csv"), *b_csv = th_path(dir, "annotated.csv");
+  char *a_text = th_read(a_csv, NULL), *b_text = th_read(b_csv, NULL);
+  ck_assert_str_eq(b_text, a_text);
+  tqh_execution_destroy(e);
+  tqh_test_result_deinit(&r);
+  /* The entry rebuilt: its manifest.json a new file (a broken one). */
+  char *pattern = th_path(fx.dir, "cache/v1/*/*/debug/manifest.json");
+  glob_t g;
+  ck_assert_int_eq(glob(pattern, 0, NULL, &g), 0);
+  ck_assert_uint_eq(g.gl_pathc, 1);
+  char *fresh = th_path(fx.dir, "manifest.new");
+  th_write(fresh, "{\"format\": ");
+  ck_assert_int_eq(rename(fresh, g.gl_pathv[0]), 0);
+  globfree(&g);
+  char *third = profiled_test(&fx, "c", &err3);
+  ck_assert_msg(strstr(err3, "manifest.json") != NULL, "stderr: %s", err3);
+  free(fresh);
+  free(pattern);
+  free(third);
+  free(err3);
+  free(a_text);
+  free(b_text);
+  free(a_csv);
+  free(b_csv);
+  free(program);
+  tq_buf_deinit(&again);
+  free(dir);
+  free(first);
+  free(err1);
+  fx_deinit(&fx);
+}
+END_TEST
+
 /* The executor keeps the model's bytes and its entry's files for the next test of the same
  * model, but a model file changed between two tests is read again: the same length with other
  * bytes is another cache key (a miss), and the kept entry's links still come out whole. */
@@ -469,6 +563,7 @@ Suite *execute_suite(void) {
   tcase_add_test(tc, smoke_add_is_reconciled);
   tcase_add_test(tc, corpus_add_is_reconciled);
   tcase_add_test(tc, operators_follow_the_model_the_executor_kept);
+  tcase_add_test(tc, a_model_annotated_again_reads_its_debug_info_once);
   tcase_add_test(tc, a_model_changed_between_tests_is_read_again);
   tcase_add_test(tc, expectations_report_every_failing_bound_in_one_notation);
   tcase_add_test(tc, compile_phase_fails_a_model_the_compiler_refuses_with_its_location);

@@ -504,6 +504,28 @@ tq_status_t tqh_annotate_parsed(tqh_debug_info_t *debug_info, const tqh_profile_
   return NULL;
 }
 
+/* The profile read and annotated with `info` (one holder, given to the annotation). */
+static tq_status_t annotate_loaded(tqh_debug_info_t *info, tqh_diags_t *diags,
+                                   const char *debug_dir, const char *profile_path,
+                                   const tqh_annotate_options_t *options, tqh_annotation_t **out) {
+  tqh_profile_t profile;
+  tq_status_t st = tqh_profile_read(profile_path, diags, &profile);
+  if (!st) st = tqh_annotate_parsed(info, &profile, options, diags, out);
+  else tqh_debug_info_destroy(info);
+  tqh_profile_deinit(&profile);
+  tqh_diags_deinit(diags);
+  if (!st && *out && !(*out)->debug_info && (*out)->model_name && !*(*out)->model_name) {
+    tq_free((*out)->model_name);
+    (*out)->model_name = model_name_of(NULL, debug_dir);
+    if (!(*out)->model_name) {
+      tqh_annotation_destroy(*out);
+      *out = NULL;
+      return oom();
+    }
+  }
+  return st;
+}
+
 tq_status_t tqh_annotate(const char *debug_dir, const char *profile_path,
                          const tqh_annotate_options_t *options, tqh_annotation_t **out) {
   *out = NULL;
@@ -524,22 +546,16 @@ tq_status_t tqh_annotate(const char *debug_dir, const char *profile_path,
     tqh_diags_add(&diags, TQH_ERROR, debug_dir, 0, "no annotation from the debug info: %s", m);
     tq_free(msg);
   }
-  tqh_profile_t profile;
-  st = tqh_profile_read(profile_path, &diags, &profile);
-  if (!st) st = tqh_annotate_parsed(info, &profile, options, &diags, out);
-  else tqh_debug_info_destroy(info);
-  tqh_profile_deinit(&profile);
-  tqh_diags_deinit(&diags);
-  if (!st && *out && !(*out)->debug_info && (*out)->model_name && !*(*out)->model_name) {
-    tq_free((*out)->model_name);
-    (*out)->model_name = model_name_of(NULL, debug_dir);
-    if (!(*out)->model_name) {
-      tqh_annotation_destroy(*out);
-      *out = NULL;
-      return oom();
-    }
-  }
-  return st;
+  return annotate_loaded(info, &diags, debug_dir, profile_path, options, out);
+}
+
+tq_status_t tqh_annotate_with(tqh_debug_info_t *debug_info, const char *profile_path,
+                              const tqh_annotate_options_t *options, tqh_annotation_t **out) {
+  *out = NULL;
+  tqh_diags_t diags;
+  tqh_diags_init(&diags);
+  return annotate_loaded(tqh_debug_info_ref(debug_info), &diags,
+                         debug_info ? debug_info->dir : NULL, profile_path, options, out);
 }
 
 void tqh_annotation_destroy(tqh_annotation_t *ann) {

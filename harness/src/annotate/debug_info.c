@@ -503,6 +503,7 @@ tq_status_t tqh_debug_info_load(const char *dir, tqh_diags_t *diags, tqh_debug_i
   tqh_debug_info_t *info = tq_calloc(1, sizeof(*info));
   if (!info) return oom();
   tq_arena_init(&info->arena, 0, 0);
+  info->refs = 1;
   tq_status_t st = load(info, dir, diags);
   if (st) {
     tqh_debug_info_destroy(info);
@@ -512,8 +513,13 @@ tq_status_t tqh_debug_info_load(const char *dir, tqh_diags_t *diags, tqh_debug_i
   return NULL;
 }
 
+tqh_debug_info_t *tqh_debug_info_ref(tqh_debug_info_t *info) {
+  if (info) info->refs++;
+  return info;
+}
+
 void tqh_debug_info_destroy(tqh_debug_info_t *info) {
-  if (!info) return;
+  if (!info || --info->refs > 0) return;
   tq_arena_deinit(&info->arena);
   tq_free(info);
 }

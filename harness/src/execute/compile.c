@@ -9,6 +9,7 @@
 #include "execute_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
+#include "torq/harness/annotate.h"
 #include "torq/harness/fetch.h"
 #include "torq/harness/files.h"
 #include "torq/harness/process.h"
@@ -107,6 +108,12 @@ struct tqh_executor_files_s {
   tqh_tree_t trees[NUM_COMPILE_OUTPUTS];
   int have_trees;
   tq_buf_t vmfb; /* model.vmfb's bytes, once they loaded */
+  /* The entry's debug info, once it was annotated with no diagnostic (a holder of it), and the
+   * identity of the manifest.json it was read from; its `dir` is the test folder's copy of the
+   * test using it (debug_dir). */
+  tqh_debug_info_t *debug_info;
+  struct stat manifest_stat;
+  tq_buf_t debug_dir;
 };
 
 static struct tqh_executor_files_s *files_of(tqh_executor_t *exec) {
@@ -115,19 +122,27 @@ static struct tqh_executor_files_s *files_of(tqh_executor_t *exec) {
     if (!f) return NULL;
     tq_buf_init(&f->model_text, 0);
     tq_buf_init(&f->vmfb, 0);
+    tq_buf_init(&f->debug_dir, 0);
     for (size_t i = 0; i < NUM_COMPILE_OUTPUTS; i++) tqh_tree_init(&f->trees[i]);
     exec->files = f;
   }
   return exec->files;
 }
 
-/* Forgets the entry's trees and module (not the model's bytes). */
+static void forget_debug_info(struct tqh_executor_files_s *f) {
+  tqh_debug_info_destroy(f->debug_info);
+  f->debug_info = NULL;
+  tq_buf_deinit(&f->debug_dir);
+}
+
+/* Forgets the entry's trees, module and debug info (not the model's bytes). */
 static void forget_entry(struct tqh_executor_files_s *f) {
   tq_free(f->entry_dir);
   f->entry_dir = NULL;
   f->have_trees = 0;
   for (size_t i = 0; i < NUM_COMPILE_OUTPUTS; i++) tqh_tree_deinit(&f->trees[i]);
   tq_buf_deinit(&f->vmfb);
+  forget_debug_info(f);
 }
 
 void tqh__exec_files_forget(tqh_executor_t *exec) {
@@ -148,10 +163,53 @@ static int same_entry(struct tqh_executor_files_s *f, const char *entry_dir) {
   return 0;
 }
 
-static int same_file(const struct stat *a, const struct stat *b) {
+/* The same file, unchanged (`changed`: by its ctime too, which a new link of it changes). */
+static int same_file_as(const struct stat *a, const struct stat *b, int changed) {
   return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
          a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-         a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+         (!changed ||
+          (a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec));
+}
+
+static int same_file(const struct stat *a, const struct stat *b) { return same_file_as(a, b, 1); }
+
+/* The manifest.json of debug-info folder `dir`: 1 with its identity in *sb, else 0. */
+static int stat_manifest(const char *dir, struct stat *sb) {
+  tq_buf_t path;
+  tq_buf_init(&path, 0);
+  int ok = !tq_buf_printf(&path, "%s/manifest.json", dir) && stat(path.data, sb) == 0;
+  tq_buf_deinit(&path);
+  return ok;
+}
+
+tqh_debug_info_t *tqh__exec_kept_debug_info(tqh_execution_t *e, const char *dir) {
+  struct tqh_executor_files_s *f = e->exec->files;
+  struct stat sb;
+  if (!f || !f->debug_info || !f->have_trees || !e->entry_dir || !f->entry_dir ||
+      strcmp(f->entry_dir, e->entry_dir) != 0)
+    return NULL;
+  /* The test's copy links the same manifest.json (a rebuilt entry has new files). */
+  if (!stat_manifest(dir, &sb) || !same_file_as(&sb, &f->manifest_stat, 0)) {
+    forget_debug_info(f);
+    return NULL;
+  }
+  tq_buf_clear(&f->debug_dir);
+  if (tq_buf_append_cstr(&f->debug_dir, dir)) {
+    forget_debug_info(f);
+    return NULL;
+  }
+  f->debug_info->dir = f->debug_dir.data;
+  return f->debug_info;
+}
+
+void tqh__exec_keep_debug_info(tqh_execution_t *e, tqh_debug_info_t *info, const char *dir) {
+  struct tqh_executor_files_s *f = e->exec->files;
+  if (!f || !f->have_trees || !e->entry_dir || !f->entry_dir ||
+      strcmp(f->entry_dir, e->entry_dir) != 0)
+    return;
+  forget_debug_info(f);
+  /* Its `dir` (this test's copy, in its arena) is replaced by that of each test using it. */
+  if (stat_manifest(dir, &f->manifest_stat)) f->debug_info = tqh_debug_info_ref(info);
 }
 
 /* e->model_text: the model's bytes, the kept ones while the file is the one they came from. */
@@ -203,6 +261,7 @@ static tq_status_t load_module(tqh_execution_t *e, const char *path) {
 
 /* Reads the trees of the entry's compile outputs into `f` (those absent when optional). */
 static tq_status_t read_trees(tqh_execution_t *e, struct tqh_executor_files_s *f, int optional) {
+  forget_debug_info(f);
   tq_buf_t from;
   tq_buf_init(&from, 0);
   tq_status_t st = NULL;

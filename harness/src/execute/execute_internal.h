@@ -101,6 +101,13 @@ void tqh__exec_recon_simulated(tqh_execution_t *e, const tqr_session_t *session)
 /* Each program's measured slot in a board's annotated profile, the mean over its runs. */
 void tqh__exec_recon_device(tqh_execution_t *e, const struct tqh_annotation_s *ann);
 
+/* The debug info of the test's cache entry that an earlier test of this worker annotated with
+ * no diagnostic, now with `dir` (the test's copy of it, which links the same manifest.json) as
+ * its folder; or NULL. Borrowed (compile.c). */
+struct tqh_debug_info_s *tqh__exec_kept_debug_info(tqh_execution_t *e, const char *dir);
+/* Keeps `info`, read from `dir` (the test's copy), for the next tests of the same entry. */
+void tqh__exec_keep_debug_info(tqh_execution_t *e, struct tqh_debug_info_s *info, const char *dir);
+
 /* The overview metrics read back from a Perfetto trace (another tool's) into the result
  * (profile.c). */
 tq_status_t tqh__exec_read_overview(const char *pb_path, tqh_test_result_t *r) TQ_MUST_USE;

@@ -42,7 +42,15 @@ static int annotate_profile(tqh_execution_t *e) {
   tqh_annotation_t *ann = NULL;
   tq_status_t st = tqh__exec_path_in(e, "profile.csv", &path);
   if (!st) st = tqh__exec_path_in(e, "debug", &debug);
-  if (!st) st = tqh_annotate(debug.data, path.data, NULL, &ann);
+  /* The tests of one model in a row read its debug info once (a load with no diagnostic). */
+  tqh_debug_info_t *kept = st ? NULL : tqh__exec_kept_debug_info(e, debug.data);
+  if (!st && kept) {
+    st = tqh_annotate_with(kept, path.data, NULL, &ann);
+  } else if (!st) {
+    st = tqh_annotate(debug.data, path.data, NULL, &ann);
+    if (!st && ann->debug_info && !ann->diags.count)
+      tqh__exec_keep_debug_info(e, ann->debug_info, debug.data);
+  }
   if (!st && ann->diags.count) {
     tq_buf_t text;
     tq_buf_init(&text, 0);

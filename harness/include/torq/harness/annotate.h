@@ -47,7 +47,8 @@
  * from the manifest, or from options.expected_source_sha256.
  *
  * Ownership: a tqh_debug_info_t owns everything it points to (one arena). A tqh_annotation_t owns
- * its rows, spans, diagnostics and its debug info; rows borrow strings from the debug info.
+ * its rows, spans and diagnostics, and holds its debug info (freed with the last holder); rows
+ * borrow strings from the debug info.
  *
  * The annotate component (harness/src/annotate/) owns annotation and everything about
  * profiles: this header, profile_csv.h, perfetto.h, overview.h and intervals.h.
@@ -144,6 +145,7 @@ typedef struct tqh_debug_info_s {
   uint64_t clock_hz;
   tqh_dispatch_t *dispatches;
   size_t num_dispatches;
+  size_t refs; /* holders: 1 from tqh_debug_info_load, +1 per tqh_debug_info_ref */
 } tqh_debug_info_t;
 
 /* Loads DIR. Errors (the directory or manifest missing: TQ_NOT_FOUND; malformed manifest or
@@ -152,7 +154,11 @@ typedef struct tqh_debug_info_s {
  * (may be NULL). The caller owns *out (tqh_debug_info_destroy). */
 tq_status_t tqh_debug_info_load(const char *dir, tqh_diags_t *diags,
                                 tqh_debug_info_t **out) TQ_MUST_USE;
+/* One holder less; the last one frees it (accepts NULL). */
 void tqh_debug_info_destroy(tqh_debug_info_t *info);
+/* One holder more (a process that annotates profiles of one model again and again keeps its
+ * debug info, and each annotation holds it too); returns `info`. Not thread-safe. */
+tqh_debug_info_t *tqh_debug_info_ref(tqh_debug_info_t *info);
 
 /* The dispatch named `name`, or NULL. */
 const tqh_dispatch_t *tqh_debug_info_dispatch(const tqh_debug_info_t *info, const char *name);
@@ -222,6 +228,11 @@ typedef struct tqh_annotation_s {
 tq_status_t tqh_annotate(const char *debug_dir, const char *profile_path,
                          const tqh_annotate_options_t *options,
                          tqh_annotation_t **out) TQ_MUST_USE;
+/* The same with debug info already loaded (tqh_debug_info_load), which the annotation holds
+ * (tqh_debug_info_ref): (*out)->diags then holds only the profile's and the annotation's. */
+tq_status_t tqh_annotate_with(tqh_debug_info_t *debug_info, const char *profile_path,
+                              const tqh_annotate_options_t *options,
+                              tqh_annotation_t **out) TQ_MUST_USE;
 
 /* As tqh_annotate, from a parsed profile and loaded debug info (taken over: destroyed with the
  * annotation; may be NULL). Profile diagnostics should already be in `diags`, which is moved
