@@ -295,12 +295,51 @@ START_TEST(trends_page_renders_every_selected_test) {
 }
 END_TEST
 
+/* The run's index.html is written while the history and the trends page are: it links to the
+ * trends page when that was written, and not when it could not be (a folder in its place), the
+ * run's result the same either way. */
+START_TEST(run_report_links_the_trends_page_only_when_it_was_written) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *suite = e2e_path("%s/ln.yaml", s.dir), *model = e2e_path("%s/add.mlir", s.dir);
+  e2e_write_add_model(model);
+  e2e_write(suite, "suite: ln\ntests:\n  - model: add.mlir\n");
+  char *beside = e2e_path("%s/trends.html", s.results);
+  ck_assert_int_eq(mkdir(s.results, 0777), 0);
+  ck_assert_int_eq(mkdir(beside, 0777), 0);
+  e2e_proc_t p;
+  for (int k = 0; k < 2; k++) {
+    e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, NULL}, &p);
+    ck_assert_msg(p.exit_code == 0, "%s%s", p.out, p.err);
+    ck_assert_msg((strstr(p.err, "the trends page was not written") != NULL) == (k == 0),
+                  "run %d: %s", k, p.err);
+    char *run = e2e_run_folder(&p);
+    char *index = e2e_path("%s/index.html", run);
+    char *html = e2e_read(index);
+    ck_assert_msg(html && strstr(html, "ln/add"), "run %d: no report", k);
+    ck_assert_msg((strstr(html, "href=\"../trends.html\"") != NULL) == (k == 1),
+                  "run %d: the link to the trends page", k);
+    free(html);
+    free(index);
+    free(run);
+    e2e_proc_free(&p);
+    if (k == 0) ck_assert_int_eq(rmdir(beside), 0);
+  }
+  ck_assert(e2e_exists(beside));
+  free(beside);
+  free(model);
+  free(suite);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
 Suite *e2e_suite_html(void) {
   Suite *s = suite_create("html");
   TCase *tc = tcase_create("html");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, run_writes_index_html_that_chromium_renders);
   tcase_add_test(tc, trends_page_renders_every_selected_test);
+  tcase_add_test(tc, run_report_links_the_trends_page_only_when_it_was_written);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -145,6 +145,11 @@ void tt_baseline_options(const tqh_config_t *cfg, tqh_baseline_options_t *o);
  * (tqh_results_records), NULL to read RUN_DIR/journal.jsonl. */
 int tt_write_html_report(const char *run_dir, const tqh_records_t *records,
                          tqh_baseline_t *baseline, const char *trends_href);
+/* The same in two steps: the writing (no output; safe beside other work on the run's records)
+ * and the report of its failure on stderr (takes `st`; 1 when there was none). */
+tq_status_t tt_html_report(const char *run_dir, const tqh_records_t *records,
+                           tqh_baseline_t *baseline, const char *trends_href) TQ_MUST_USE;
+int tt_html_report_done(tq_status_t st);
 /* Names on stderr, after "torq-test: WHAT: ", the journal lines a reader could not read (the
  * diagnostics in `diags`); the number of them. */
 size_t tt_print_journal_problems(const char *what, const tqh_diags_t *diags);
@@ -212,6 +217,9 @@ void tt_history_after_merge(const cli_t *cli, tqh_history_t *history, const char
 /* The trends page's link from RUN_DIR when one exists beside the configuration's history
  * (tq_free; NULL when none). */
 char *tt_trends_href(const tqh_config_t *cfg, const char *run_dir);
+/* The link from RUN_DIR that tt_history_after_run gives when it writes the trends page of
+ * `history` (tq_free; NULL when out of memory). */
+char *tt_trends_href_of(tqh_history_t *history, const char *run_dir);
 int tt_run_history(const cli_t *cli, int argc, char **argv);
 int tt_run_trends(const cli_t *cli, int argc, char **argv);
 

@@ -18,12 +18,16 @@
 #include "torq/harness/toolchain.h"
 /* Writes RUN_DIR/index.html (html_report.h). The run's results are complete without it, so a
  * failure is reported and leaves the exit status alone; 1 when it was written. */
-int tt_write_html_report(const char *run_dir, const tqh_records_t *records,
-                         tqh_baseline_t *baseline, const char *trends_href) {
+tq_status_t tt_html_report(const char *run_dir, const tqh_records_t *records,
+                           tqh_baseline_t *baseline, const char *trends_href) {
   tqh_diags_t diags;
   tqh_diags_init(&diags);
   tq_status_t st = tqh_html_report_write_records(run_dir, records, baseline, trends_href, &diags);
   tqh_diags_deinit(&diags);
+  return st;
+}
+
+int tt_html_report_done(tq_status_t st) {
   if (!st) return 1;
   char *text = tq_status_format(st, 0);
   fprintf(stderr, TOOL ": the HTML report was not written: %s\n",
@@ -31,6 +35,11 @@ int tt_write_html_report(const char *run_dir, const tqh_records_t *records,
   free(text);
   tq_status_free(st);
   return 0;
+}
+
+int tt_write_html_report(const char *run_dir, const tqh_records_t *records,
+                         tqh_baseline_t *baseline, const char *trends_href) {
+  return tt_html_report_done(tt_html_report(run_dir, records, baseline, trends_href));
 }
 
 /* Each line of `text` on stderr after "torq-test: WHAT: "; the number of lines. */

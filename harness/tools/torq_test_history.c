@@ -79,6 +79,13 @@ char *tt_trends_href(const tqh_config_t *cfg, const char *run_dir) {
   return href;
 }
 
+char *tt_trends_href_of(tqh_history_t *history, const char *run_dir) {
+  char *page = trends_path(tqh_history_path(history));
+  char *href = page ? href_from(run_dir, page) : NULL;
+  tq_free(page);
+  return href;
+}
+
 static void report(const char *what, tq_status_t st) {
   char *text = tq_status_format(st, 0);
   fprintf(stderr, TOOL ": %s: %s\n", what, text ? text : tq_status_message(st));
