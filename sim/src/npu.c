@@ -74,7 +74,7 @@ tq_status_t tqs_npu_create(const tqs_hw_t *hw, tqs_npu_t **out_npu) {
   tqs_npu_t *npu = tq_calloc(1, sizeof(*npu));
   if (!npu) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory creating the NPU model");
   npu->hw = *hw;
-  npu->lram = tq_calloc((size_t)hw->lram_bytes, 1);
+  npu->lram = tq_calloc_pages((size_t)hw->lram_bytes);
   if (!npu->lram) {
     tq_free(npu);
     return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory for an LRAM of %" PRIu64 " bytes",
@@ -86,7 +86,7 @@ tq_status_t tqs_npu_create(const tqs_hw_t *hw, tqs_npu_t **out_npu) {
 
 void tqs_npu_destroy(tqs_npu_t *npu) {
   if (!npu) return;
-  tq_free(npu->lram);
+  tq_free_pages(npu->lram, (size_t)npu->hw.lram_bytes);
   tq_free(npu->scratch);
   tq_free(npu->accesses);
   tq_free(npu->xfers);

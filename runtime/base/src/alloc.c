@@ -107,6 +107,16 @@ void *tq_realloc_huge(void *ptr, size_t size) {
 
 void tq_free(void *ptr) { free(ptr); }
 
+void *tq_calloc_pages(size_t size) {
+  if (tq__alloc_should_fail()) return NULL;
+  void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+void tq_free_pages(void *ptr, size_t size) {
+  if (ptr) munmap(ptr, size ? size : 1);
+}
+
 char *tq_strndup(const char *s, size_t len) {
   if (len == SIZE_MAX) return NULL;
   char *copy = tq_malloc(len + 1);

@@ -251,6 +251,25 @@ START_TEST(alloc_calloc_overflow_returns_null) {
 }
 END_TEST
 
+/* Pages of their own: zeroed when taken, again after a block written over was given back, and
+ * under the failure hook like every allocation. */
+START_TEST(alloc_pages_come_zeroed_every_time) {
+  const size_t size = 512 * 1024 + 3;
+  for (int round = 0; round < 3; round++) {
+    unsigned char *p = tq_calloc_pages(size);
+    ck_assert_ptr_nonnull(p);
+    for (size_t i = 0; i < size; i += 511) ck_assert_uint_eq(p[i], 0);
+    ck_assert_uint_eq(p[size - 1], 0);
+    memset(p, 0xA5, size);
+    tq_free_pages(p, size);
+  }
+  tq_free_pages(NULL, size);
+  tq_alloc_fail_after(0);
+  ck_assert_ptr_null(tq_calloc_pages(size));
+  tq_alloc_fail_after(-1);
+}
+END_TEST
+
 Suite *alloc_suite(void) {
   Suite *s = suite_create("alloc");
   TCase *tc = tcase_create("alloc");
@@ -264,6 +283,7 @@ Suite *alloc_suite(void) {
   tcase_add_test(tc, alloc_zero_size_returns_a_freeable_pointer);
   tcase_add_test(tc, alloc_strndup_copies_len_bytes_and_a_nul);
   tcase_add_test(tc, alloc_calloc_overflow_returns_null);
+  tcase_add_test(tc, alloc_pages_come_zeroed_every_time);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -24,6 +24,14 @@ void tq_free(void *ptr);
 void *tq_malloc_huge(size_t size);
 void *tq_realloc_huge(void *ptr, size_t size);
 
+/* `size` zeroed bytes in a mapping of their own, for a large block that is taken and given back
+ * again and again and of which little may be touched (the simulator's LRAM, per session): its
+ * pages come zeroed from the kernel as they are first touched, never cleared here. (calloc
+ * clears the whole block each time once malloc serves blocks of that size from its heap.)
+ * Freed with tq_free_pages and the same size. */
+void *tq_calloc_pages(size_t size);
+void tq_free_pages(void *ptr, size_t size);
+
 /* Returns a heap copy of the `len` bytes at `s` plus a NUL, or NULL when memory runs out. */
 char *tq_strndup(const char *s, size_t len);
 
