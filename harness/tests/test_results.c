@@ -434,6 +434,38 @@ START_TEST(rebuild_from_the_journal_equals_the_incremental_reports) {
 }
 END_TEST
 
+/* The throttle keeps regenerating within its share as the records grow: the next one is
+ * expected to cost in proportion to the records, and a run of growing reports spends at most
+ * the share on them. */
+START_TEST(regeneration_keeps_its_share_as_the_reports_grow) {
+  /* 10 ms for 100 records; 5%: 190 ms later with 100 records, 380 ms with 200. */
+  ck_assert(!tqh__regeneration_due(189000000, 10000000, 100, 100, 5));
+  ck_assert(tqh__regeneration_due(190000000, 10000000, 100, 100, 5));
+  ck_assert(!tqh__regeneration_due(379000000, 10000000, 100, 200, 5));
+  ck_assert(tqh__regeneration_due(380000000, 10000000, 100, 200, 5));
+  /* None yet: now. 100%: after every test. */
+  ck_assert(tqh__regeneration_due(0, 0, 0, 1, 5));
+  ck_assert(tqh__regeneration_due(0, 10000000, 100, 200, 100));
+  /* A run of tests of 0.5 ms, each regeneration 15 us per record: the share holds. */
+  uint64_t now = 0, last = 0, cost = 0, spent = 0;
+  size_t at = 0, regens = 0;
+  for (size_t n = 1; n <= 20000; n++) {
+    now += 500000;
+    if (tqh__regeneration_due(now - last, cost, at, n, 5)) {
+      cost = 15000 * (uint64_t)n;
+      now += cost;
+      spent += cost;
+      last = now;
+      at = n;
+      regens++;
+    }
+  }
+  ck_assert_msg((double)spent <= 0.055 * (double)now, "%.1f%% of the run in %zu regenerations",
+                100.0 * (double)spent / (double)now, regens);
+  ck_assert_uint_gt(regens, 5);
+}
+END_TEST
+
 START_TEST(reports_are_throttled_beyond_the_threshold_and_finished_at_the_end) {
   char *root = rt_tmpdir();
   char *copy = rt_path(root, "copy.xml");
@@ -670,6 +702,7 @@ Suite *results_suite(void) {
   tcase_add_test(tc, summary_follows_run_order_or_sorts_and_shortens_on_request);
   tcase_add_test(tc, rebuild_from_the_journal_equals_the_incremental_reports);
   tcase_add_test(tc, reports_are_throttled_beyond_the_threshold_and_finished_at_the_end);
+  tcase_add_test(tc, regeneration_keeps_its_share_as_the_reports_grow);
   tcase_add_loop_test(tc, test_ids_must_be_safe_folder_names, 0,
                       (int)(sizeof(ids) / sizeof(ids[0])));
   tcase_add_test(tc, unsafe_ids_and_names_are_refused);

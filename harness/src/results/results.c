@@ -122,6 +122,7 @@ struct tqh_results_s {
   size_t counts[TQH_OUTCOME_COUNT];
   uint64_t last_regen_ns; /* when the last regeneration ended */
   uint64_t regen_cost_ns; /* and how long it took */
+  size_t regen_records;   /* the records it rendered */
   tqh__pieces_t junit_pieces, summary_pieces;
   tq_buf_t line, render;
   char *reserve; /* RUN_DIR/.torq-reserve while it holds space, else NULL */
@@ -500,14 +501,24 @@ static tq_status_t regenerate(tqh_results_t *r) {
   TQ_TRY(s);
   r->last_regen_ns = tqh_now_ns();
   r->regen_cost_ns = r->last_regen_ns - start;
+  r->regen_records = r->records.count;
   return NULL;
+}
+
+int tqh__regeneration_due(uint64_t since_ns, uint64_t last_cost_ns, size_t last_records,
+                          size_t records, unsigned share_pct) {
+  /* What the next one will take: the last one's cost grows with the records rendered (the
+   * last cost alone let a run's regenerations take 2.5 times the share). */
+  double next = (double)last_cost_ns * (double)records / (double)(last_records ? last_records : 1);
+  return (double)since_ns * share_pct >= next * (100u - share_pct);
 }
 
 /* The throttle of tqh_results_options_t. */
 static int regeneration_due(const tqh_results_t *r) {
   uint64_t since = tqh_now_ns() - r->last_regen_ns;
   if (r->records.count > r->throttle_after && since < (uint64_t)r->throttle_ms * 1000000u) return 0;
-  return since * r->regen_share_pct >= r->regen_cost_ns * (100u - r->regen_share_pct);
+  return tqh__regeneration_due(since, r->regen_cost_ns, r->regen_records, r->records.count,
+                               r->regen_share_pct);
 }
 
 /* report.json and wall_time.txt: the test's own files (outside the lock: one folder per test). */

@@ -37,6 +37,12 @@ tq_status_t tqh__record_to_json(const tqh_test_record_t *record, int pretty,
  * TQ_OUT_OF_MEMORY. On error the list is unchanged (arena memory may be used). */
 tq_status_t tqh__record_parse(tqh_records_t *list, const char *line, size_t len) TQ_MUST_USE;
 
+/* Whether the reports are regenerated now (results.c): `since_ns` after the last regeneration,
+ * which took `last_cost_ns` for `last_records` records, with `records` recorded now, so that
+ * regenerating takes at most `share_pct` percent of the time. */
+int tqh__regeneration_due(uint64_t since_ns, uint64_t last_cost_ns, size_t last_records,
+                          size_t records, unsigned share_pct);
+
 /* ---- Rendered pieces kept between regenerations (junit.c, summary.c) ----------------------
  * A test's JUnit <testcase> element and its overview block never change once it is recorded, so
  * a run renders each once and regenerating a report is mostly copying. Pieces are stored back to
