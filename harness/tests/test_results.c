@@ -466,6 +466,64 @@ START_TEST(regeneration_keeps_its_share_as_the_reports_grow) {
 }
 END_TEST
 
+/* Each test's pieces of junit.xml and summary.txt are rendered when it is recorded: the files
+ * a run writes from them, with no regeneration but the last one, are those rendered from its
+ * journal in one go; tests of another class (another <testsuite>) and without metrics included. */
+START_TEST(reports_from_pieces_rendered_as_tests_finish_equal_a_render_of_the_journal) {
+  char *root = rt_tmpdir();
+  tqh_results_options_t o;
+  tqh_results_options_initialize(&o);
+  o.root = root;
+  o.run_id = "run";
+  o.hostname = "test-host";
+  o.sync = 0;
+  o.throttle_after = 0;
+  o.throttle_ms = 3600 * 1000;
+  tqh_results_t *r = NULL;
+  RT_OK(tqh_results_create(&o, NULL, &r));
+  static const tqh_outcome_t outcomes[] = {TQH_OUTCOME_PASSED, TQH_OUTCOME_FAILED,
+                                           TQH_OUTCOME_SKIPPED, TQH_OUTCOME_PASSED};
+  const char *ids[] = {"a", "b", "c", "d"};
+  for (int i = 0; i < 4; i++) {
+    tqh_test_record_t t = record(ids[i], outcomes[i]);
+    if (i == 3) t.classname = "other";
+    if (i == 2) t.classname = "";
+    RT_OK(tqh_results_test_finished(r, &t));
+  }
+  RT_OK(tqh_results_finish(r));
+  char *jl = rt_path(tqh_results_run_dir(r), "journal.jsonl");
+  tqh_records_t list;
+  tqh_records_init(&list);
+  tqh_journal_read_t info;
+  RT_OK(tqh_journal_read(jl, &list, NULL, &info));
+  ck_assert_uint_eq(list.count, 4);
+  tq_buf_t want;
+  tq_buf_init(&want, 0);
+  tqh_junit_options_t jo;
+  tqh_junit_options_initialize(&jo);
+  char *abs = realpath(tqh_results_run_dir(r), NULL);
+  jo.run_dir = abs;
+  jo.hostname = "test-host";
+  RT_OK(tqh_junit_render(list.items, list.count, &jo, &want));
+  char *junit = run_file(r, "junit.xml");
+  ck_assert_str_eq(junit, want.data);
+  ck_assert_int_eq(count_of(junit, "<testsuite "), 3);
+  tq_buf_clear(&want);
+  RT_OK(tqh_summary_render(list.items, list.count, NULL, &want));
+  char *summary = run_file(r, "summary.txt");
+  ck_assert_str_eq(summary, want.data);
+  ck_assert_int_eq(count_of(summary, "Host Profile Overview"), 3);
+  tq_free(summary);
+  tq_free(junit);
+  free(abs);
+  tq_buf_deinit(&want);
+  tqh_records_deinit(&list);
+  free(jl);
+  tqh_results_destroy(r);
+  rt_tmpdir_remove(root);
+}
+END_TEST
+
 START_TEST(reports_are_throttled_beyond_the_threshold_and_finished_at_the_end) {
   char *root = rt_tmpdir();
   char *copy = rt_path(root, "copy.xml");
@@ -703,6 +761,7 @@ Suite *results_suite(void) {
   tcase_add_test(tc, rebuild_from_the_journal_equals_the_incremental_reports);
   tcase_add_test(tc, reports_are_throttled_beyond_the_threshold_and_finished_at_the_end);
   tcase_add_test(tc, regeneration_keeps_its_share_as_the_reports_grow);
+  tcase_add_test(tc, reports_from_pieces_rendered_as_tests_finish_equal_a_render_of_the_journal);
   tcase_add_loop_test(tc, test_ids_must_be_safe_folder_names, 0,
                       (int)(sizeof(ids) / sizeof(ids[0])));
   tcase_add_test(tc, unsafe_ids_and_names_are_refused);

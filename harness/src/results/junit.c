@@ -368,6 +368,24 @@ static tq_status_t suite(tq_buf_t *out, const tqh_test_record_t *records, const 
   return tq_buf_append_cstr(out, "  </testsuite>\n");
 }
 
+tq_status_t tqh__junit_piece(const tqh_test_record_t *record, size_t i,
+                             const tqh_junit_options_t *options, tqh__pieces_t *cache,
+                             tq_buf_t *scratch) {
+  if (i < cache->count && cache->len[i] != SIZE_MAX) return NULL;
+  tqh_junit_options_t o;
+  tqh_junit_options_initialize(&o);
+  if (options) {
+    if (options->name) o.name = options->name;
+    if (options->hostname) o.hostname = options->hostname;
+    o.run_dir = options->run_dir;
+  }
+  /* The group's name, as tqh__junit_render gives it (the record's classname, else the run's). */
+  const char *name = record->classname && *record->classname ? record->classname : o.name;
+  tq_buf_clear(scratch);
+  TQ_TRY(testcase(scratch, record, name, &o));
+  return tqh__pieces_put(cache, i, scratch, 0);
+}
+
 tq_status_t tqh_junit_render(const tqh_test_record_t *records, size_t count,
                              const tqh_junit_options_t *options, tq_buf_t *out) {
   return tqh__junit_render(records, count, options, NULL, out);

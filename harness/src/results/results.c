@@ -476,13 +476,29 @@ tq_status_t tqh_results_write_file(tqh_results_t *results, const char *test_id, 
   return s;
 }
 
+static void junit_options(const tqh_results_t *r, tqh_junit_options_t *jo) {
+  tqh_junit_options_initialize(jo);
+  jo->run_dir = r->abs_run_dir;
+  jo->hostname = r->hostname;
+}
+
+/* Record i's pieces of junit.xml and summary.txt, rendered as soon as it is recorded: a test's
+ * pieces never change, every regeneration (the last one, at the end of the run, at least) needs
+ * them, and rendered here they are made while the next test runs, not at the end. Called with
+ * the lock held. */
+static tq_status_t render_pieces(tqh_results_t *r, size_t i) {
+  tqh_junit_options_t jo;
+  junit_options(r, &jo);
+  const tqh_test_record_t *rec = &r->records.items[i];
+  TQ_TRY(tqh__junit_piece(rec, i, &jo, &r->junit_pieces, &r->render));
+  return tqh__summary_piece(rec, i, &r->summary_pieces, &r->render);
+}
+
 /* Renders and writes junit.xml, summary.txt (and the JUnit copy). Called with the lock held. */
 static tq_status_t regenerate(tqh_results_t *r) {
   uint64_t start = tqh_now_ns();
   tqh_junit_options_t jo;
-  tqh_junit_options_initialize(&jo);
-  jo.run_dir = r->abs_run_dir;
-  jo.hostname = r->hostname;
+  junit_options(r, &jo);
   tq_buf_clear(&r->render);
   TQ_TRY(tqh__junit_render(r->records.items, r->records.count, &jo, &r->junit_pieces, &r->render));
   char *path = join(r->run_dir, "junit.xml");
@@ -561,7 +577,15 @@ tq_status_t tqh_results_test_finished(tqh_results_t *results, const tqh_test_rec
   if (!s) {
     results->counts[rec.outcome]++;
     /* The record is in the journal: reports that cannot be written now are written by
-     * tqh_results_finish (whose error is the caller's), not reported against this test. */
+     * tqh_results_finish (whose error is the caller's), not reported against this test; pieces
+     * not rendered now are rendered then. */
+    tq_status_t ps = render_pieces(results, results->records.count - 1);
+    if (ps && tq_status_code(ps) == TQ_OUT_OF_MEMORY)
+      s = ps;
+    else
+      tq_status_free(ps);
+  }
+  if (!s) {
     if (regeneration_due(results)) {
       tq_status_t rs = regenerate(results);
       if (rs && tq_status_code(rs) == TQ_OUT_OF_MEMORY)

@@ -69,6 +69,12 @@ tq_status_t tqh__junit_render(const tqh_test_record_t *records, size_t count,
                               const tqh_junit_options_t *options, tqh__pieces_t *cache,
                               tq_buf_t *out) TQ_MUST_USE;
 
+/* Renders record i's <testcase> element into `cache` now, when it is not there yet, as
+ * tqh__junit_render would (`scratch`: a buffer for it). */
+tq_status_t tqh__junit_piece(const tqh_test_record_t *record, size_t i,
+                             const tqh_junit_options_t *options, tqh__pieces_t *cache,
+                             tq_buf_t *scratch) TQ_MUST_USE;
+
 /* ---- The summary (summary.c) ---------------------------------------------------------------- */
 
 /* Appends the summary for `count` records as `options` say (NULL: summary.txt): a table of the
@@ -78,6 +84,9 @@ tq_status_t tqh__junit_render(const tqh_test_record_t *records, size_t count,
 tq_status_t tqh__summary_render(const tqh_test_record_t *records, size_t count,
                                 const tqh_summary_options_t *options, tqh__pieces_t *cache,
                                 tq_buf_t *out) TQ_MUST_USE;
+/* The same for record i's overview block (none without metrics). */
+tq_status_t tqh__summary_piece(const tqh_test_record_t *record, size_t i, tqh__pieces_t *cache,
+                               tq_buf_t *scratch) TQ_MUST_USE;
 
 /* The two sides of `compare A B` (baseline.c): A the baseline (a run, a journal or the history),
  * its earlier runs those before B; B's records, the latest line of each test in `latest`. */

@@ -300,6 +300,14 @@ tq_status_t tqh__summary_render(const tqh_test_record_t *records, size_t count,
   return s;
 }
 
+tq_status_t tqh__summary_piece(const tqh_test_record_t *record, size_t i, tqh__pieces_t *cache,
+                               tq_buf_t *scratch) {
+  if (!record->metric_count || (i < cache->count && cache->len[i] != SIZE_MAX)) return NULL;
+  tq_buf_clear(scratch);
+  TQ_TRY(block(record, scratch));
+  return tqh__pieces_put(cache, i, scratch, 0);
+}
+
 tq_status_t tqh_summary_render(const tqh_test_record_t *records, size_t count,
                                const tqh_summary_options_t *options, tq_buf_t *out) {
   return tqh__summary_render(records, count, options, NULL, out);
