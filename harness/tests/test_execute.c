@@ -308,9 +308,11 @@ START_TEST(operators_follow_the_model_the_executor_kept) {
 }
 END_TEST
 
-/* One profiled test of `fx`'s first test in folder NAME (made here): its result's metrics as
- * "name=us;" text (caller frees) and what went to its stderr into *err (caller frees). */
-static char *profiled_test(fx_t *fx, const char *name, char **err) {
+/* One profiled test of `fx`'s first test in folder NAME (made here), `removed` (a path in it, or
+ * NULL) deleted once the compile phase linked it; with `hit`, a cache hit that passes. Its
+ * result's metrics as "name=us;" text (caller frees) and what went to its stderr into *err
+ * (caller frees). */
+static char *profiled_test(fx_t *fx, const char *name, const char *removed, int hit, char **err) {
   char *dir = th_path(fx->dir, name);
   ck_assert_int_eq(mkdir(dir, 0777), 0);
   seen_t seen;
@@ -321,9 +323,16 @@ static char *profiled_test(fx_t *fx, const char *name, char **err) {
   tqh_execution_t *e = NULL;
   TH_OK(tqh_execution_create(&fx->exec, &fx->suite->tests[0], dir, &io, &r, &e));
   ck_assert_int_eq(tqh_execute_compile(e), 1);
+  if (hit) ck_assert_int_eq(r.cache, TQH_CACHE_HIT);
+  if (removed) {
+    char *path = th_path(dir, removed);
+    ck_assert_int_eq(unlink(path), 0);
+    free(path);
+  }
   ck_assert_int_eq(tqh_execute_run(e), 1);
   ck_assert_int_eq(tqh_execute_check(e), 1);
   ck_assert_int_eq(tqh_execute_profile(e), 1);
+  if (hit) ck_assert_int_eq(r.outcome, TQH_OUTCOME_PASSED);
   tq_buf_t metrics;
   tq_buf_init(&metrics, 0);
   for (size_t m = 0; m < r.num_metrics; m++)
@@ -344,34 +353,15 @@ static char *profiled_test(fx_t *fx, const char *name, char **err) {
 START_TEST(a_model_annotated_again_reads_its_debug_info_once) {
   fx_t fx;
   fx_init(&fx, "suite: x\ntests:\n  - name: add\n    model: add.mlir\n    inputs: {random: 3}\n");
-  char *err1 = NULL, *err3 = NULL;
-  char *first = profiled_test(&fx, "a", &err1);
+  char *err1 = NULL, *err2 = NULL, *err3 = NULL;
+  char *first = profiled_test(&fx, "a", NULL, 0, &err1);
   ck_assert_str_eq(err1, "");
-  /* The second test's copy loses its program once linked: the compile phase links it again, so
-   * it goes between the phases. */
-  char *dir = th_path(fx.dir, "b");
-  ck_assert_int_eq(mkdir(dir, 0777), 0);
-  tqh_test_result_t r;
-  tqh_test_result_init(&r);
-  tqh_execution_t *e = NULL;
-  TH_OK(tqh_execution_create(&fx.exec, &fx.suite->tests[0], dir, NULL, &r, &e));
-  ck_assert_int_eq(tqh_execute_compile(e), 1);
-  ck_assert_int_eq(r.cache, TQH_CACHE_HIT);
-  char *program = th_path(dir, "debug/main_dispatch_0.torq.mlir");
-  ck_assert_int_eq(unlink(program), 0);
-  ck_assert_int_eq(tqh_execute_run(e), 1);
-  ck_assert_int_eq(tqh_execute_profile(e), 1);
-  ck_assert_int_eq(r.outcome, TQH_OUTCOME_PASSED);
-  tq_buf_t again;
-  tq_buf_init(&again, 0);
-  for (size_t m = 0; m < r.num_metrics; m++)
-    TH_OK(tq_buf_printf(&again, "%s=%.3f;", r.metric_names[m], r.metric_us[m]));
-  ck_assert_str_eq(text(&again), first);
-  char *a_csv = th_path(fx.dir, "a/annotated.csv"), *b_csv = th_path(dir, "annotated.csv");
+  /* The second test's copy loses its program once linked (the compile phase links it). */
+  char *again = profiled_test(&fx, "b", "debug/main_dispatch_0.torq.mlir", 1, &err2);
+  ck_assert_str_eq(again, first);
+  char *a_csv = th_path(fx.dir, "a/annotated.csv"), *b_csv = th_path(fx.dir, "b/annotated.csv");
   char *a_text = th_read(a_csv, NULL), *b_text = th_read(b_csv, NULL);
   ck_assert_str_eq(b_text, a_text);
-  tqh_execution_destroy(e);
-  tqh_test_result_deinit(&r);
   /* The entry rebuilt: its manifest.json a new file (a broken one). */
   char *pattern = th_path(fx.dir, "cache/v1/*/*/debug/manifest.json");
   glob_t g;
@@ -381,7 +371,7 @@ START_TEST(a_model_annotated_again_reads_its_debug_info_once) {
   th_write(fresh, "{\"format\": ");
   ck_assert_int_eq(rename(fresh, g.gl_pathv[0]), 0);
   globfree(&g);
-  char *third = profiled_test(&fx, "c", &err3);
+  char *third = profiled_test(&fx, "c", NULL, 0, &err3);
   ck_assert_msg(strstr(err3, "manifest.json") != NULL, "stderr: %s", err3);
   free(fresh);
   free(pattern);
@@ -391,9 +381,8 @@ START_TEST(a_model_annotated_again_reads_its_debug_info_once) {
   free(b_text);
   free(a_csv);
   free(b_csv);
-  free(program);
-  tq_buf_deinit(&again);
-  free(dir);
+  free(again);
+  free(err2);
   free(first);
   free(err1);
   fx_deinit(&fx);

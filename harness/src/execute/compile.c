@@ -182,19 +182,27 @@ static int stat_manifest(const char *dir, struct stat *sb) {
   return ok;
 }
 
-tqh_debug_info_t *tqh__exec_kept_debug_info(tqh_execution_t *e, const char *dir) {
+/* The files kept are those of the test's cache entry, its trees read. */
+static struct tqh_executor_files_s *kept_entry(tqh_execution_t *e) {
   struct tqh_executor_files_s *f = e->exec->files;
-  struct stat sb;
-  if (!f || !f->debug_info || !f->have_trees || !e->entry_dir || !f->entry_dir ||
-      strcmp(f->entry_dir, e->entry_dir) != 0)
-    return NULL;
+  return f && f->have_trees && e->entry_dir && f->entry_dir && !strcmp(f->entry_dir, e->entry_dir)
+             ? f
+             : NULL;
+}
+
+tqh_debug_info_t *tqh__exec_kept_debug_info(tqh_execution_t *e, const char *dir) {
+  struct tqh_executor_files_s *f = kept_entry(e);
+  if (!f || !f->debug_info) return NULL;
   /* The test's copy links the same manifest.json (a rebuilt entry has new files). */
-  if (!stat_manifest(dir, &sb) || !same_file_as(&sb, &f->manifest_stat, 0)) {
-    forget_debug_info(f);
-    return NULL;
+  struct stat sb;
+  int same = stat_manifest(dir, &sb) && same_file_as(&sb, &f->manifest_stat, 0);
+  tq_status_t st = NULL;
+  if (same) {
+    tq_buf_clear(&f->debug_dir);
+    st = tq_buf_append_cstr(&f->debug_dir, dir);
   }
-  tq_buf_clear(&f->debug_dir);
-  if (tq_buf_append_cstr(&f->debug_dir, dir)) {
+  if (!same || st) {
+    tq_status_free(st);
     forget_debug_info(f);
     return NULL;
   }
@@ -203,10 +211,8 @@ tqh_debug_info_t *tqh__exec_kept_debug_info(tqh_execution_t *e, const char *dir)
 }
 
 void tqh__exec_keep_debug_info(tqh_execution_t *e, tqh_debug_info_t *info, const char *dir) {
-  struct tqh_executor_files_s *f = e->exec->files;
-  if (!f || !f->have_trees || !e->entry_dir || !f->entry_dir ||
-      strcmp(f->entry_dir, e->entry_dir) != 0)
-    return;
+  struct tqh_executor_files_s *f = kept_entry(e);
+  if (!f) return;
   forget_debug_info(f);
   /* Its `dir` (this test's copy, in its arena) is replaced by that of each test using it. */
   if (stat_manifest(dir, &f->manifest_stat)) f->debug_info = tqh_debug_info_ref(info);

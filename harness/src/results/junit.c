@@ -368,17 +368,21 @@ static tq_status_t suite(tq_buf_t *out, const tqh_test_record_t *records, const 
   return tq_buf_append_cstr(out, "  </testsuite>\n");
 }
 
+/* `options` (may be NULL) over the defaults. */
+static void options_or_defaults(const tqh_junit_options_t *options, tqh_junit_options_t *o) {
+  tqh_junit_options_initialize(o);
+  if (!options) return;
+  if (options->name) o->name = options->name;
+  if (options->hostname) o->hostname = options->hostname;
+  o->run_dir = options->run_dir;
+}
+
 tq_status_t tqh__junit_piece(const tqh_test_record_t *record, size_t i,
                              const tqh_junit_options_t *options, tqh__pieces_t *cache,
                              tq_buf_t *scratch) {
   if (i < cache->count && cache->len[i] != SIZE_MAX) return NULL;
   tqh_junit_options_t o;
-  tqh_junit_options_initialize(&o);
-  if (options) {
-    if (options->name) o.name = options->name;
-    if (options->hostname) o.hostname = options->hostname;
-    o.run_dir = options->run_dir;
-  }
+  options_or_defaults(options, &o);
   /* The group's name, as tqh__junit_render gives it (the record's classname, else the run's). */
   const char *name = record->classname && *record->classname ? record->classname : o.name;
   tq_buf_clear(scratch);
@@ -395,12 +399,7 @@ tq_status_t tqh__junit_render(const tqh_test_record_t *records, size_t count_,
                               const tqh_junit_options_t *options, tqh__pieces_t *cache,
                               tq_buf_t *out) {
   tqh_junit_options_t o;
-  tqh_junit_options_initialize(&o);
-  if (options) {
-    if (options->name) o.name = options->name;
-    if (options->hostname) o.hostname = options->hostname;
-    o.run_dir = options->run_dir;
-  }
+  options_or_defaults(options, &o);
   counts_t total = {0};
   for (size_t i = 0; i < count_; i++) count(&total, &records[i]);
   TQ_TRY(tq_buf_append_cstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites"));
