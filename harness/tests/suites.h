@@ -37,7 +37,8 @@
   X(html_report)     \
   X(trends)          \
   X(execute)         \
-  X(toolchain)
+  X(toolchain)       \
+  X(out_file)
 
 #define TH_DECLARE_SUITE(name) Suite *name##_suite(void) __attribute__((weak));
 TH_SUITES(TH_DECLARE_SUITE)

@@ -64,17 +64,20 @@ tq_status_t tqh_remove_tree(const char *path) TQ_MUST_USE;
 
 /* Writes a file through a buffer into `path`.tmp<pid>, renamed over `path` on commit, so large
  * outputs need no memory of their size and a failure leaves no torn file. The writer owns its
- * buffer, paths and open file until commit or abort. */
+ * buffer, paths, open file and thread until commit or abort; one writer is used by one thread. */
 typedef struct tqh_out_file_s {
   tq_buf_t buf; /* pending bytes; flushed past TQH_OUT_FILE_CHUNK */
-  void *file;   /* FILE * */
+  int fd;       /* of the temporary; valid while `tmp` is set */
   char *path, *tmp;
-  int failed; /* errno of the first failed write, or 0 */
+  int failed;    /* errno of the first failed write, or 0 */
+  void *writer;  /* the thread writing full chunks (out_file.c), from the first one */
+  int no_writer; /* 1: none could be started; chunks are written by the caller */
 } tqh_out_file_t;
 
 /* Half a MiB: a million-event output is written in about a hundred writes, and the buffer (the
  * chunk and a record, doubled: 1 MiB) stays small for the three outputs of each profiled test
- * of a runner. Its room is taken ahead of its bytes, so it gets no huge-page advice (str.h). */
+ * of a runner. Its room is taken ahead of its bytes, so it gets no huge-page advice (str.h). A
+ * file of more chunks has a second buffer: a thread writes one chunk while the next is made. */
 #define TQH_OUT_FILE_CHUNK ((size_t)512 << 10)
 
 tq_status_t tqh_out_file_open(tqh_out_file_t *out, const char *path) TQ_MUST_USE;
