@@ -14,6 +14,7 @@
   X(intervals)       \
   X(profile_csv)     \
   X(annotate)        \
+  X(annotate_stream) \
   X(bad_input)       \
   X(overview)        \
   X(overview_golden) \

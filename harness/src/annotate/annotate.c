@@ -4,14 +4,16 @@
  * searched linearly, and capped, so that a file of BEGINs without ENDs stays linear too; so is
  * the set of programs started and not yet waited for. */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "annotate_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/harness/annotate.h"
-#include "torq/harness/overview.h"
 #include "torq/runtime/profile.h"
 
 /* Open BEGINs kept at most; past it the oldest is reported as a BEGIN without END. */
@@ -20,7 +22,7 @@
 #define TQH_MAX_PENDING 1024
 
 typedef struct open_s {
-  const tqh_profile_event_t *begin;
+  size_t begin; /* index of the BEGIN in the profile's events (which a streamed read may move) */
 } open_t;
 
 /* A program whose START ended and whose WAIT has not come yet. */
@@ -46,7 +48,15 @@ typedef struct ctx_s {
   size_t mismatches, actions;
   uint32_t first_mismatch_line;
   char first_mismatch[384];
+  /* A streamed read (run_streamed): the dispatches looked up so far, and the first line and
+   * first action line of each. */
+  size_t mapped;
+  uint32_t first_line[TQH_PROFILE_MAX_DISPATCHES], action_line[TQH_PROFILE_MAX_DISPATCHES];
 } ctx_t;
+
+static const tqh_profile_event_t *open_begin(const ctx_t *c, size_t i) {
+  return &c->profile->events[c->open[i].begin];
+}
 
 /* An action the debug info does not know, or knows as another kind. */
 static void mismatch(ctx_t *c, uint32_t line, const char *fmt, ...) TQ_PRINTF(3, 4);
@@ -254,24 +264,24 @@ static int same_invocation(const tqh_profile_event_t *a, const tqh_profile_event
 
 static tq_status_t on_begin(ctx_t *c, const tqh_profile_event_t *e) {
   for (size_t i = 0; i < c->num_open; i++) {
-    if (!same_key(c->open[i].begin, e)) continue;
+    if (!same_key(open_begin(c, i), e)) continue;
     char name[TQR_EVENT_NAME_SIZE];
     tqh_event_name(e->kind, TQR_EDGE_BEGIN, name);
     if (is_action(e->kind))
-      tqh_diags_add(&c->ann->diags, TQH_ERROR, c->path, c->open[i].begin->line,
+      tqh_diags_add(&c->ann->diags, TQH_ERROR, c->path, open_begin(c, i)->line,
                     "%s of action %d has no END before it begins again at line %u", name,
                     (int)e->action_id, (unsigned)e->line);
     else
-      tqh_diags_add(&c->ann->diags, TQH_ERROR, c->path, c->open[i].begin->line,
+      tqh_diags_add(&c->ann->diags, TQH_ERROR, c->path, open_begin(c, i)->line,
                     "%s has no END before it begins again at line %u", name, (unsigned)e->line);
     drop_open(c, i);
     break;
   }
   if (c->num_open == TQH_MAX_OPEN) {
-    report_unclosed(c, c->open[0].begin, "too many actions open at once");
+    report_unclosed(c, open_begin(c, 0), "too many actions open at once");
     drop_open(c, 0);
   }
-  c->open[c->num_open++].begin = e;
+  c->open[c->num_open++].begin = (size_t)(e - c->profile->events);
   return NULL;
 }
 
@@ -279,7 +289,7 @@ static tq_status_t on_end(ctx_t *c, const tqh_profile_event_t *e) {
   tqh_annotation_t *ann = c->ann;
   size_t i = c->num_open;
   while (i-- > 0)
-    if (same_key(c->open[i].begin, e)) break;
+    if (same_key(open_begin(c, i), e)) break;
   char name[TQR_EVENT_NAME_SIZE]; /* for diagnostics only: formatting it for every row cost */
   if (i == (size_t)-1) {
     tqh_event_name(e->kind, TQR_EDGE_END, name);
@@ -290,7 +300,7 @@ static tq_status_t on_end(ctx_t *c, const tqh_profile_event_t *e) {
       tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line, "%s without a BEGIN", name);
     return NULL;
   }
-  const tqh_profile_event_t *b = c->open[i].begin;
+  const tqh_profile_event_t *b = open_begin(c, i);
   drop_open(c, i);
   if (b->kind != e->kind) {
     char bname[TQR_EVENT_NAME_SIZE];
@@ -311,8 +321,8 @@ static tq_status_t on_end(ctx_t *c, const tqh_profile_event_t *e) {
   }
   /* The end of a dispatch run, INIT or HAL scope: what it left open never ends. */
   for (size_t k = 0; is_scope(e->kind) && k < c->num_open;) {
-    if (same_invocation(c->open[k].begin, e)) {
-      report_unclosed(c, c->open[k].begin, "its invocation ended");
+    if (same_invocation(open_begin(c, k), e)) {
+      report_unclosed(c, open_begin(c, k), "its invocation ended");
       drop_open(c, k);
     } else {
       k++;
@@ -333,7 +343,7 @@ static tq_status_t on_error(ctx_t *c, const tqh_profile_event_t *e) {
     tqh_diags_add(&ann->diags, TQH_WARNING, c->path, e->line,
                   "the run failed outside an action (ERROR row)");
   for (size_t i = 0; i < c->num_open;) {
-    const tqh_profile_event_t *b = c->open[i].begin;
+    const tqh_profile_event_t *b = open_begin(c, i);
     if (!same_invocation(b, e)) {
       i++;
       continue;
@@ -409,56 +419,63 @@ static char *model_name_of(const tqh_debug_info_t *info, const char *dir) {
   return tq_strndup(base, n);
 }
 
-static tq_status_t run(ctx_t *c, const tqh_annotate_options_t *options) {
-  tqh_annotation_t *ann = c->ann;
-  const tqh_profile_t *p = c->profile;
-  const tqh_debug_info_t *info = ann->debug_info;
+static void check_source(ctx_t *c, const tqh_annotate_options_t *options) {
+  const tqh_debug_info_t *info = c->ann->debug_info;
   if (info && options && options->expected_source_sha256 &&
       strcmp(options->expected_source_sha256, info->source_sha256) != 0)
-    tqh_diags_add(&ann->diags, TQH_ERROR, info->dir, 0,
+    tqh_diags_add(&c->ann->diags, TQH_ERROR, info->dir, 0,
                   "the debug info is of another model (source sha256 %s, expected %s)",
                   info->source_sha256, options->expected_source_sha256);
-  /* Map the profile's dispatch names to the debug info's: a dispatch with actions must be in
-   * it (HAL scopes, and phases alone, need not). */
+}
+
+static tq_status_t copy_dispatch_names(ctx_t *c) {
+  tqh_annotation_t *ann = c->ann;
+  const tqh_profile_t *p = c->profile;
   ann->dispatch_names = tq_calloc(p->num_dispatches + 1, sizeof(char *));
   if (!ann->dispatch_names) return oom();
   for (size_t i = 0; i < p->num_dispatches; i++) {
     const char *name = p->dispatch_names[i];
     if (!(ann->dispatch_names[i] = tq_strndup(name, strlen(name)))) return oom();
     ann->num_dispatches = i + 1;
-    c->dispatch[i] = tqh_debug_info_dispatch(info, name);
-    if (c->dispatch[i] || !info) continue;
-    uint32_t first = 0, action = 0;
-    for (size_t k = 0; k < p->count && !action; k++) {
-      if (p->events[k].dispatch != i) continue;
-      if (!first) first = p->events[k].line;
-      if (is_action(p->events[k].kind)) action = p->events[k].line;
-    }
-    if (action)
-      tqh_diags_add(&ann->diags, TQH_ERROR, c->path, first,
-                    "dispatch '%s' is not in the debug info %s (which has '%s'): the debug info "
-                    "is of another model",
-                    name, info->dir, info->num_dispatches ? info->dispatches[0].name : "");
   }
-  TQ_TRY(reserve_outputs(ann, p));
-  for (size_t k = 0; k < p->count; k++) {
-    const tqh_profile_event_t *e = &p->events[k];
-    if (k == 0) {
-      ann->first_us = ann->last_us = e->timestamp_us;
-      ann->has_time = 1;
-    } else {
-      const tqh_profile_event_t *prev = &p->events[k - 1];
-      if (e->timestamp_us < prev->timestamp_us)
-        tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line,
-                      "timestamp %" PRIu64 " us goes backwards (line %u has %" PRIu64 " us)",
-                      e->timestamp_us, (unsigned)prev->line, prev->timestamp_us);
-      if (e->timestamp_us < ann->first_us) ann->first_us = e->timestamp_us;
-      if (e->timestamp_us > ann->last_us) ann->last_us = e->timestamp_us;
-    }
-    TQ_TRY(on_event(c, e));
+  return NULL;
+}
+
+/* A dispatch with actions must be in the debug info (HAL scopes, and phases alone, need not):
+ * the error for dispatch `i`, whose first event is at line `first`. */
+static void dispatch_missing(ctx_t *c, size_t i, uint32_t first) {
+  const tqh_debug_info_t *info = c->ann->debug_info;
+  tqh_diags_add(&c->ann->diags, TQH_ERROR, c->path, first,
+                "dispatch '%s' is not in the debug info %s (which has '%s'): the debug info is of "
+                "another model",
+                c->profile->dispatch_names[i], info->dir,
+                info->num_dispatches ? info->dispatches[0].name : "");
+}
+
+/* Checks event k against the one before it, and annotates it. */
+static tq_status_t step(ctx_t *c, size_t k) {
+  tqh_annotation_t *ann = c->ann;
+  const tqh_profile_event_t *e = &c->profile->events[k];
+  if (k == 0) {
+    ann->first_us = ann->last_us = e->timestamp_us;
+    ann->has_time = 1;
+  } else {
+    const tqh_profile_event_t *prev = e - 1;
+    if (e->timestamp_us < prev->timestamp_us)
+      tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line,
+                    "timestamp %" PRIu64 " us goes backwards (line %u has %" PRIu64 " us)",
+                    e->timestamp_us, (unsigned)prev->line, prev->timestamp_us);
+    if (e->timestamp_us < ann->first_us) ann->first_us = e->timestamp_us;
+    if (e->timestamp_us > ann->last_us) ann->last_us = e->timestamp_us;
   }
+  return on_event(c, e);
+}
+
+/* After the last event: what is still open, the mismatches, the rows in file order. */
+static void finish_run(ctx_t *c) {
+  tqh_annotation_t *ann = c->ann;
   for (size_t i = 0; i < c->num_open; i++)
-    report_unclosed(c, c->open[i].begin, "the profile ends first");
+    report_unclosed(c, open_begin(c, i), "the profile ends first");
   c->num_open = 0;
   report_mismatches(c);
   for (size_t i = 1; i < ann->num_rows; i++)
@@ -466,29 +483,208 @@ static tq_status_t run(ctx_t *c, const tqh_annotate_options_t *options) {
       qsort(ann->rows, ann->num_rows, sizeof(*ann->rows), by_line);
       break;
     }
+}
+
+static tq_status_t run(ctx_t *c, const tqh_annotate_options_t *options) {
+  tqh_annotation_t *ann = c->ann;
+  const tqh_profile_t *p = c->profile;
+  const tqh_debug_info_t *info = ann->debug_info;
+  check_source(c, options);
+  /* Map the profile's dispatch names to the debug info's. */
+  TQ_TRY(copy_dispatch_names(c));
+  for (size_t i = 0; i < p->num_dispatches; i++) {
+    c->dispatch[i] = tqh_debug_info_dispatch(info, p->dispatch_names[i]);
+    if (c->dispatch[i] || !info) continue;
+    uint32_t first = 0, action = 0;
+    for (size_t k = 0; k < p->count && !action; k++) {
+      if (p->events[k].dispatch != i) continue;
+      if (!first) first = p->events[k].line;
+      if (is_action(p->events[k].kind)) action = p->events[k].line;
+    }
+    if (action) dispatch_missing(c, i, first);
+  }
+  TQ_TRY(reserve_outputs(ann, p));
+  for (size_t k = 0; k < p->count; k++) TQ_TRY(step(c, k));
+  finish_run(c);
   return NULL;
+}
+
+/* ---- Annotating while the profile is read ---------------------------------------------------
+
+ * A large profile is parsed on a thread of its own while this one annotates the events parsed
+ * so far: the two passes took about the same time, one after the other. The annotation is the
+ * one tqh_annotate_parsed makes of the whole profile: the same rows, spans and diagnostics in
+ * the same order (what depends on the whole profile waits for its end: the dispatches missing
+ * from the debug info are said before the events' diagnostics, as they are there). */
+
+/* From this size on (4 of the reader's chunks): below it, a thread costs more than it saves. */
+size_t tqh__annotate_stream_min_bytes = (size_t)4 << 20;
+
+static _Atomic uint64_t g_streamed;
+
+uint64_t tqh__annotate_streamed(void) {
+  return g_streamed;
+}
+
+/* The events [k, n) as they are published; what each dispatch is, as it first comes. */
+static tq_status_t run_streamed(ctx_t *c, tqh__profile_stream_t *s) {
+  const tqh_debug_info_t *info = c->ann->debug_info;
+  tq_status_t st = NULL;
+  for (size_t k = 0;;) {
+    pthread_mutex_lock(&s->mu);
+    while (s->published == k && !s->done) pthread_cond_wait(&s->cv, &s->mu);
+    size_t n = s->published;
+    int done = s->done;
+    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_lock(&s->grow);
+    for (; !st && k < n; k++) {
+      const tqh_profile_event_t *e = &c->profile->events[k];
+      size_t d = e->dispatch;
+      for (; c->mapped <= d; c->mapped++) { /* a dispatch's name comes with its first event */
+        c->dispatch[c->mapped] =
+            tqh_debug_info_dispatch(info, c->profile->dispatch_names[c->mapped]);
+        c->first_line[c->mapped] = e->line;
+      }
+      if (!c->dispatch[d] && !c->action_line[d] && is_action(e->kind)) c->action_line[d] = e->line;
+      st = step(c, k);
+    }
+    pthread_mutex_unlock(&s->grow);
+    if (st || done) return st;
+  }
+}
+
+/* The profile is read: the diagnostics in tqh_annotate_parsed's order (the profile's, the
+ * source's, the missing dispatches', then the events' of run_streamed), and the end. */
+static tq_status_t finish_streamed(ctx_t *c, const tqh_annotate_options_t *options,
+                                   tqh_diags_t *diags) {
+  tqh_annotation_t *ann = c->ann;
+  tqh_diags_t events = ann->diags;
+  ann->diags = *diags;
+  tqh_diags_init_max(diags, diags->max_kept);
+  check_source(c, options);
+  tq_status_t st = copy_dispatch_names(c);
+  for (size_t i = 0; !st && i < c->profile->num_dispatches; i++)
+    if (!c->dispatch[i] && ann->debug_info && c->action_line[i])
+      dispatch_missing(c, i, c->first_line[i]);
+  tqh_diags_append(&ann->diags, &events);
+  if (!st) finish_run(c);
+  return st;
+}
+
+typedef struct reader_s {
+  const char *path;
+  tqh_diags_t *diags;
+  tqh_profile_t *profile;
+  tqh__profile_stream_t stream;
+  tq_status_t status;
+} reader_t;
+
+static void *reader_main(void *arg) {
+  reader_t *r = arg;
+  r->status = tqh__profile_read_stream(r->path, r->diags, r->profile, &r->stream);
+  return NULL;
+}
+
+/* A new annotation with `debug_info` (taken over: destroyed when there is no memory), and
+ * `diags` moved into it (left empty). */
+static tqh_annotation_t *new_annotation(tqh_debug_info_t *debug_info, tqh_diags_t *diags) {
+  tqh_annotation_t *ann = tq_calloc(1, sizeof(*ann));
+  if (!ann) {
+    tqh_debug_info_destroy(debug_info);
+    return NULL;
+  }
+  ann->debug_info = debug_info;
+  ann->clock_hz = debug_info ? debug_info->clock_hz : 800000000u;
+  if (diags) {
+    ann->diags = *diags;
+    tqh_diags_init_max(diags, diags->max_kept);
+  } else {
+    tqh_diags_init(&ann->diags);
+  }
+  ann->model_name = model_name_of(debug_info, debug_info ? debug_info->dir : NULL);
+  if (!ann->model_name) {
+    tqh_annotation_destroy(ann);
+    return NULL;
+  }
+  return ann;
+}
+
+/* tqh_profile_read and tqh_annotate_parsed in one, the read on a thread (*profile is the
+ * caller's to deinit). 1 when no thread could be started (nothing is done then). */
+static int annotate_streamed(tqh_debug_info_t *info, tqh_diags_t *diags, const char *path,
+                             const tqh_annotate_options_t *options, tqh_profile_t *profile,
+                             tqh_annotation_t **out, tq_status_t *out_st) {
+  tqh_profile_init(profile);
+  reader_t *r = tq_calloc(1, sizeof(*r));
+  if (!r) return 1;
+  *r = (reader_t){path, diags, profile, {.published = 0}, NULL};
+  int ok = pthread_mutex_init(&r->stream.mu, NULL) == 0;
+  if (ok && pthread_mutex_init(&r->stream.grow, NULL) != 0) {
+    pthread_mutex_destroy(&r->stream.mu);
+    ok = 0;
+  }
+  if (ok && pthread_cond_init(&r->stream.cv, NULL) != 0) {
+    pthread_mutex_destroy(&r->stream.grow);
+    pthread_mutex_destroy(&r->stream.mu);
+    ok = 0;
+  }
+  tqh_diags_t events;
+  tqh_diags_init_max(&events, diags->max_kept);
+  tqh_annotation_t *ann = NULL;
+  ctx_t *c = ok ? tq_calloc(1, sizeof(*c)) : NULL;
+  pthread_t thread;
+  if (c && pthread_create(&thread, NULL, reader_main, r) != 0) {
+    tq_free(c);
+    c = NULL;
+  }
+  if (!c) {
+    if (ok) {
+      pthread_cond_destroy(&r->stream.cv);
+      pthread_mutex_destroy(&r->stream.grow);
+      pthread_mutex_destroy(&r->stream.mu);
+    }
+    tq_free(r);
+    return 1;
+  }
+  g_streamed++;
+  tq_status_t st = (ann = new_annotation(info, &events)) ? NULL : oom();
+  if (!st) {
+    c->ann = ann;
+    c->profile = profile;
+    c->path = path;
+    st = run_streamed(c, &r->stream);
+  }
+  if (st) {
+    pthread_mutex_lock(&r->stream.mu);
+    r->stream.stop = 1;
+    pthread_mutex_unlock(&r->stream.mu);
+  }
+  pthread_join(thread, NULL);
+  pthread_cond_destroy(&r->stream.cv);
+  pthread_mutex_destroy(&r->stream.grow);
+  pthread_mutex_destroy(&r->stream.mu);
+  if (st) tq_status_free(r->status);
+  else st = r->status;
+  if (!st) st = finish_streamed(c, options, diags);
+  tq_free(c);
+  tq_free(r);
+  if (st) {
+    tqh_annotation_destroy(ann);
+    ann = NULL;
+  }
+  *out = ann;
+  *out_st = st;
+  return 0;
 }
 
 tq_status_t tqh_annotate_parsed(tqh_debug_info_t *debug_info, const tqh_profile_t *profile,
                                 const tqh_annotate_options_t *options, tqh_diags_t *diags,
                                 tqh_annotation_t **out) {
   *out = NULL;
-  tqh_annotation_t *ann = tq_calloc(1, sizeof(*ann));
-  if (!ann) {
-    tqh_debug_info_destroy(debug_info);
-    return oom();
-  }
-  ann->debug_info = debug_info;
-  ann->clock_hz = debug_info ? debug_info->clock_hz : 800000000u;
-  if (diags) {
-    ann->diags = *diags;
-    tqh_diags_init(diags);
-  } else {
-    tqh_diags_init(&ann->diags);
-  }
-  ann->model_name = model_name_of(debug_info, debug_info ? debug_info->dir : NULL);
+  tqh_annotation_t *ann = new_annotation(debug_info, diags);
+  if (!ann) return oom();
   ctx_t *c = tq_calloc(1, sizeof(*c));
-  tq_status_t st = c && ann->model_name ? NULL : oom();
+  tq_status_t st = c ? NULL : oom();
   if (!st) {
     c->ann = ann;
     c->profile = profile;
@@ -509,9 +705,15 @@ static tq_status_t annotate_loaded(tqh_debug_info_t *info, tqh_diags_t *diags,
                                    const char *debug_dir, const char *profile_path,
                                    const tqh_annotate_options_t *options, tqh_annotation_t **out) {
   tqh_profile_t profile;
-  tq_status_t st = tqh_profile_read(profile_path, diags, &profile);
-  if (!st) st = tqh_annotate_parsed(info, &profile, options, diags, out);
-  else tqh_debug_info_destroy(info);
+  tq_status_t st = NULL;
+  struct stat sb;
+  if (stat(profile_path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+      (uintmax_t)sb.st_size < tqh__annotate_stream_min_bytes ||
+      annotate_streamed(info, diags, profile_path, options, &profile, out, &st)) {
+    st = tqh_profile_read(profile_path, diags, &profile);
+    if (!st) st = tqh_annotate_parsed(info, &profile, options, diags, out);
+    else tqh_debug_info_destroy(info);
+  }
   tqh_profile_deinit(&profile);
   tqh_diags_deinit(diags);
   if (!st && *out && !(*out)->debug_info && (*out)->model_name && !*(*out)->model_name) {
@@ -571,63 +773,4 @@ void tqh_annotation_destroy(tqh_annotation_t *ann) {
   tq_free(ann->dispatch_names);
   tqh_diags_deinit(&ann->diags);
   tq_free(ann);
-}
-
-tq_status_t tqh_annotation_each_work_unit(const tqh_annotation_t *ann, tqh_work_unit_fn fn,
-                                          void *ctx) {
-  tqh_work_unit_t u;
-  for (size_t i = 0; i < ann->num_nss_runs; i++) {
-    const tqh_span_t *s = &ann->nss_runs[i];
-    u = (tqh_work_unit_t){TQH_WORK_NSS, s->units, s->start_us * 1000, s->end_us * 1000};
-    TQ_TRY(fn(ctx, &u));
-  }
-  for (size_t i = 0; i < ann->num_host_runs; i++) {
-    const tqh_span_t *s = &ann->host_runs[i];
-    u = (tqh_work_unit_t){TQH_WORK_HOST, 0, s->start_us * 1000, s->end_us * 1000};
-    TQ_TRY(fn(ctx, &u));
-  }
-  for (size_t i = 0; i < ann->num_rows; i++) {
-    const tqh_row_t *r = &ann->rows[i];
-    if (r->kind != TQR_EVENT_HOST_COPY) continue;
-    u = (tqh_work_unit_t){TQH_WORK_HOST_COPY, 0, r->start_us * 1000, r->end_us * 1000};
-    TQ_TRY(fn(ctx, &u));
-  }
-  for (size_t i = 0; i < ann->num_hal_calls; i++) {
-    const tqh_span_t *s = &ann->hal_calls[i];
-    u = (tqh_work_unit_t){TQH_WORK_HAL, 0, s->start_us * 1000, s->end_us * 1000};
-    TQ_TRY(fn(ctx, &u));
-  }
-  return NULL;
-}
-
-typedef struct unit_array_s {
-  tqh_work_unit_t *units;
-  size_t count;
-} unit_array_t;
-
-static tq_status_t count_unit(void *ctx, const tqh_work_unit_t *u) {
-  (void)u;
-  ((unit_array_t *)ctx)->count++;
-  return NULL;
-}
-
-static tq_status_t keep_unit(void *ctx, const tqh_work_unit_t *u) {
-  unit_array_t *a = ctx;
-  a->units[a->count++] = *u;
-  return NULL;
-}
-
-tq_status_t tqh_annotation_work_units(const tqh_annotation_t *ann, tqh_work_unit_t **out_units,
-                                      size_t *out_count) {
-  *out_units = NULL;
-  *out_count = 0;
-  unit_array_t a = {NULL, 0};
-  TQ_TRY(tqh_annotation_each_work_unit(ann, count_unit, &a));
-  if (!a.count) return NULL;
-  if (!(a.units = tq_calloc(a.count, sizeof(*a.units)))) return oom();
-  a.count = 0;
-  TQ_TRY(tqh_annotation_each_work_unit(ann, keep_unit, &a));
-  *out_units = a.units;
-  *out_count = a.count;
-  return NULL;
 }

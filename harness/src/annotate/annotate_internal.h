@@ -3,6 +3,7 @@
 #ifndef TORQ_HARNESS_SRC_ANNOTATE_INTERNAL_H
 #define TORQ_HARNESS_SRC_ANNOTATE_INTERNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "torq/base/status.h"
 #include "torq/base/str.h"
 #include "torq/harness/files.h"
+#include "torq/harness/profile_csv.h"
 
 /* Text formatting into a buffer with room reserved (annotate_csv.c, annotate_xlsx.c): copies `n`
  * bytes, or the decimal digits of `v`, to `p` and returns the end. */
@@ -34,6 +36,28 @@ tq_status_t tqh__write_file(const char *path, const void *data, size_t len) TQ_M
 
 /* The parts of workbooks this process emitted from annotate_xlsx.c's memo (for its tests). */
 uint64_t tqh__xlsx_memo_served(void);
+
+/* ---- A profile annotated while it is read (csv_reader.c, annotate.c) --------------------------- */
+
+/* The reader's thread parses; the annotating one reads the events parsed so far. */
+typedef struct tqh__profile_stream_s {
+  pthread_mutex_t mu; /* published, done, stop */
+  pthread_cond_t cv;  /* signalled at each publication */
+  size_t published;   /* events [0, published) are complete */
+  int done;           /* the read is over: every event is published */
+  int stop;           /* the annotation wants no more (it failed) */
+  /* Held by the annotation while it reads the events; taken by the reader to move them. */
+  pthread_mutex_t grow;
+} tqh__profile_stream_t;
+
+/* Profiles of this many bytes or more are annotated while they are read (annotate.c; tests set
+ * it), and the number of annotations made so (for tests). */
+extern size_t tqh__annotate_stream_min_bytes;
+uint64_t tqh__annotate_streamed(void);
+
+/* tqh_profile_read, publishing to `stream` after each chunk, and done at the end. */
+tq_status_t tqh__profile_read_stream(const char *path, tqh_diags_t *diags, tqh_profile_t *out,
+                                     tqh__profile_stream_t *stream) TQ_MUST_USE;
 
 /* ---- The Perfetto writer (perfetto_writer.c), shared by the annotation and the compile-time trace --- */
 

@@ -2,12 +2,14 @@
  * locale), so that a profile of a million events reads in about the time of reading the file. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "annotate_internal.h"
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/harness/profile_csv.h"
@@ -158,6 +160,7 @@ typedef struct parse_state_s {
   event_cache_t events;
   int last_dispatch; /* -1: none yet; rows of one dispatch run come together */
   size_t last_dispatch_len;
+  tqh__profile_stream_t *stream; /* NULL, or the annotation reading the events as they come */
 } parse_state_t;
 
 static int dispatch_index(tqh_profile_t *p, parse_state_t *ps, const char *s, size_t n,
@@ -183,14 +186,20 @@ static int dispatch_index(tqh_profile_t *p, parse_state_t *ps, const char *s, si
   return 1;
 }
 
-static tq_status_t push(tqh_profile_t *p, const tqh_profile_event_t *e) {
+static tq_status_t push(tqh_profile_t *p, parse_state_t *ps, const tqh_profile_event_t *e) {
   if (p->count == p->cap) {
     size_t cap = p->cap ? p->cap * 2 : 1024;
     if (cap > SIZE_MAX / sizeof(*p->events)) return oom();
+    /* The annotation reading the events holds `grow` while it does (rare: the room taken at
+     * first is for rows of 20 bytes). */
+    if (ps->stream) pthread_mutex_lock(&ps->stream->grow);
     tqh_profile_event_t *ev = tq_realloc_huge(p->events, cap * sizeof(*ev));
+    if (ev) {
+      p->events = ev;
+      p->cap = cap;
+    }
+    if (ps->stream) pthread_mutex_unlock(&ps->stream->grow);
     if (!ev) return oom();
-    p->events = ev;
-    p->cap = cap;
   }
   p->events[p->count++] = *e;
   return NULL;
@@ -406,7 +415,7 @@ static tq_status_t parse_checked(tqh_profile_t *p, parse_state_t *ps, tqh_diags_
     return NULL;
   }
   e.dispatch = (uint16_t)idx;
-  return push(p, &e);
+  return push(p, ps, &e);
 }
 
 /* A parse in progress: fed the file's bytes in pieces (tqh_profile_read reads it in chunks, so
@@ -571,7 +580,18 @@ static void reserve_events(tqh_profile_t *p, size_t bytes) {
   p->cap = p->events ? cap : 0;
 }
 
-tq_status_t tqh_profile_read(const char *path, tqh_diags_t *diags, tqh_profile_t *out) {
+/* The events parsed so far are for the annotation to read; 1 when it wants no more. */
+static int publish(tqh__profile_stream_t *s, size_t count) {
+  pthread_mutex_lock(&s->mu);
+  s->published = count;
+  int stop = s->stop;
+  pthread_cond_signal(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+  return stop;
+}
+
+static tq_status_t read_profile(const char *path, tqh_diags_t *diags, tqh_profile_t *out,
+                                tqh__profile_stream_t *stream) {
   tqh_profile_init(out);
   /* A regular file is read in chunks; anything else (and every error) through tq_file_read,
    * which says what is wrong with it. */
@@ -592,10 +612,11 @@ tq_status_t tqh_profile_read(const char *path, tqh_diags_t *diags, tqh_profile_t
   if (!st && !chunk) st = oom();
   if (!st) {
     parser_begin(ps, out, diags);
+    ps->state.stream = stream;
     reserve_events(out, (size_t)sb.st_size);
     size_t total = 0, got;
     int eof = 0;
-    while (!st && !eof) {
+    while (!st && !eof && !(stream && publish(stream, out->count))) {
       st = read_full(fd, path, chunk, TQH_PROFILE_CHUNK, &got);
       eof = got < TQH_PROFILE_CHUNK;
       total += got;
@@ -609,5 +630,20 @@ tq_status_t tqh_profile_read(const char *path, tqh_diags_t *diags, tqh_profile_t
   close(fd);
   tq_free(chunk);
   tq_free(ps);
+  return st;
+}
+
+tq_status_t tqh_profile_read(const char *path, tqh_diags_t *diags, tqh_profile_t *out) {
+  return read_profile(path, diags, out, NULL);
+}
+
+tq_status_t tqh__profile_read_stream(const char *path, tqh_diags_t *diags, tqh_profile_t *out,
+                                     tqh__profile_stream_t *stream) {
+  tq_status_t st = read_profile(path, diags, out, stream);
+  pthread_mutex_lock(&stream->mu);
+  stream->published = out->count;
+  stream->done = 1;
+  pthread_cond_signal(&stream->cv);
+  pthread_mutex_unlock(&stream->mu);
   return st;
 }

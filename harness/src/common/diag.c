@@ -52,6 +52,18 @@ static void add(tqh_diags_t *diags, tqh_diag_t d, int ok) {
   diags->items[diags->count++] = d;
 }
 
+void tqh_diags_append(tqh_diags_t *to, tqh_diags_t *from) {
+  /* What `from` counted and did not keep, `to` counts as dropped too (add counts the rest). */
+  size_t kept_errors = 0;
+  for (size_t i = 0; i < from->count; i++) kept_errors += from->items[i].severity == TQH_ERROR;
+  for (size_t i = 0; i < from->count; i++) add(to, from->items[i], 1);
+  to->errors += from->errors - kept_errors;
+  to->warnings += from->warnings - (from->count - kept_errors);
+  to->dropped += from->dropped;
+  tq_free(from->items);
+  tqh_diags_init_max(from, from->max_kept);
+}
+
 void tqh_diags_add(tqh_diags_t *diags, tqh_severity_t severity, const char *file, uint32_t line,
                    const char *fmt, ...) {
   if (diags->count >= diags->max_kept) {

@@ -57,6 +57,9 @@ void tqh_diags_init(tqh_diags_t *diags);
 void tqh_diags_init_max(tqh_diags_t *diags, size_t max_kept);
 /* Frees the items; the list is empty again (with the same max_kept). */
 void tqh_diags_deinit(tqh_diags_t *diags);
+/* Moves the items of `from` to the end of `to`, and its counts, as if each had been added to
+ * `to` in its place (past to's max_kept they are dropped); `from` is left empty. */
+void tqh_diags_append(tqh_diags_t *to, tqh_diags_t *from);
 
 /* Adds a diagnostic (its message from printf, at most 1023 bytes). Never fails: when memory runs
  * out the diagnostic is counted as dropped. */
