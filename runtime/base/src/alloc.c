@@ -1,6 +1,7 @@
 /* Allocation wrappers with a fail-after-N hook for out-of-memory tests. */
 #include "torq/base/alloc.h"
 
+#include <malloc.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,7 +53,9 @@ static size_t tq__huge_request(size_t size) {
   return whole - TQ_MALLOC_OVERHEAD;
 }
 
-static void *tq__advise_huge(void *p, size_t size) {
+/* `collapse`: the block is new to the advice (a block grown from one already advised has its
+ * first huge page: collapsing it again copied 2 MiB at every doubling of a growing array). */
+static void *tq__advise_huge(void *p, size_t size, int collapse) {
 #ifdef MADV_HUGEPAGE
   if (p && size >= TQ_HUGE_MIN) {
     /* The block's pages, whole: malloc maps a block this large on its own, from the page its
@@ -67,7 +70,7 @@ static void *tq__advise_huge(void *p, size_t size) {
      * and the rest of it would fault 4 KiB at a time (512 faults per array; 2.6k of the 2.9k
      * faults of annotating a million events): made one huge page now where the kernel can
      * (Linux 6.1 on; elsewhere the call fails and nothing changes). */
-    if (lo % TQ_HUGE_PAGE == 0 && lo + TQ_HUGE_PAGE <= hi)
+    if (collapse && lo % TQ_HUGE_PAGE == 0 && lo + TQ_HUGE_PAGE <= hi)
       (void)madvise((void *)lo, TQ_HUGE_PAGE, TQ_MADV_COLLAPSE);
   }
 #endif
@@ -96,13 +99,14 @@ void *tq_realloc(void *ptr, size_t size) {
 void *tq_malloc_huge(size_t size) {
   if (tq__alloc_should_fail()) return NULL;
   size_t n = tq__huge_request(size ? size : 1);
-  return tq__advise_huge(malloc(n), n);
+  return tq__advise_huge(malloc(n), n, 1);
 }
 
 void *tq_realloc_huge(void *ptr, size_t size) {
   if (tq__alloc_should_fail()) return NULL;
   size_t n = tq__huge_request(size ? size : 1);
-  return tq__advise_huge(realloc(ptr, n), n);
+  int advised = ptr && malloc_usable_size(ptr) >= TQ_HUGE_MIN;
+  return tq__advise_huge(realloc(ptr, n), n, !advised);
 }
 
 void tq_free(void *ptr) { free(ptr); }

@@ -192,6 +192,20 @@ START_TEST(alloc_large_blocks_start_on_a_huge_page) {
   if (can) {
     p[0] = 1;
     ck_assert_int_ge(anon_huge_kb_at((uintptr_t)p), 2048);
+    /* Grown, it keeps that page (moved, not collapsed again), and its bytes. */
+    p = tq_realloc_huge(p, size * 4);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(p[0], 1);
+    if ((uintptr_t)p % huge == 16) ck_assert_int_ge(anon_huge_kb_at((uintptr_t)p), 2048);
+    /* A block that grows into the advice from a small one is collapsed as a new one is. */
+    char *q = tq_malloc(64 << 10);
+    ck_assert_ptr_nonnull(q);
+    q[0] = 2;
+    q = tq_realloc_huge(q, size);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_int_eq(q[0], 2);
+    if ((uintptr_t)q % huge == 16) ck_assert_int_ge(anon_huge_kb_at((uintptr_t)q), 2048);
+    tq_free(q);
   }
   tq_free(p);
 }
