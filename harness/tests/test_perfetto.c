@@ -8,6 +8,7 @@
 #include "annotate/annotate_internal.h"
 #include "perfetto_trace.pb-c.h"
 #include "suites.h"
+#include "torq/base/alloc.h"
 #include "torq/harness/perfetto.h"
 #include "torq/harness/overview.h"
 #include "tq_test.h"
@@ -749,7 +750,9 @@ START_TEST(perfetto_detail_is_bounded_by_invocations_and_the_rest_is_not) {
 END_TEST
 
 /* The overview the writer hands back is the one tqh_overview_read reads from the file, metric
- * for metric and in its order; a trace that cannot be written hands back none. */
+ * for metric and in its order, whether it was worked out on a thread of its own or not (the
+ * files are the same); a trace that cannot be written hands back none, and out of memory at any
+ * allocation on either thread is reported. */
 START_TEST(perfetto_writer_gives_the_overview_the_trace_holds) {
   char *dir = th_tmpdir();
   char *dbg = th_path(dir, "dbg");
@@ -757,12 +760,41 @@ START_TEST(perfetto_writer_gives_the_overview_the_trace_holds) {
   char *text = repeated_profile(3);
   tqh_annotation_t *ann = th_annotate_text(dir, dbg, text);
   ck_assert_uint_eq(ann->diags.count, 0);
-  char *pb = th_path(dir, "t.pb");
+  char *pb = th_path(dir, "t.pb"), *pb_threaded = th_path(dir, "t2.pb");
   tqh_overview_t written, back;
   tqh_perfetto_options_t po;
   tqh_perfetto_options_initialize(&po);
   po.overview = &written;
+  size_t saved = tqh__overview_thread_rows;
+  tqh__overview_thread_rows = 1;
+  TH_OK(tqh_annotation_write_perfetto_opt(ann, pb_threaded, &po));
+  tqh_overview_deinit(&written);
+  int succeeded = 0;
+  for (long n = 0; n < 5000 && !succeeded; n++) {
+    tq_alloc_fail_after(n);
+    tq_status_t st = tqh_annotation_write_perfetto_opt(ann, pb_threaded, &po);
+    tq_alloc_fail_after(-1);
+    if (st) {
+      ck_assert_msg(tq_status_code(st) == TQ_OUT_OF_MEMORY, "after %ld: %s", n,
+                    tq_status_message(st));
+      ck_assert_uint_eq(written.count, 0);
+      tq_status_free(st);
+    } else {
+      succeeded = 1;
+      tqh_overview_deinit(&written);
+    }
+  }
+  ck_assert(succeeded);
+  tqh__overview_thread_rows = SIZE_MAX;
   TH_OK(tqh_annotation_write_perfetto_opt(ann, pb, &po));
+  tqh__overview_thread_rows = saved;
+  size_t len1 = 0, len2 = 0;
+  char *b1 = th_read(pb, &len1), *b2 = th_read(pb_threaded, &len2);
+  ck_assert_uint_eq(len1, len2);
+  ck_assert(memcmp(b1, b2, len1) == 0);
+  free(b1);
+  free(b2);
+  free(pb_threaded);
   const char *paths[1] = {pb};
   TH_OK(tqh_overview_read(paths, 1, &back));
   ck_assert_uint_eq(written.count, N_OVERVIEW);

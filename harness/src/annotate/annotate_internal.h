@@ -59,6 +59,10 @@ uint64_t tqh__annotate_streamed(void);
 tq_status_t tqh__profile_read_stream(const char *path, tqh_diags_t *diags, tqh_profile_t *out,
                                      tqh__profile_stream_t *stream) TQ_MUST_USE;
 
+/* Annotations of this many rows or more have their overview worked out on a thread while their
+ * trace is written (perfetto.c; tests set it). */
+extern size_t tqh__overview_thread_rows;
+
 /* ---- The Perfetto writer (perfetto_writer.c), shared by the annotation and the compile-time trace --- */
 
 typedef struct tqh__pf_track_s {

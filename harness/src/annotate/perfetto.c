@@ -4,6 +4,7 @@
 #include "torq/harness/perfetto.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,12 +279,33 @@ static tq_status_t detail_admits(detail_t *d, const tqh_span_t *s, int *out) {
   return NULL;
 }
 
+/* The overview of an annotation with this many rows or more is worked out on a thread while the
+ * slices are written (it is needed only at the end): a tenth of a million-event trace's time.
+ * Below, a thread costs more than it saves. Tests set it. */
+size_t tqh__overview_thread_rows = 65536;
+
+typedef struct overview_job_s {
+  const tqh_annotation_t *ann;
+  tqh_overview_t ov;
+  tq_status_t st;
+} overview_job_t;
+
+static void *overview_main(void *arg) {
+  overview_job_t *job = arg;
+  job->st = tqh_overview_compute(job->ann, &job->ov);
+  return NULL;
+}
+
 static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t *ann,
                                     detail_t *detail, tqh_overview_t *written) {
   tqh__pf_track_t tr[T_COUNT];
-  tqh_overview_t ov;
-  tqh_overview_init(&ov);
-  tq_status_t st = tqh_overview_compute(ann, &ov);
+  overview_job_t job = {ann, {0}, NULL};
+  tqh_overview_init(&job.ov);
+  pthread_t thread;
+  int threaded = ann->num_rows >= tqh__overview_thread_rows &&
+                 pthread_create(&thread, NULL, overview_main, &job) == 0;
+  if (!threaded) job.st = tqh_overview_compute(ann, &job.ov);
+  tq_status_t st = threaded ? NULL : job.st;
   for (size_t i = 0; !st && i < sizeof(track_order) / sizeof(track_order[0]); i++) {
     int t = track_order[i];
     int parent = parent_of(t);
@@ -341,9 +363,15 @@ static tq_status_t write_annotation(tqh__pf_writer_t *w, const tqh_annotation_t 
     program_name(&name, "host ", s);
     st = named_slice(w, &tr[T_HOST_PROGRAMS], s->start_us * 1000, s->end_us * 1000, &name, 1);
   }
-  uint64_t t0 = ov.has_start ? ov.start_ns : ann->has_time ? ann->first_us * 1000 : 0;
-  if (!st) st = write_overview(w, &ov, (uint64_t)T_OVERVIEW + 1, t0, written);
-  tqh_overview_deinit(&ov);
+  if (threaded) {
+    pthread_join(thread, NULL);
+    if (!st) st = job.st;
+    else tq_status_free(job.st);
+  }
+  const tqh_overview_t *ov = &job.ov;
+  uint64_t t0 = ov->has_start ? ov->start_ns : ann->has_time ? ann->first_us * 1000 : 0;
+  if (!st) st = write_overview(w, ov, (uint64_t)T_OVERVIEW + 1, t0, written);
+  tqh_overview_deinit(&job.ov);
   return st;
 }
 
