@@ -22,7 +22,7 @@
 #define TQH_MAX_PENDING 1024
 
 typedef struct open_s {
-  size_t begin; /* index of the BEGIN in the profile's events (which a streamed read may move) */
+  tqh_profile_event_t begin; /* a copy: a streamed read reuses the places of its events */
 } open_t;
 
 /* A program whose START ended and whose WAIT has not come yet. */
@@ -55,7 +55,7 @@ typedef struct ctx_s {
 } ctx_t;
 
 static const tqh_profile_event_t *open_begin(const ctx_t *c, size_t i) {
-  return &c->profile->events[c->open[i].begin];
+  return &c->open[i].begin;
 }
 
 /* An action the debug info does not know, or knows as another kind. */
@@ -281,7 +281,7 @@ static tq_status_t on_begin(ctx_t *c, const tqh_profile_event_t *e) {
     report_unclosed(c, open_begin(c, 0), "too many actions open at once");
     drop_open(c, 0);
   }
-  c->open[c->num_open++].begin = (size_t)(e - c->profile->events);
+  c->open[c->num_open++].begin = *e;
   return NULL;
 }
 
@@ -300,7 +300,8 @@ static tq_status_t on_end(ctx_t *c, const tqh_profile_event_t *e) {
       tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line, "%s without a BEGIN", name);
     return NULL;
   }
-  const tqh_profile_event_t *b = open_begin(c, i);
+  tqh_profile_event_t begin = *open_begin(c, i);
+  const tqh_profile_event_t *b = &begin;
   drop_open(c, i);
   if (b->kind != e->kind) {
     char bname[TQR_EVENT_NAME_SIZE];
@@ -343,11 +344,12 @@ static tq_status_t on_error(ctx_t *c, const tqh_profile_event_t *e) {
     tqh_diags_add(&ann->diags, TQH_WARNING, c->path, e->line,
                   "the run failed outside an action (ERROR row)");
   for (size_t i = 0; i < c->num_open;) {
-    const tqh_profile_event_t *b = open_begin(c, i);
-    if (!same_invocation(b, e)) {
+    if (!same_invocation(open_begin(c, i), e)) {
       i++;
       continue;
     }
+    tqh_profile_event_t begin = *open_begin(c, i);
+    const tqh_profile_event_t *b = &begin;
     drop_open(c, i);
     uint64_t end = e->timestamp_us < b->timestamp_us ? b->timestamp_us : e->timestamp_us;
     if (!is_action(b->kind))
@@ -452,15 +454,13 @@ static void dispatch_missing(ctx_t *c, size_t i, uint32_t first) {
                 info->num_dispatches ? info->dispatches[0].name : "");
 }
 
-/* Checks event k against the one before it, and annotates it. */
-static tq_status_t step(ctx_t *c, size_t k) {
+/* Checks event `e` against the one before it (`prev`; NULL for the first), and annotates it. */
+static tq_status_t step(ctx_t *c, const tqh_profile_event_t *e, const tqh_profile_event_t *prev) {
   tqh_annotation_t *ann = c->ann;
-  const tqh_profile_event_t *e = &c->profile->events[k];
-  if (k == 0) {
+  if (!prev) {
     ann->first_us = ann->last_us = e->timestamp_us;
     ann->has_time = 1;
   } else {
-    const tqh_profile_event_t *prev = e - 1;
     if (e->timestamp_us < prev->timestamp_us)
       tqh_diags_add(&ann->diags, TQH_ERROR, c->path, e->line,
                     "timestamp %" PRIu64 " us goes backwards (line %u has %" PRIu64 " us)",
@@ -504,7 +504,8 @@ static tq_status_t run(ctx_t *c, const tqh_annotate_options_t *options) {
     if (action) dispatch_missing(c, i, first);
   }
   TQ_TRY(reserve_outputs(ann, p));
-  for (size_t k = 0; k < p->count; k++) TQ_TRY(step(c, k));
+  for (size_t k = 0; k < p->count; k++)
+    TQ_TRY(step(c, &p->events[k], k ? &p->events[k - 1] : NULL));
   finish_run(c);
   return NULL;
 }
@@ -526,19 +527,25 @@ uint64_t tqh__annotate_streamed(void) {
   return g_streamed;
 }
 
-/* The events [k, n) as they are published; what each dispatch is, as it first comes. */
+/* The events as they are published (event k at k % cap: a ring, or the whole profile when it
+ * was read at once), each place given back once annotated; what each dispatch is, as it first
+ * comes. */
 static tq_status_t run_streamed(ctx_t *c, tqh__profile_stream_t *s) {
   const tqh_debug_info_t *info = c->ann->debug_info;
   tq_status_t st = NULL;
+  tqh_profile_event_t prev;
   for (size_t k = 0;;) {
     pthread_mutex_lock(&s->mu);
+    s->consumed = k;
+    pthread_cond_signal(&s->room);
     while (s->published == k && !s->done) pthread_cond_wait(&s->cv, &s->mu);
     size_t n = s->published;
     int done = s->done;
     pthread_mutex_unlock(&s->mu);
-    pthread_mutex_lock(&s->grow);
+    const tqh_profile_event_t *events = c->profile->events;
+    size_t cap = c->profile->cap;
     for (; !st && k < n; k++) {
-      const tqh_profile_event_t *e = &c->profile->events[k];
+      const tqh_profile_event_t *e = &events[k % cap];
       size_t d = e->dispatch;
       for (; c->mapped <= d; c->mapped++) { /* a dispatch's name comes with its first event */
         c->dispatch[c->mapped] =
@@ -546,9 +553,9 @@ static tq_status_t run_streamed(ctx_t *c, tqh__profile_stream_t *s) {
         c->first_line[c->mapped] = e->line;
       }
       if (!c->dispatch[d] && !c->action_line[d] && is_action(e->kind)) c->action_line[d] = e->line;
-      st = step(c, k);
+      st = step(c, e, k ? &prev : NULL);
+      prev = *e;
     }
-    pthread_mutex_unlock(&s->grow);
     if (st || done) return st;
   }
 }
@@ -619,12 +626,12 @@ static int annotate_streamed(tqh_debug_info_t *info, tqh_diags_t *diags, const c
   if (!r) return 1;
   *r = (reader_t){path, diags, profile, {.published = 0}, NULL};
   int ok = pthread_mutex_init(&r->stream.mu, NULL) == 0;
-  if (ok && pthread_mutex_init(&r->stream.grow, NULL) != 0) {
+  if (ok && pthread_cond_init(&r->stream.room, NULL) != 0) {
     pthread_mutex_destroy(&r->stream.mu);
     ok = 0;
   }
   if (ok && pthread_cond_init(&r->stream.cv, NULL) != 0) {
-    pthread_mutex_destroy(&r->stream.grow);
+    pthread_cond_destroy(&r->stream.room);
     pthread_mutex_destroy(&r->stream.mu);
     ok = 0;
   }
@@ -640,7 +647,7 @@ static int annotate_streamed(tqh_debug_info_t *info, tqh_diags_t *diags, const c
   if (!c) {
     if (ok) {
       pthread_cond_destroy(&r->stream.cv);
-      pthread_mutex_destroy(&r->stream.grow);
+      pthread_cond_destroy(&r->stream.room);
       pthread_mutex_destroy(&r->stream.mu);
     }
     tq_free(r);
@@ -657,11 +664,12 @@ static int annotate_streamed(tqh_debug_info_t *info, tqh_diags_t *diags, const c
   if (st) {
     pthread_mutex_lock(&r->stream.mu);
     r->stream.stop = 1;
+    pthread_cond_signal(&r->stream.room);
     pthread_mutex_unlock(&r->stream.mu);
   }
   pthread_join(thread, NULL);
   pthread_cond_destroy(&r->stream.cv);
-  pthread_mutex_destroy(&r->stream.grow);
+  pthread_cond_destroy(&r->stream.room);
   pthread_mutex_destroy(&r->stream.mu);
   if (st) tq_status_free(r->status);
   else st = r->status;

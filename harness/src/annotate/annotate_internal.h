@@ -39,15 +39,20 @@ uint64_t tqh__xlsx_memo_served(void);
 
 /* ---- A profile annotated while it is read (csv_reader.c, annotate.c) --------------------------- */
 
-/* The reader's thread parses; the annotating one reads the events parsed so far. */
+/* The reader's thread parses; the annotating one reads the events parsed so far. The events go
+ * round a ring of tqh__stream_ring (2^18; tests make it small) events (a million-event
+ * profile's 24 MB of events, each page zeroed by the kernel on first touch, were a quarter of
+ * the memory an annotation touched): event i is at events[i % ring], and the reader waits while
+ * the ring is full. */
+extern size_t tqh__stream_ring;
 typedef struct tqh__profile_stream_s {
-  pthread_mutex_t mu; /* published, done, stop */
-  pthread_cond_t cv;  /* signalled at each publication */
-  size_t published;   /* events [0, published) are complete */
-  int done;           /* the read is over: every event is published */
-  int stop;           /* the annotation wants no more (it failed) */
-  /* Held by the annotation while it reads the events; taken by the reader to move them. */
-  pthread_mutex_t grow;
+  pthread_mutex_t mu;  /* all of the below */
+  pthread_cond_t cv;   /* more events published, or the read is done */
+  pthread_cond_t room; /* events consumed, or stop */
+  size_t published;    /* events [0, published) are complete */
+  size_t consumed;     /* events [0, consumed) are done with: their places may be reused */
+  int done;            /* the read is over: every event is published */
+  int stop;            /* the annotation wants no more (it failed) */
 } tqh__profile_stream_t;
 
 /* Profiles of this many bytes or more are annotated while they are read (annotate.c; tests set

@@ -161,6 +161,7 @@ typedef struct parse_state_s {
   int last_dispatch; /* -1: none yet; rows of one dispatch run come together */
   size_t last_dispatch_len;
   tqh__profile_stream_t *stream; /* NULL, or the annotation reading the events as they come */
+  size_t consumed;               /* the stream's, when last seen */
 } parse_state_t;
 
 static int dispatch_index(tqh_profile_t *p, parse_state_t *ps, const char *s, size_t n,
@@ -186,20 +187,39 @@ static int dispatch_index(tqh_profile_t *p, parse_state_t *ps, const char *s, si
   return 1;
 }
 
+size_t tqh__stream_ring = (size_t)1 << 18;
+
+/* Waits for a free place in the ring (publishing what is there first); an error when the
+ * annotation stopped. */
+static tq_status_t wait_for_room(tqh_profile_t *p, tqh__profile_stream_t *s) {
+  pthread_mutex_lock(&s->mu);
+  s->published = p->count;
+  pthread_cond_signal(&s->cv);
+  while (p->count - s->consumed >= tqh__stream_ring && !s->stop)
+    pthread_cond_wait(&s->room, &s->mu);
+  int stop = s->stop;
+  pthread_mutex_unlock(&s->mu);
+  return stop ? TQ_STATUS(TQ_CANCELLED, "the annotation of %s stopped", p->path) : NULL;
+}
+
 static tq_status_t push(tqh_profile_t *p, parse_state_t *ps, const tqh_profile_event_t *e) {
+  if (ps->stream) {
+    if (p->count - ps->consumed >= tqh__stream_ring) {
+      TQ_TRY(wait_for_room(p, ps->stream));
+      pthread_mutex_lock(&ps->stream->mu);
+      ps->consumed = ps->stream->consumed;
+      pthread_mutex_unlock(&ps->stream->mu);
+    }
+    p->events[p->count++ % tqh__stream_ring] = *e;
+    return NULL;
+  }
   if (p->count == p->cap) {
     size_t cap = p->cap ? p->cap * 2 : 1024;
     if (cap > SIZE_MAX / sizeof(*p->events)) return oom();
-    /* The annotation reading the events holds `grow` while it does (rare: the room taken at
-     * first is for rows of 20 bytes). */
-    if (ps->stream) pthread_mutex_lock(&ps->stream->grow);
     tqh_profile_event_t *ev = tq_realloc_huge(p->events, cap * sizeof(*ev));
-    if (ev) {
-      p->events = ev;
-      p->cap = cap;
-    }
-    if (ps->stream) pthread_mutex_unlock(&ps->stream->grow);
     if (!ev) return oom();
+    p->events = ev;
+    p->cap = cap;
   }
   p->events[p->count++] = *e;
   return NULL;
@@ -613,7 +633,13 @@ static tq_status_t read_profile(const char *path, tqh_diags_t *diags, tqh_profil
   if (!st) {
     parser_begin(ps, out, diags);
     ps->state.stream = stream;
-    reserve_events(out, (size_t)sb.st_size);
+    if (!stream) {
+      reserve_events(out, (size_t)sb.st_size);
+    } else if ((out->events = tq_malloc_huge(tqh__stream_ring * sizeof(*out->events)))) {
+      out->cap = tqh__stream_ring;
+    } else {
+      st = oom();
+    }
     size_t total = 0, got;
     int eof = 0;
     while (!st && !eof && !(stream && publish(stream, out->count))) {
