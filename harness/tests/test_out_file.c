@@ -42,6 +42,15 @@ static int entries(const char *dir) {
   return n;
 }
 
+/* `dir` holds `path` alone, as it was ("old"): no new file, no temporary. */
+static void assert_only_the_old_file(const char *dir, const char *path) {
+  size_t len = 0;
+  char *got = th_read(path, &len);
+  ck_assert_str_eq(got, "old");
+  ck_assert_int_eq(entries(dir), 1);
+  tq_free(got);
+}
+
 START_TEST(file_of_many_chunks_is_exactly_its_bytes) {
   char *dir = th_tmpdir();
   char *path = th_path(dir, "big.csv");
@@ -83,11 +92,7 @@ START_TEST(aborted_file_leaves_the_old_one_and_no_temporary) {
   ck_assert_ptr_nonnull(out.writer);
   tqh_out_file_abort(&out);
   tqh_out_file_abort(&out); /* a closed one is fine */
-  size_t len = 0;
-  char *got = th_read(path, &len);
-  ck_assert_str_eq(got, "old");
-  ck_assert_int_eq(entries(dir), 1);
-  tq_free(got);
+  assert_only_the_old_file(dir, path);
   tq_free(path);
   th_rmtree(dir);
 }
@@ -122,11 +127,7 @@ START_TEST(failed_write_names_the_file_and_keeps_the_old_one) {
                     strstr(tq_status_message(st), "File too large"),
                 "%s", tq_status_message(st));
   tq_status_free(st);
-  size_t len = 0;
-  char *got = th_read(path, &len);
-  ck_assert_str_eq(got, "old");
-  ck_assert_int_eq(entries(dir), 1);
-  tq_free(got);
+  assert_only_the_old_file(dir, path);
   tq_free(path);
   th_rmtree(dir);
 }

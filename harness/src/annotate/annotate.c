@@ -624,17 +624,10 @@ static int annotate_streamed(tqh_debug_info_t *info, tqh_diags_t *diags, const c
   tqh_profile_init(profile);
   reader_t *r = tq_calloc(1, sizeof(*r));
   if (!r) return 1;
-  *r = (reader_t){path, diags, profile, {.published = 0}, NULL};
-  int ok = pthread_mutex_init(&r->stream.mu, NULL) == 0;
-  if (ok && pthread_cond_init(&r->stream.room, NULL) != 0) {
-    pthread_mutex_destroy(&r->stream.mu);
-    ok = 0;
-  }
-  if (ok && pthread_cond_init(&r->stream.cv, NULL) != 0) {
-    pthread_cond_destroy(&r->stream.room);
-    pthread_mutex_destroy(&r->stream.mu);
-    ok = 0;
-  }
+  r->path = path;
+  r->diags = diags;
+  r->profile = profile;
+  int ok = tqh__profile_stream_init(&r->stream);
   tqh_diags_t events;
   tqh_diags_init_max(&events, diags->max_kept);
   tqh_annotation_t *ann = NULL;
@@ -645,11 +638,7 @@ static int annotate_streamed(tqh_debug_info_t *info, tqh_diags_t *diags, const c
     c = NULL;
   }
   if (!c) {
-    if (ok) {
-      pthread_cond_destroy(&r->stream.cv);
-      pthread_cond_destroy(&r->stream.room);
-      pthread_mutex_destroy(&r->stream.mu);
-    }
+    if (ok) tqh__profile_stream_deinit(&r->stream);
     tq_free(r);
     return 1;
   }
@@ -668,9 +657,7 @@ static int annotate_streamed(tqh_debug_info_t *info, tqh_diags_t *diags, const c
     pthread_mutex_unlock(&r->stream.mu);
   }
   pthread_join(thread, NULL);
-  pthread_cond_destroy(&r->stream.cv);
-  pthread_cond_destroy(&r->stream.room);
-  pthread_mutex_destroy(&r->stream.mu);
+  tqh__profile_stream_deinit(&r->stream);
   if (st) tq_status_free(r->status);
   else st = r->status;
   if (!st) st = finish_streamed(c, options, diags);

@@ -60,6 +60,10 @@ typedef struct tqh__profile_stream_s {
 extern size_t tqh__annotate_stream_min_bytes;
 uint64_t tqh__annotate_streamed(void);
 
+/* An idle stream (1), or 0 when its lock or conditions cannot be made; and its end. */
+int tqh__profile_stream_init(tqh__profile_stream_t *s);
+void tqh__profile_stream_deinit(tqh__profile_stream_t *s);
+
 /* tqh_profile_read, publishing to `stream` after each chunk, and done at the end. */
 tq_status_t tqh__profile_read_stream(const char *path, tqh_diags_t *diags, tqh_profile_t *out,
                                      tqh__profile_stream_t *stream) TQ_MUST_USE;

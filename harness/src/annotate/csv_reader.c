@@ -191,25 +191,28 @@ size_t tqh__stream_ring = (size_t)1 << 18;
 
 /* Waits for a free place in the ring (publishing what is there first); an error when the
  * annotation stopped. */
-static tq_status_t wait_for_room(tqh_profile_t *p, tqh__profile_stream_t *s) {
+/* Publishes the events parsed so far (all of them with `done`): with `wait`, then waits for a
+ * free place in the ring (ps->consumed is then the stream's). 1 when the annotation wants no
+ * more. */
+static int publish(tqh__profile_stream_t *s, size_t count, int done, int wait,
+                   size_t *consumed) {
   pthread_mutex_lock(&s->mu);
-  s->published = p->count;
+  s->published = count;
+  s->done = done;
   pthread_cond_signal(&s->cv);
-  while (p->count - s->consumed >= tqh__stream_ring && !s->stop)
+  while (wait && count - s->consumed >= tqh__stream_ring && !s->stop)
     pthread_cond_wait(&s->room, &s->mu);
+  if (consumed) *consumed = s->consumed;
   int stop = s->stop;
   pthread_mutex_unlock(&s->mu);
-  return stop ? TQ_STATUS(TQ_CANCELLED, "the annotation of %s stopped", p->path) : NULL;
+  return stop;
 }
 
 static tq_status_t push(tqh_profile_t *p, parse_state_t *ps, const tqh_profile_event_t *e) {
   if (ps->stream) {
-    if (p->count - ps->consumed >= tqh__stream_ring) {
-      TQ_TRY(wait_for_room(p, ps->stream));
-      pthread_mutex_lock(&ps->stream->mu);
-      ps->consumed = ps->stream->consumed;
-      pthread_mutex_unlock(&ps->stream->mu);
-    }
+    if (p->count - ps->consumed >= tqh__stream_ring &&
+        publish(ps->stream, p->count, 0, 1, &ps->consumed))
+      return TQ_STATUS(TQ_CANCELLED, "the annotation of %s stopped", p->path);
     p->events[p->count++ % tqh__stream_ring] = *e;
     return NULL;
   }
@@ -600,16 +603,6 @@ static void reserve_events(tqh_profile_t *p, size_t bytes) {
   p->cap = p->events ? cap : 0;
 }
 
-/* The events parsed so far are for the annotation to read; 1 when it wants no more. */
-static int publish(tqh__profile_stream_t *s, size_t count) {
-  pthread_mutex_lock(&s->mu);
-  s->published = count;
-  int stop = s->stop;
-  pthread_cond_signal(&s->cv);
-  pthread_mutex_unlock(&s->mu);
-  return stop;
-}
-
 static tq_status_t read_profile(const char *path, tqh_diags_t *diags, tqh_profile_t *out,
                                 tqh__profile_stream_t *stream) {
   tqh_profile_init(out);
@@ -642,7 +635,7 @@ static tq_status_t read_profile(const char *path, tqh_diags_t *diags, tqh_profil
     }
     size_t total = 0, got;
     int eof = 0;
-    while (!st && !eof && !(stream && publish(stream, out->count))) {
+    while (!st && !eof && !(stream && publish(stream, out->count, 0, 0, NULL))) {
       st = read_full(fd, path, chunk, TQH_PROFILE_CHUNK, &got);
       eof = got < TQH_PROFILE_CHUNK;
       total += got;
@@ -666,10 +659,23 @@ tq_status_t tqh_profile_read(const char *path, tqh_diags_t *diags, tqh_profile_t
 tq_status_t tqh__profile_read_stream(const char *path, tqh_diags_t *diags, tqh_profile_t *out,
                                      tqh__profile_stream_t *stream) {
   tq_status_t st = read_profile(path, diags, out, stream);
-  pthread_mutex_lock(&stream->mu);
-  stream->published = out->count;
-  stream->done = 1;
-  pthread_cond_signal(&stream->cv);
-  pthread_mutex_unlock(&stream->mu);
+  (void)publish(stream, out->count, 1, 0, NULL);
   return st;
+}
+
+int tqh__profile_stream_init(tqh__profile_stream_t *s) {
+  memset(s, 0, sizeof(*s));
+  if (pthread_mutex_init(&s->mu, NULL) != 0) return 0;
+  if (pthread_cond_init(&s->cv, NULL) == 0) {
+    if (pthread_cond_init(&s->room, NULL) == 0) return 1;
+    pthread_cond_destroy(&s->cv);
+  }
+  pthread_mutex_destroy(&s->mu);
+  return 0;
+}
+
+void tqh__profile_stream_deinit(tqh__profile_stream_t *s) {
+  pthread_cond_destroy(&s->room);
+  pthread_cond_destroy(&s->cv);
+  pthread_mutex_destroy(&s->mu);
 }

@@ -64,12 +64,16 @@ static void *writer_main(void *arg) {
   return NULL;
 }
 
-/* Waits until the writer is idle; its first error then goes to out->failed. */
+/* With w->mu held: waits until the writer is idle; its first error then goes to out->failed. */
+static void writer_idle(tqh_out_file_t *out, writer_t *w) {
+  while (w->busy) pthread_cond_wait(&w->cv, &w->mu);
+  if (w->failed && !out->failed) out->failed = w->failed;
+}
+
 static void writer_wait(tqh_out_file_t *out) {
   writer_t *w = out->writer;
   pthread_mutex_lock(&w->mu);
-  while (w->busy) pthread_cond_wait(&w->cv, &w->mu);
-  if (w->failed && !out->failed) out->failed = w->failed;
+  writer_idle(out, w);
   pthread_mutex_unlock(&w->mu);
 }
 
@@ -77,8 +81,8 @@ static void writer_wait(tqh_out_file_t *out) {
 static void writer_end(tqh_out_file_t *out) {
   writer_t *w = out->writer;
   if (!w) return;
-  writer_wait(out);
   pthread_mutex_lock(&w->mu);
+  writer_idle(out, w);
   w->stop = 1;
   pthread_cond_broadcast(&w->cv);
   pthread_mutex_unlock(&w->mu);
@@ -156,8 +160,7 @@ tq_status_t tqh_out_file_maybe_flush(tqh_out_file_t *out) {
   if (!out->writer) return flush_here(out);
   writer_t *w = out->writer;
   pthread_mutex_lock(&w->mu);
-  while (w->busy) pthread_cond_wait(&w->cv, &w->mu);
-  if (w->failed && !out->failed) out->failed = w->failed;
+  writer_idle(out, w);
   if (!out->failed) {
     tq_buf_t full = out->buf;
     out->buf = w->job; /* empty, with its room */
