@@ -285,21 +285,23 @@ static long count_rows(const char *path, const char *sql) {
   return n;
 }
 
-/* A child that records one run of `tests` tests once it reads a byte from `go`; exits 0 when
- * it landed. */
-static pid_t writer(const char *path, const char *run_id, size_t tests, int go) {
+/* A child that records one run of `tests` tests once it reads a byte from `go`: it opens the
+ * history before that byte, or after it when `open_late`. Exits 0 when the run landed. */
+static pid_t writer(const char *path, const char *run_id, size_t tests, int go, int open_late) {
   pid_t pid = fork();
   if (pid) return pid;
   char c;
   tqh_history_t *h = NULL;
+  if (open_late && read(go, &c, 1) != 1) _exit(3);
   tq_status_t st = tqh_history_open(path, NULL, &h);
-  if (!st && read(go, &c, 1) != 1) _exit(3);
+  if (!st && !open_late && read(go, &c, 1) != 1) _exit(3);
   fake_t f;
   fake_init(&f, tests, 0.001);
   tqh_history_run_t run = {.run_id = run_id, .started_at = 1};
   int added = 0;
   if (!st) st = tqh_history_add_run(h, &run, f.recs, f.count, &added);
   tqh_history_close(h);
+  if (st) fprintf(stderr, "writer %s: %s\n", run_id, tq_status_message(st));
   _exit(st ? 1 : added ? 0 : 2);
 }
 
@@ -314,7 +316,7 @@ START_TEST(two_runs_finishing_at_once_both_land) {
     snprintf(b, sizeof(b), "b%d", round);
     /* Both open the database (the first round: both create and migrate it), then both write
      * at the same moment. */
-    pid_t pa = writer(path, a, 300, go[0]), pb = writer(path, b, 300, go[0]);
+    pid_t pa = writer(path, a, 300, go[0], 0), pb = writer(path, b, 300, go[0], 0);
     ck_assert_int_eq(write(go[1], "xx", 2), 2);
     close(go[0]);
     close(go[1]);
@@ -328,6 +330,43 @@ START_TEST(two_runs_finishing_at_once_both_land) {
   ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM tests"), 6 * 300);
   ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM metrics"), 6 * 300 * 4);
   free(path);
+  th_rmtree(dir);
+}
+END_TEST
+
+/* Eight processes creating one new history at the same moment all record their run: the
+ * switch to WAL, which SQLite makes without its busy handler, waits for the others. */
+START_TEST(processes_creating_one_history_at_once_all_land) {
+  char *dir = th_tmpdir();
+  enum { WRITERS = 8, ROUNDS = 30 };
+  for (int round = 0; round < ROUNDS; round++) {
+    char name[32];
+    snprintf(name, sizeof(name), "h%d.sqlite", round);
+    char *path = th_path(dir, name);
+    int go[2];
+    ck_assert_int_eq(pipe(go), 0);
+    pid_t pids[WRITERS];
+    char ids[WRITERS][16];
+    for (int i = 0; i < WRITERS; i++) {
+      snprintf(ids[i], sizeof(ids[i]), "w%d", i);
+      pids[i] = writer(path, ids[i], 2, go[0], 1);
+    }
+    char bytes[WRITERS];
+    memset(bytes, 'x', sizeof(bytes));
+    ck_assert_int_eq(write(go[1], bytes, WRITERS), WRITERS);
+    close(go[0]);
+    close(go[1]);
+    int failed = 0;
+    for (int i = 0; i < WRITERS; i++) {
+      int status = 0;
+      waitpid(pids[i], &status, 0);
+      failed += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    ck_assert_msg(failed == 0, "round %d: %d of %d writers failed", round, failed, WRITERS);
+    ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM runs"), WRITERS);
+    ck_assert_int_eq(count_rows(path, "PRAGMA user_version"), TQH_HISTORY_SCHEMA_VERSION);
+    free(path);
+  }
   th_rmtree(dir);
 }
 END_TEST
@@ -588,6 +627,7 @@ Suite *history_suite(void) {
   tcase_add_test(tc, an_older_schema_is_migrated_with_its_data);
   tcase_add_test(tc, what_is_not_a_history_is_refused);
   tcase_add_test(tc, two_runs_finishing_at_once_both_land);
+  tcase_add_test(tc, processes_creating_one_history_at_once_all_land);
   tcase_add_test(tc, reads_in_one_transaction_see_one_snapshot);
   tcase_add_test(tc, a_writer_killed_mid_transaction_leaves_a_valid_database);
   tcase_add_test(tc, a_merged_run_replaces_its_shards);

@@ -131,6 +131,24 @@ static tq_status_t migrate(tqh_history_t *h, int target) {
   return st;
 }
 
+/* Puts the database in WAL mode. SQLite takes the lock for the switch without calling the busy
+ * handler, so two processes opening a new history at once can find it locked ("database is
+ * locked" at once): that is waited out here, up to the busy timeout, as a writer waits. */
+static tq_status_t enable_wal(tqh_history_t *h, int timeout_ms) {
+  struct timespec start, now, pause = {0, 1000000};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    int rc = sqlite3_exec(h->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+    if (rc == SQLITE_OK) return NULL;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double waited_ms = (now.tv_sec - start.tv_sec) * 1e3 + (now.tv_nsec - start.tv_nsec) / 1e6;
+    if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= timeout_ms)
+      return tqh__history_error(h, rc, "PRAGMA journal_mode=WAL");
+    nanosleep(&pause, NULL);
+    if (pause.tv_nsec < 32000000) pause.tv_nsec *= 2;
+  }
+}
+
 static tq_status_t open_history(const char *path, const tqh_history_options_t *o, int target,
                                 tqh_history_t **out) {
   *out = NULL;
@@ -161,11 +179,12 @@ static tq_status_t open_history(const char *path, const tqh_history_options_t *o
   int flags = o->read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   int rc = sqlite3_open_v2(path, &h->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
   tq_status_t st = rc == SQLITE_OK ? NULL : tqh__history_error(h, rc, "opening");
-  if (!st) sqlite3_busy_timeout(h->db, o->busy_timeout_ms > 0 ? o->busy_timeout_ms : 30000);
+  int timeout_ms = o->busy_timeout_ms > 0 ? o->busy_timeout_ms : 30000;
+  if (!st) sqlite3_busy_timeout(h->db, timeout_ms);
   if (!st && !o->read_only) {
     /* WAL: readers never block the writer, and a killed writer leaves the database as the
      * last committed transaction made it. NORMAL sync is safe against a killed process. */
-    st = tqh__history_exec(h, "PRAGMA journal_mode=WAL");
+    st = enable_wal(h, timeout_ms);
     if (!st) st = tqh__history_exec(h, "PRAGMA synchronous=NORMAL");
   }
   if (!st) st = tqh__history_exec(h, "PRAGMA foreign_keys=ON");
