@@ -86,7 +86,8 @@ tq_status_t tqs_npu_create(const tqs_hw_t *hw, tqs_npu_t **out_npu) {
 
 void tqs_npu_destroy(tqs_npu_t *npu) {
   if (!npu) return;
-  tq_free_pages(npu->lram, (size_t)npu->hw.lram_bytes);
+  /* What no program wrote is still zero (lram_dirty): the next NPU model takes the block. */
+  tq_free_pages_dirty(npu->lram, (size_t)npu->hw.lram_bytes, (size_t)npu->lram_dirty);
   tq_free(npu->scratch);
   tq_free(npu->accesses);
   tq_free(npu->xfers);

@@ -814,6 +814,45 @@ START_TEST(npu_runs_are_deterministic_and_start_from_zeroed_lram) {
 }
 END_TEST
 
+/* A new NPU model starts from a zeroed LRAM even where the one destroyed before it wrote, at
+ * both ends of the LRAM (its block may be the same one, kept and cleared). */
+START_TEST(npu_a_new_model_starts_from_zeroed_lram) {
+  tqs_hw_t hw = tn_hw();
+  const uint64_t high = hw.lram_bytes - 64;
+  uint8_t src[64], out[128];
+  memset(src, 0xC3, sizeof(src));
+  for (int round = 0; round < 3; round++) {
+    tqs_npu_t *a = NULL, *b = NULL;
+    TH_OK(tqs_npu_create(&hw, &a));
+    tn_prog_t *p = tn_prog(0, 2);
+    tn_work_t *w = tn_work(p, 0, TORQ__UNIT__DMA_IN, "DI0", NULL);
+    TN_XRAM(w, 0, 0, 64);
+    TN_LRAM(w, 0, 64);
+    w = tn_work(p, 1, TORQ__UNIT__DMA_IN, "DI1", NULL);
+    TN_XRAM(w, 0, 0, 64);
+    TN_LRAM(w, high, 64);
+    tqs_xram_buffer_t xa[1] = {{src, 64}};
+    tqs_npu_result_t r;
+    TH_OK(tqs_npu_run(a, &p->p, xa, 1, NULL, &r));
+    tqs_npu_destroy(a);
+    TH_OK(tqs_npu_create(&hw, &b));
+    p = tn_prog(1, 2);
+    w = tn_work(p, 0, TORQ__UNIT__DMA_OUT, "DO0", NULL);
+    TN_LRAM(w, 0, 64);
+    TN_XRAM(w, 0, 0, 64);
+    w = tn_work(p, 1, TORQ__UNIT__DMA_OUT, "DO1", NULL);
+    TN_LRAM(w, high, 64);
+    TN_XRAM(w, 0, 64, 64);
+    memset(out, 0x55, sizeof(out));
+    tqs_xram_buffer_t xb[1] = {{out, sizeof(out)}};
+    TH_OK(tqs_npu_run(b, &p->p, xb, 1, NULL, &r));
+    for (size_t i = 0; i < sizeof(out); i++)
+      ck_assert_msg(out[i] == 0, "round %d, byte %zu: %u", round, i, out[i]);
+    tqs_npu_destroy(b);
+  }
+}
+END_TEST
+
 /* The stages of a small pipeline over XRAM buffers 0 (source), 1 and 2 (stores), built in the
  * helpers' one program storage: the prologue loads buffer 0 into LRAM [0, 64); the steady state
  * stores LRAM [0, 64) into buffer 1 while it loads a second copy into [64, 128); the epilogue
@@ -943,6 +982,7 @@ Suite *npu_suite(void) {
   tc = tn_tcase("timing");
   tcase_add_test(tc, npu_three_task_program_times_by_hand);
   tcase_add_test(tc, npu_runs_are_deterministic_and_start_from_zeroed_lram);
+  tcase_add_test(tc, npu_a_new_model_starts_from_zeroed_lram);
   tcase_add_test(tc, npu_pipeline_stages_continue_their_predecessors_lram);
   tcase_add_test(tc, npu_empty_work_takes_no_cycles);
   suite_add_tcase(s, tc);

@@ -2,6 +2,7 @@
 #include "torq/base/alloc.h"
 
 #include <malloc.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -111,14 +112,60 @@ void *tq_realloc_huge(void *ptr, size_t size) {
 
 void tq_free(void *ptr) { free(ptr); }
 
+/* Blocks given back by tq_free_pages_dirty, zeroed again, for the next tq_calloc_pages of their
+ * size: a few (a profiled test holds two LRAMs at once), none above TQ_PAGES_KEEP_MAX. */
+enum { TQ_PAGES_SLOTS = 4 };
+#define TQ_PAGES_KEEP_MAX ((size_t)8 << 20)
+static struct {
+  void *ptr;
+  size_t size;
+} tq__kept_pages[TQ_PAGES_SLOTS];
+static pthread_mutex_t tq__kept_pages_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void *take_kept_pages(size_t size) {
+  void *p = NULL;
+  pthread_mutex_lock(&tq__kept_pages_mu);
+  for (int i = 0; i < TQ_PAGES_SLOTS && !p; i++) {
+    if (tq__kept_pages[i].ptr && tq__kept_pages[i].size == size) {
+      p = tq__kept_pages[i].ptr;
+      tq__kept_pages[i].ptr = NULL;
+    }
+  }
+  pthread_mutex_unlock(&tq__kept_pages_mu);
+  return p;
+}
+
 void *tq_calloc_pages(size_t size) {
   if (tq__alloc_should_fail()) return NULL;
-  void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (!size) size = 1;
+  void *p = take_kept_pages(size);
+  if (p) return p;
+  p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return p == MAP_FAILED ? NULL : p;
 }
 
 void tq_free_pages(void *ptr, size_t size) {
   if (ptr) munmap(ptr, size ? size : 1);
+}
+
+void tq_free_pages_dirty(void *ptr, size_t size, size_t dirty) {
+  if (!ptr) return;
+  if (!size) size = 1;
+  int kept = 0;
+  if (size <= TQ_PAGES_KEEP_MAX) {
+    /* Only [0, dirty) may hold anything: cleared, the block is as a fresh mapping. */
+    memset(ptr, 0, dirty < size ? dirty : size);
+    pthread_mutex_lock(&tq__kept_pages_mu);
+    for (int i = 0; i < TQ_PAGES_SLOTS && !kept; i++) {
+      if (!tq__kept_pages[i].ptr) {
+        tq__kept_pages[i].ptr = ptr;
+        tq__kept_pages[i].size = size;
+        kept = 1;
+      }
+    }
+    pthread_mutex_unlock(&tq__kept_pages_mu);
+  }
+  if (!kept) munmap(ptr, size);
 }
 
 char *tq_strndup(const char *s, size_t len) {

@@ -284,6 +284,64 @@ START_TEST(alloc_pages_come_zeroed_every_time) {
 }
 END_TEST
 
+/* A block given back with what was written in it is kept, cleared, for the next block of its
+ * size: the same pages, zeroed; a few are kept, and none of another size or a large one. */
+START_TEST(alloc_pages_given_back_dirty_are_kept_cleared) {
+  const size_t size = 512 * 1024, other = 3 * 4096, large = 16 << 20;
+  unsigned char *p = tq_calloc_pages(size);
+  ck_assert_ptr_nonnull(p);
+  memset(p, 0xA5, 1000);
+  tq_free_pages_dirty(p, size, 1000);
+  unsigned char *q = tq_calloc_pages(other);
+  ck_assert_ptr_nonnull(q);
+  ck_assert_ptr_ne(q, p);
+  unsigned char *again = tq_calloc_pages(size);
+  ck_assert_ptr_eq(again, p);
+  for (size_t i = 0; i < size; i++) ck_assert_msg(again[i] == 0, "byte %zu: %u", i, again[i]);
+  /* Five given back: four kept (taken again), the fifth unmapped. */
+  unsigned char *blocks[5];
+  blocks[0] = again;
+  for (int i = 1; i < 5; i++) ck_assert_ptr_nonnull(blocks[i] = tq_calloc_pages(size));
+  for (int i = 0; i < 5; i++) {
+    memset(blocks[i], i + 1, size);
+    tq_free_pages_dirty(blocks[i], size, size);
+  }
+  int reused = 0;
+  for (int i = 0; i < 5; i++) {
+    unsigned char *b = tq_calloc_pages(size);
+    /* The fifth is a fresh mapping (perhaps at a freed block's address): no page of it is in
+     * memory yet, where a kept block's cleared pages are. */
+    unsigned char resident = 0;
+    ck_assert_int_eq(mincore(b, 4096, &resident), 0);
+    ck_assert_int_eq(resident & 1, i < 4);
+    for (int k = 0; k < 5 && i < 4; k++) reused += b == blocks[k];
+    for (size_t j = 0; j < size; j += 4093) ck_assert_uint_eq(b[j], 0);
+    ck_assert_uint_eq(b[size - 1], 0);
+    blocks[i] = b;
+  }
+  ck_assert_int_eq(reused, 4);
+  for (int i = 0; i < 5; i++) tq_free_pages(blocks[i], size);
+  tq_free_pages_dirty(q, other, other);
+  ck_assert_ptr_eq(tq_calloc_pages(other), q);
+  tq_free_pages(q, other);
+  /* A large block is not kept; nor is NULL anything. */
+  unsigned char *l = tq_calloc_pages(large);
+  memset(l, 1, 4096);
+  tq_free_pages_dirty(l, large, 4096);
+  tq_free_pages_dirty(NULL, size, size);
+  unsigned char *l2 = tq_calloc_pages(large);
+  ck_assert_uint_eq(l2[0], 0);
+  tq_free_pages(l2, large);
+  /* The failure hook applies to a kept block too. */
+  p = tq_calloc_pages(size);
+  tq_free_pages_dirty(p, size, 0);
+  tq_alloc_fail_after(0);
+  ck_assert_ptr_null(tq_calloc_pages(size));
+  tq_alloc_fail_after(-1);
+  tq_free_pages(tq_calloc_pages(size), size);
+}
+END_TEST
+
 Suite *alloc_suite(void) {
   Suite *s = suite_create("alloc");
   TCase *tc = tcase_create("alloc");
@@ -298,6 +356,7 @@ Suite *alloc_suite(void) {
   tcase_add_test(tc, alloc_strndup_copies_len_bytes_and_a_nul);
   tcase_add_test(tc, alloc_calloc_overflow_returns_null);
   tcase_add_test(tc, alloc_pages_come_zeroed_every_time);
+  tcase_add_test(tc, alloc_pages_given_back_dirty_are_kept_cleared);
   suite_add_tcase(s, tc);
   return s;
 }
