@@ -60,7 +60,7 @@ typedef struct tqh__worker_s {
 } tqh__worker_t;
 
 /* Tests a worker runs before it is replaced by a fresh one. */
-#define TQH__WORKER_MAX_TESTS 256
+#define TQH__WORKER_MAX_TESTS 1024
 
 /* What a worker runs per test: it reports through `fd` (log lines, then one RESULT) and
  * returns, ready for the next test. */
