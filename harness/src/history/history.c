@@ -14,6 +14,7 @@
 #include "torq/base/alloc.h"
 #include "torq/base/file.h"
 #include "torq/harness/json.h"
+#include "torq/harness/process.h"
 
 void tqh_history_options_initialize(tqh_history_options_t *options) {
   memset(options, 0, sizeof(*options));
@@ -135,14 +136,12 @@ static tq_status_t migrate(tqh_history_t *h, int target) {
  * handler, so two processes opening a new history at once can find it locked ("database is
  * locked" at once): that is waited out here, up to the busy timeout, as a writer waits. */
 static tq_status_t enable_wal(tqh_history_t *h, int timeout_ms) {
-  struct timespec start, now, pause = {0, 1000000};
-  clock_gettime(CLOCK_MONOTONIC, &start);
+  struct timespec pause = {0, 1000000};
+  uint64_t start = tqh_now_ns();
   for (;;) {
     int rc = sqlite3_exec(h->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
     if (rc == SQLITE_OK) return NULL;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double waited_ms = (now.tv_sec - start.tv_sec) * 1e3 + (now.tv_nsec - start.tv_nsec) / 1e6;
-    if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= timeout_ms)
+    if ((rc & 0xff) != SQLITE_BUSY || tqh_now_ns() - start >= (uint64_t)timeout_ms * 1000000u)
       return tqh__history_error(h, rc, "PRAGMA journal_mode=WAL");
     nanosleep(&pause, NULL);
     if (pause.tv_nsec < 32000000) pause.tv_nsec *= 2;
