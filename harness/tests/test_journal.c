@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,131 @@ START_TEST(json_writer_escapes_and_formats_numbers_exactly) {
                       "\"n\":[0.1,0.207123,0,3,1e+300,null,0.33333333333333331],"
                       "\"e\":{},\"t\":true,\"z\":null,\"u\":18446744073709551615}");
   tq_free(s);
+}
+END_TEST
+
+/* The text printf gives: the oracle of tqh_format_double, which writes most numbers without it. */
+static void printf_double(double v, char *text, size_t size) {
+  if (v == 0) v = 0;
+  snprintf(text, size, "%.15g", v);
+  if (strtod(text, NULL) != v) snprintf(text, size, "%.17g", v);
+}
+
+static uint64_t xorshift(uint64_t *s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return *s;
+}
+
+/* Doubles of every kind a run writes and the kinds next to them: times in ns as seconds,
+ * decimals of up to 12 digits, ratios, halfway decimals (ties at 15 digits), 16-digit integers,
+ * the doubles next to powers of ten, powers of two, random bit patterns. */
+static double number_of_kind(int kind, uint64_t *s) {
+  uint64_t r = xorshift(s), q = xorshift(s);
+  double x;
+  switch (kind) {
+    case 0:
+      return (double)(r % 100000000000u) / 1e9;
+    case 1:
+      return (double)(r % 1000000000000u) / pow(10, (double)(q % 23)) - 1e-3;
+    case 2:
+      return (double)(r % 1000000) / 1e6 / (double)(q % 97 + 1);
+    case 3:
+      return ((double)(r % 2000000) + 0.5) / pow(10, (double)(q % 17));
+    case 4:
+      return (double)(r % 10000000000000000u);
+    case 5:
+      x = pow(10, (double)(q % 30) - 13);
+      memcpy(&r, &x, sizeof(r));
+      r += q % 7 - 3;
+      memcpy(&x, &r, sizeof(x));
+      return x;
+    case 6:
+      return ldexp(q & 1 ? -1.0 : 1.0, (int)(r % 110) - 55);
+    case 7:
+      return ldexp((double)(r >> 11), (int)(q % 100) - 90);
+    default:
+      memcpy(&x, &r, sizeof(x));
+      return x;
+  }
+}
+
+START_TEST(numbers_are_written_as_printf_writes_them) {
+  uint64_t seed = 0x9E3779B97F4A7C15u;
+  char want[40];
+  tq_buf_t got;
+  tq_buf_init(&got, 0);
+  int kinds = 9, per_kind = 30000, checked = 0;
+  for (int kind = 0; kind < kinds; kind++) {
+    for (int i = 0; i < per_kind; i++) {
+      double v = number_of_kind(kind, &seed);
+      if (i & 1) v = -v;
+      if (!isfinite(v)) continue;
+      printf_double(v, want, sizeof(want));
+      tq_buf_clear(&got);
+      RT_OK(tqh_format_double(&got, v));
+      ck_assert_msg(!strcmp(got.data, want), "%a (kind %d): wrote %s, printf %s", v, kind, got.data,
+                    want);
+      checked++;
+    }
+  }
+  /* The edges of the range written without printf, and of the rounding up to a power of ten. */
+  const double edges[] = {1e-10,
+                          9.9999999999999994e-11,
+                          1e15,
+                          999999999999999.88,
+                          0.99999999999999989,
+                          9.9999999999999995e-5,
+                          1e-4,
+                          99999.999999999985,
+                          123456789012345.6,
+                          0.30000000000000004,
+                          5e-324,
+                          1.7976931348623157e308};
+  for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+    printf_double(edges[i], want, sizeof(want));
+    tq_buf_clear(&got);
+    RT_OK(tqh_format_double(&got, edges[i]));
+    ck_assert_msg(!strcmp(got.data, want), "%a: wrote %s, printf %s", edges[i], got.data, want);
+  }
+  ck_assert_int_gt(checked, kinds * per_kind * 9 / 10);
+  tq_buf_deinit(&got);
+}
+END_TEST
+
+START_TEST(seconds_are_written_as_printf_writes_them) {
+  uint64_t seed = 0xD1B54A32D192ED03u;
+  char want[400];
+  tq_buf_t got;
+  tq_buf_init(&got, 0);
+  const int decimals[] = {0, 3, 6, 9};
+  for (int kind = 0; kind < 9; kind++) {
+    for (int i = 0; i < 20000; i++) {
+      double v = number_of_kind(kind, &seed);
+      if (i & 1) v = -v;
+      int d = decimals[i % 4];
+      snprintf(want, sizeof(want), "%.*f", d, v);
+      tq_buf_clear(&got);
+      RT_OK(tqh_format_fixed(&got, v, d));
+      ck_assert_msg(!strcmp(got.data, want), "%a (kind %d) to %d decimals: wrote %s, printf %s", v,
+                    kind, d, got.data, want);
+    }
+  }
+  /* Halfway at 9 and 6 decimals (printf rounds those), zeros, the edges, not finite. */
+  const double edges[] = {0.0,   -0.0,   0.0000000005,    0.0000005, 2.5e-7, 999999999.9999999995,
+                          1e9,   1e300,  -1e-300,         5e-324,    NAN,    INFINITY,
+                          0.125, 1.0625, 123.456789012345};
+  for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+    for (int d = 0; d <= 12; d++) {
+      snprintf(want, sizeof(want), "%.*f", d, edges[i]);
+      tq_buf_clear(&got);
+      RT_OK(tqh_format_fixed(&got, edges[i], d));
+      ck_assert_msg(!strcmp(got.data, want), "%a to %d decimals: wrote %s, printf %s", edges[i], d,
+                    got.data, want);
+    }
+  }
+  tq_buf_deinit(&got);
 }
 END_TEST
 
@@ -677,6 +803,8 @@ Suite *journal_suite(void) {
   Suite *s = suite_create("journal");
   TCase *tc = tcase_create("json");
   tcase_add_test(tc, json_writer_escapes_and_formats_numbers_exactly);
+  tcase_add_test(tc, numbers_are_written_as_printf_writes_them);
+  tcase_add_test(tc, seconds_are_written_as_printf_writes_them);
   tcase_add_test(tc, json_writer_pretty_prints_with_two_spaces);
   tcase_add_test(tc, json_writer_reports_unbalanced_nesting);
   tcase_add_test(tc, record_reads_back_equal_to_what_was_written);

@@ -385,6 +385,27 @@ tq_status_t tqh_overview_read(const char *const *paths, size_t count, tqh_overvi
 
 /* ---- Format --------------------------------------------------------------------------------- */
 
+/* v / 10^decimals with its `decimals` digits (0, 2 or 3), then `unit`, as printf's
+ * "%" PRIu64 ".%03" PRIu64 "%s" writes it, without printf: the overview of every test writes
+ * a few of these per metric. */
+static void decimal(uint64_t v, int decimals, const char *unit, char out[TQH_DURATION_SIZE]) {
+  char digits[24];
+  char *o = digits + sizeof(digits);
+  uint64_t scale = 1;
+  for (int i = 0; i < decimals; i++) scale *= 10;
+  uint64_t whole = v / scale, frac = v % scale;
+  for (int i = 0; i < decimals; i++, frac /= 10) *--o = (char)('0' + frac % 10);
+  if (decimals) *--o = '.';
+  do *--o = (char)('0' + whole % 10);
+  while (whole /= 10);
+  size_t n = (size_t)(digits + sizeof(digits) - o), u = strlen(unit);
+  if (n > TQH_DURATION_SIZE - 1) n = TQH_DURATION_SIZE - 1;
+  memcpy(out, o, n);
+  if (u > TQH_DURATION_SIZE - 1 - n) u = TQH_DURATION_SIZE - 1 - n;
+  memcpy(out + n, unit, u);
+  out[n + u] = '\0';
+}
+
 void tqh_format_duration(uint64_t ns, char out[TQH_DURATION_SIZE]) {
   static const struct {
     uint64_t from; /* ns */
@@ -395,18 +416,16 @@ void tqh_format_duration(uint64_t ns, char out[TQH_DURATION_SIZE]) {
     /* Thousandths of the unit, rounded half up. */
     uint64_t div = units[u].from / 1000;
     uint64_t v = ns / div + (div > 1 && ns % div >= div / 2);
-    snprintf(out, TQH_DURATION_SIZE, "%" PRIu64 ".%03" PRIu64 "%s", v / 1000, v % 1000,
-             units[u].unit);
+    decimal(v, 3, units[u].unit, out);
     return;
   }
-  snprintf(out, TQH_DURATION_SIZE, "%" PRIu64 "ns", ns);
+  decimal(ns, 0, "ns", out);
 }
 
 void tqh_format_wall_time(uint64_t ns, char out[TQH_DURATION_SIZE]) {
   uint64_t div = ns >= 1000000000 ? 1000000 : 1000; /* thousandths of a second or of a ms */
   uint64_t v = ns / div + (ns % div >= div / 2);
-  snprintf(out, TQH_DURATION_SIZE, "%" PRIu64 ".%03" PRIu64 "%s", v / 1000, v % 1000,
-           ns >= 1000000000 ? "s" : "ms");
+  decimal(v, 3, ns >= 1000000000 ? "s" : "ms", out);
 }
 
 void tqh_format_percent(uint64_t part, uint64_t whole, char out[TQH_DURATION_SIZE]) {
@@ -416,7 +435,7 @@ void tqh_format_percent(uint64_t part, uint64_t whole, char out[TQH_DURATION_SIZ
   }
   unsigned __int128 hundredths = ((unsigned __int128)part * 10000 + whole / 2) / whole;
   uint64_t h = hundredths > UINT64_MAX ? UINT64_MAX : (uint64_t)hundredths;
-  snprintf(out, TQH_DURATION_SIZE, "%" PRIu64 ".%02" PRIu64 "%%", h / 100, h % 100);
+  decimal(h, 2, "%", out);
 }
 
 tq_status_t tqh_overview_slice_name(const char *label, uint64_t ns, uint64_t overall_ns,
@@ -443,8 +462,10 @@ static size_t columns(const char *s) {
 }
 
 static tq_status_t pad(tq_buf_t *out, size_t n) {
-  for (size_t i = 0; i < n; i++) TQ_TRY(tq_buf_putc(out, ' '));
-  return NULL;
+  static const char spaces[] = "                                ";
+  for (; n > sizeof(spaces) - 1; n -= sizeof(spaces) - 1)
+    TQ_TRY(tq_buf_append(out, spaces, sizeof(spaces) - 1));
+  return tq_buf_append(out, spaces, n);
 }
 
 /* "  NAME" left-aligned in 26 columns, a space, the value right-aligned in 14, then "  (P%)" when
@@ -452,11 +473,16 @@ static tq_status_t pad(tq_buf_t *out, size_t n) {
  * value right, never into it). */
 static tq_status_t line(tq_buf_t *out, const char *name, const char *value, const char *percent) {
   size_t n = columns(name), v = columns(value);
-  TQ_TRY(tq_buf_printf(out, "  %s", name));
-  TQ_TRY(pad(out, (n < LABEL_COLS ? LABEL_COLS - n : 0) + 1));
-  TQ_TRY(pad(out, v < VALUE_COLS ? VALUE_COLS - v : 0));
+  size_t gap = (n < LABEL_COLS ? LABEL_COLS - n : 0) + 1 + (v < VALUE_COLS ? VALUE_COLS - v : 0);
+  TQ_TRY(tq_buf_append(out, "  ", 2));
+  TQ_TRY(tq_buf_append_cstr(out, name));
+  TQ_TRY(pad(out, gap));
   TQ_TRY(tq_buf_append_cstr(out, value));
-  if (percent) TQ_TRY(tq_buf_printf(out, "  (%s)", percent));
+  if (percent) {
+    TQ_TRY(tq_buf_append(out, "  (", 3));
+    TQ_TRY(tq_buf_append_cstr(out, percent));
+    TQ_TRY(tq_buf_putc(out, ')'));
+  }
   return tq_buf_putc(out, '\n');
 }
 

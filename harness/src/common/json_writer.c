@@ -1,5 +1,6 @@
 /* The JSON writer with a sticky error, and the UTF-8 decoder that the writers share (json.h). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,13 +163,149 @@ void tqh_jw_string(tqh_jw_t *w, const char *s) {
   tqh_jw_stringn(w, s, strlen(s));
 }
 
+/* ---- Numbers: %.15g, or %.17g where that does not read back --------------------------------- */
+
+typedef unsigned __int128 u128;
+
+/* 5^k and 10^k, as far as format_g and tqh_format_fixed need them. */
+/* clang-format off */
+static const uint64_t k_pow5[27] = {
+    1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull,
+    9765625ull, 48828125ull, 244140625ull, 1220703125ull, 6103515625ull, 30517578125ull,
+    152587890625ull, 762939453125ull, 3814697265625ull, 19073486328125ull, 95367431640625ull,
+    476837158203125ull, 2384185791015625ull, 11920928955078125ull, 59604644775390625ull,
+    298023223876953125ull, 1490116119384765625ull};
+static const uint64_t k_pow10[18] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+    1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+    100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull};
+/* clang-format on */
+
+/* The text of %.{p}g (p: 15 or 17) of v in `out`, as printf writes it, for the doubles that a
+ * run writes most (magnitudes from 1e-10 to 1e15), without printf: printf's cost, and strtod's
+ * to check that 15 digits read back, were a tenth of the runner's recording. The arithmetic is
+ * exact: |v| = m 2^e2, so |v| 10^k = m 5^k / 2^shift, and m 5^k fits in 128 bits for k <= 26.
+ * With `reads_back` (p = 15), whether the text reads back as v. Returns the text's length, or 0
+ * where printf is to decide: outside that range, and at an exact tie, of the rounding or of the
+ * reading back (the rounding modes are printf's and strtod's). */
+static size_t format_g(double v, int p, char *out, int *reads_back) {
+  double a = fabs(v);
+  if (!(a >= 1e-10 && a < 1e15)) return 0;
+  int e2;
+  uint64_t m = (uint64_t)ldexp(frexp(a, &e2), 53);
+  e2 -= 53;
+  int e10 = (int)floor(log10(a)), k = 0, shift = 0;
+  u128 scaled = 0;
+  uint64_t d = 0;
+  for (int tries = 0;; tries++) { /* log10 may be one off */
+    k = p - 1 - e10;
+    shift = -(k + e2);
+    if (tries > 2 || k < 0 || k > 26 || shift <= 0 || shift >= 120) return 0;
+    scaled = (u128)m * k_pow5[k];
+    d = (uint64_t)(scaled >> shift);
+    if (d < k_pow10[p - 1])
+      e10--;
+    else if (d >= k_pow10[p])
+      e10++;
+    else
+      break;
+  }
+  u128 rest = scaled & (((u128)1 << shift) - 1), half = (u128)1 << (shift - 1);
+  if (rest == half) return 0;
+  d += rest > half;
+  if (reads_back) {
+    /* The text's distance from v, in the units of `scaled`, against half an ulp (5^k / 2), or a
+     * quarter just below a power of two. */
+    u128 at = (u128)d << shift;
+    int below = at < scaled;
+    u128 dist = below ? scaled - at : at - scaled;
+    u128 times = dist * (below && m == (uint64_t)1 << 52 ? 4u : 2u);
+    if (times == k_pow5[k]) return 0;
+    *reads_back = times < k_pow5[k];
+  }
+  if (d == k_pow10[p]) { /* rounded up to the next power of ten */
+    d /= 10;
+    e10++;
+  }
+  char dig[17];
+  for (int i = p - 1; i >= 0; i--, d /= 10) dig[i] = (char)('0' + d % 10);
+  int nd = p; /* %g drops the trailing zeros */
+  while (nd > 1 && dig[nd - 1] == '0') nd--;
+  char *o = out;
+  if (v < 0) *o++ = '-';
+  if (e10 < -4) { /* d.ddde-XX (e10 >= p is out of the range) */
+    *o++ = dig[0];
+    if (nd > 1) *o++ = '.';
+    memcpy(o, dig + 1, (size_t)nd - 1);
+    o += nd - 1;
+    *o++ = 'e';
+    *o++ = '-';
+    *o++ = (char)('0' + -e10 / 10);
+    *o++ = (char)('0' + -e10 % 10);
+  } else if (e10 >= 0) {
+    int whole = e10 + 1;
+    memcpy(o, dig, (size_t)whole);
+    o += whole;
+    if (nd > whole) {
+      *o++ = '.';
+      memcpy(o, dig + whole, (size_t)(nd - whole));
+      o += nd - whole;
+    }
+  } else {
+    *o++ = '0';
+    *o++ = '.';
+    for (int i = 0; i < -e10 - 1; i++) *o++ = '0';
+    memcpy(o, dig, (size_t)nd);
+    o += nd;
+  }
+  *o = '\0';
+  return (size_t)(o - out);
+}
+
 tq_status_t tqh_format_double(tq_buf_t *out, double v) {
   char text[40];
   if (!isfinite(v)) return tq_buf_append_cstr(out, "null");
-  if (v == 0) v = 0; /* -0 reads back as 0 */
-  snprintf(text, sizeof(text), "%.15g", v);
-  if (strtod(text, NULL) != v) snprintf(text, sizeof(text), "%.17g", v);
-  return tq_buf_append_cstr(out, text);
+  if (v == 0) return tq_buf_append_cstr(out, "0"); /* -0 too: it reads back as 0 */
+  int reads_back = 0;
+  size_t n = format_g(v, 15, text, &reads_back);
+  if (!n) {
+    n = (size_t)snprintf(text, sizeof(text), "%.15g", v);
+    reads_back = strtod(text, NULL) == v;
+  }
+  if (!reads_back) {
+    n = format_g(v, 17, text, NULL);
+    if (!n) n = (size_t)snprintf(text, sizeof(text), "%.17g", v);
+  }
+  return tq_buf_append(out, text, n);
+}
+
+tq_status_t tqh_format_fixed(tq_buf_t *out, double v, int decimals) {
+  char text[48];
+  double a = fabs(v);
+  int e2 = 0;
+  uint64_t m = isfinite(v) ? (uint64_t)ldexp(frexp(a, &e2), 53) : 0;
+  e2 -= 53;
+  int shift = -(decimals + e2);
+  /* Exact, as in format_g: |v| 10^d = m 5^d / 2^shift, rounded to the nearest (a tie, a whole
+   * number of units or a magnitude that does not fit is printf's). */
+  if (isfinite(v) && decimals >= 0 && decimals <= 9 && a < 1e9 && shift > 0 && shift < 120) {
+    u128 scaled = (u128)m * k_pow5[decimals];
+    u128 rest = scaled & (((u128)1 << shift) - 1), half = (u128)1 << (shift - 1);
+    if (rest != half) {
+      uint64_t units = (uint64_t)(scaled >> shift) + (rest > half);
+      uint64_t whole = units / k_pow10[decimals], frac = units % k_pow10[decimals];
+      char *o = text + sizeof(text);
+      for (int i = 0; i < decimals; i++, frac /= 10) *--o = (char)('0' + frac % 10);
+      if (decimals) *--o = '.';
+      do *--o = (char)('0' + whole % 10);
+      while (whole /= 10);
+      if (signbit(v)) *--o = '-';
+      return tq_buf_append(out, o, (size_t)(text + sizeof(text) - o));
+    }
+  }
+  int n = snprintf(text, sizeof(text), "%.*f", decimals, v);
+  if (n < 0 || (size_t)n >= sizeof(text)) return tq_buf_printf(out, "%.*f", decimals, v);
+  return tq_buf_append(out, text, (size_t)n);
 }
 
 void tqh_jw_number(tqh_jw_t *w, double v) {

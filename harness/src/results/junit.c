@@ -83,7 +83,9 @@ static tq_status_t esc(tq_buf_t *out, const char *s, int attribute) {
 
 /* ` name="value"` */
 static tq_status_t attr(tq_buf_t *out, const char *name, const char *value) {
-  TQ_TRY(tq_buf_printf(out, " %s=\"", name));
+  TQ_TRY(tq_buf_putc(out, ' '));
+  TQ_TRY(tq_buf_append_cstr(out, name));
+  TQ_TRY(tq_buf_append(out, "=\"", 2));
   TQ_TRY(esc(out, value ? value : "", 1));
   return tq_buf_putc(out, '"');
 }
@@ -105,7 +107,11 @@ static dur_t dur(double seconds) {
 }
 
 static tq_status_t attr_seconds(tq_buf_t *out, const char *name, double seconds) {
-  return tq_buf_printf(out, " %s=\"%.6f\"", name, nonneg(seconds));
+  TQ_TRY(tq_buf_putc(out, ' '));
+  TQ_TRY(tq_buf_append_cstr(out, name));
+  TQ_TRY(tq_buf_append(out, "=\"", 2));
+  TQ_TRY(tqh_format_fixed(out, nonneg(seconds), 6));
+  return tq_buf_putc(out, '"');
 }
 
 static tq_status_t attr_count(tq_buf_t *out, const char *name, size_t n) {
@@ -152,10 +158,13 @@ static tq_status_t property(tq_buf_t *out, const char *name, const char *value) 
   return tq_buf_append_cstr(out, "/>\n");
 }
 
+/* A property of seconds, "%.9f" (its digits need no escaping). */
 static tq_status_t property_seconds(tq_buf_t *out, const char *name, double v) {
-  char text[64];
-  snprintf(text, sizeof(text), "%.9f", isfinite(v) ? v : 0.0);
-  return property(out, name, text);
+  TQ_TRY(tq_buf_append_cstr(out, "        <property"));
+  TQ_TRY(attr(out, "name", name));
+  TQ_TRY(tq_buf_append_cstr(out, " value=\""));
+  TQ_TRY(tqh_format_fixed(out, isfinite(v) ? v : 0.0, 9));
+  return tq_buf_append_cstr(out, "\"/>\n");
 }
 
 /* KEY (the median), KEY_n, KEY_min, ... KEY_ci95_high of a measured time. */

@@ -543,7 +543,8 @@ static tq_status_t write_test_files(tqh_results_t *r, const tqh_test_record_t *r
   tq_buf_init(&buf, 0);
   tq_status_t s = NULL;
   if (rec->has_wall_time) {
-    s = tq_buf_printf(&buf, "%.9f\n", rec->wall_time_s > 0 ? rec->wall_time_s : 0.0);
+    s = tqh_format_fixed(&buf, rec->wall_time_s > 0 ? rec->wall_time_s : 0.0, 9);
+    if (!s) s = tq_buf_putc(&buf, '\n');
     if (!s) s = tqh_results_write_file(r, rec->id, "wall_time.txt", buf.data, buf.len);
   }
   tq_buf_clear(&buf);

@@ -87,6 +87,8 @@ tq_status_t tqh_jw_finish(tqh_jw_t *w) TQ_MUST_USE;
 
 /* Appends `v` formatted as the writer does, to other text formats. */
 tq_status_t tqh_format_double(tq_buf_t *out, double v) TQ_MUST_USE;
+/* Appends `v` as printf's "%.{decimals}f" writes it (decimals <= 9: the seconds of the reports). */
+tq_status_t tqh_format_fixed(tq_buf_t *out, double v, int decimals) TQ_MUST_USE;
 
 /* ---- UTF-8 ---------------------------------------------------------------------------------- */
 
