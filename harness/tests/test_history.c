@@ -285,6 +285,62 @@ static long count_rows(const char *path, const char *sql) {
   return n;
 }
 
+/* Rows of metrics go in many to a statement: each lands with its own test, and a metric named
+ * twice in one record keeps the later row, also when the two rows are in different statements. */
+START_TEST(many_metrics_of_many_tests_each_land_with_their_test) {
+  enum { TESTS = 5, METRICS = 21 };
+  char *dir = th_tmpdir();
+  char *path = th_path(dir, "history.sqlite");
+  tqh_history_t *h = NULL;
+  TH_OK(tqh_history_open(path, NULL, &h));
+  fake_t f;
+  fake_init(&f, TESTS, 0.001);
+  char names[METRICS][8];
+  for (int j = 0; j < METRICS; j++) snprintf(names[j], sizeof(names[j]), "m%02d", j);
+  tqh_record_metric_t metrics[TESTS][METRICS];
+  for (int i = 0; i < TESTS; i++) {
+    for (int j = 0; j < METRICS; j++)
+      metrics[i][j] = (tqh_record_metric_t){names[j], 1000.0 * i + j, NULL};
+    f.recs[i].metrics = metrics[i];
+    f.recs[i].metric_count = METRICS;
+    f.samples[5 * i] = 0.5 + i; /* each test's own first sample */
+  }
+  metrics[0][METRICS - 1].name = "wall_time"; /* 22 rows after the wall time's own */
+  add(h, "run", 1000, &f, 1);
+
+  tq_arena_t arena;
+  tq_arena_init(&arena, 0, 0);
+  for (int i = 0; i < TESTS; i++) {
+    tqh_history_key_t k = {"s", f.names[i], "sim"};
+    tqh_history_entry_t *e = NULL;
+    size_t n = 0;
+    TH_OK(tqh_history_entries(h, &k, 0, 0, NULL, NULL, 0, &arena, &e, &n));
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(e[0].metric_count, (i ? METRICS + 2 : METRICS + 1));
+    for (int j = 0; j < METRICS - (i == 0); j++) {
+      const tqh_history_metric_t *m = tqh_history_entry_metric(&e[0], names[j]);
+      ck_assert_msg(m && m->value == 1000.0 * i + j, "t%d %s", i, names[j]);
+    }
+    const tqh_history_metric_t *w = tqh_history_entry_metric(&e[0], "wall_time");
+    ck_assert_ptr_nonnull(w);
+    if (i == 0) {
+      ck_assert(w->value == METRICS - 1 && !w->samples);
+    } else {
+      ck_assert_uint_eq(w->sample_count, 5);
+      ck_assert(w->samples[0] == 0.5 + i && w->samples[4] == 0.001 * 1.04);
+    }
+    const tqh_history_metric_t *c = tqh_history_entry_metric(&e[0], "estimated_cycles");
+    ck_assert(c && c->value == 100.0 + i);
+  }
+  ck_assert_int_eq(count_rows(path, "SELECT count(*) FROM metrics"), TESTS * (METRICS + 2) - 1);
+  tq_arena_deinit(&arena);
+  tqh_history_close(h);
+  fake_free(&f);
+  free(path);
+  th_rmtree(dir);
+}
+END_TEST
+
 /* A child that records one run of `tests` tests once it reads a byte from `go`: it opens the
  * history before that byte, or after it when `open_late`. Exits 0 when the run landed. */
 static pid_t writer(const char *path, const char *run_id, size_t tests, int go, int open_late) {
@@ -624,6 +680,7 @@ Suite *history_suite(void) {
   TCase *tc = tcase_create("history");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, runs_are_recorded_and_read_back);
+  tcase_add_test(tc, many_metrics_of_many_tests_each_land_with_their_test);
   tcase_add_test(tc, an_older_schema_is_migrated_with_its_data);
   tcase_add_test(tc, what_is_not_a_history_is_refused);
   tcase_add_test(tc, two_runs_finishing_at_once_both_land);

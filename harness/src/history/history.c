@@ -270,29 +270,83 @@ static tq_status_t step_done(tqh_history_t *h, sqlite3_stmt *s, const char *what
   return rc == SQLITE_DONE ? NULL : tqh__history_error(h, rc, what);
 }
 
+/* Metric rows go in up to METRIC_ROWS at a time, in one statement: a statement's own cost (its
+ * statement journal, its halt) was most of a row's, and a run writes a row per metric of every
+ * test. In one statement the rows go in in order, so a later row of a test's metric replaces the
+ * earlier as one statement per row did. */
+enum { METRIC_ROWS = 16 };
+
+typedef struct metric_rows_s {
+  sqlite3_stmt *ins[METRIC_ROWS]; /* ins[k]: k + 1 rows; prepared when first needed */
+  size_t count;
+  struct {
+    int64_t test, metric;
+    double value;
+    unsigned char *samples; /* little-endian doubles; NULL for none */
+    size_t samples_size;
+  } row[METRIC_ROWS];
+} metric_rows_t;
+
+static void metric_rows_deinit(metric_rows_t *rows) {
+  for (size_t k = 0; k < METRIC_ROWS; k++) sqlite3_finalize(rows->ins[k]);
+  for (size_t i = 0; i < rows->count; i++) tq_free(rows->row[i].samples);
+  memset(rows, 0, sizeof(*rows));
+}
+
+/* Inserts the rows held, with the statement for that many. */
+static tq_status_t metric_rows_flush(tqh_history_t *h, metric_rows_t *rows) {
+  size_t n = rows->count;
+  if (!n) return NULL;
+  tq_status_t st = NULL;
+  sqlite3_stmt **ins = &rows->ins[n - 1];
+  if (!*ins) {
+    tq_buf_t sql;
+    tq_buf_init(&sql, 0);
+    st = tq_buf_append_cstr(&sql,
+                            "INSERT OR REPLACE INTO metrics(test, metric, value, samples) "
+                            "VALUES(?, ?, ?, ?)");
+    for (size_t i = 1; !st && i < n; i++) st = tq_buf_append_cstr(&sql, ", (?, ?, ?, ?)");
+    if (!st) st = tqh__history_prepare(h, sql.data, ins);
+    tq_buf_deinit(&sql);
+  }
+  for (size_t i = 0; !st && i < n; i++) {
+    int at = (int)(4 * i);
+    sqlite3_bind_int64(*ins, at + 1, rows->row[i].test);
+    sqlite3_bind_int64(*ins, at + 2, rows->row[i].metric);
+    sqlite3_bind_double(*ins, at + 3, rows->row[i].value);
+    if (rows->row[i].samples)
+      sqlite3_bind_blob(*ins, at + 4, rows->row[i].samples, (int)rows->row[i].samples_size,
+                        SQLITE_TRANSIENT);
+    else
+      sqlite3_bind_null(*ins, at + 4);
+  }
+  if (!st) st = step_done(h, *ins, "recording a metric");
+  for (size_t i = 0; i < n; i++) tq_free(rows->row[i].samples);
+  rows->count = 0;
+  return st;
+}
+
 /* One metric row: the value, and the samples as little-endian doubles. */
-static tq_status_t put_metric(tqh_history_t *h, sqlite3_stmt *ins, int64_t test, const char *name,
+static tq_status_t put_metric(tqh_history_t *h, metric_rows_t *rows, int64_t test, const char *name,
                               const char *unit, double value, const double *samples, size_t n) {
   int64_t id = 0;
   TQ_TRY(tqh__history_name_id(h, name, unit, 1, &id));
-  sqlite3_bind_int64(ins, 1, test);
-  sqlite3_bind_int64(ins, 2, id);
-  sqlite3_bind_double(ins, 3, isfinite(value) ? value : 0.0);
   unsigned char *blob = NULL;
   if (samples && n) {
     blob = tq_malloc(n * 8);
     if (!blob) return TQ_STATUS(TQ_OUT_OF_MEMORY, "out of memory");
     for (size_t i = 0; i < n; i++) tqh__history_put_le64(blob + 8 * i, samples[i]);
-    sqlite3_bind_blob(ins, 4, blob, (int)(n * 8), SQLITE_TRANSIENT);
-  } else {
-    sqlite3_bind_null(ins, 4);
   }
-  tq_status_t st = step_done(h, ins, "recording a metric");
-  tq_free(blob);
-  return st;
+  size_t i = rows->count++;
+  rows->row[i].test = test;
+  rows->row[i].metric = id;
+  rows->row[i].value = isfinite(value) ? value : 0.0;
+  rows->row[i].samples = blob;
+  rows->row[i].samples_size = n * 8;
+  return rows->count == METRIC_ROWS ? metric_rows_flush(h, rows) : NULL;
 }
 
-static tq_status_t put_test(tqh_history_t *h, sqlite3_stmt *ins_test, sqlite3_stmt *ins_metric,
+static tq_status_t put_test(tqh_history_t *h, sqlite3_stmt *ins_test, metric_rows_t *metrics,
                             int64_t run, double run_started, const tqh_test_record_t *r) {
   tqh_history_key_t k = tqh_history_key_of(r);
   bind_text(ins_test, 1, k.suite);
@@ -310,13 +364,13 @@ static tq_status_t put_test(tqh_history_t *h, sqlite3_stmt *ins_test, sqlite3_st
   TQ_TRY(step_done(h, ins_test, "recording a test"));
   int64_t test = sqlite3_last_insert_rowid(h->db);
   if (r->has_wall_time)
-    TQ_TRY(put_metric(h, ins_metric, test, "wall_time", "s", r->wall_stats.median,
+    TQ_TRY(put_metric(h, metrics, test, "wall_time", "s", r->wall_stats.median,
                       r->wall_samples, r->wall_sample_count));
   if (r->has_device_time)
-    TQ_TRY(put_metric(h, ins_metric, test, "device_time", "s", r->device_stats.median,
+    TQ_TRY(put_metric(h, metrics, test, "device_time", "s", r->device_stats.median,
                       r->device_samples, r->device_sample_count));
   if (r->has_estimated_cycles)
-    TQ_TRY(put_metric(h, ins_metric, test, "estimated_cycles", "cycles",
+    TQ_TRY(put_metric(h, metrics, test, "estimated_cycles", "cycles",
                       (double)r->estimated_cycles, NULL, 0));
   for (size_t i = 0; i < r->metric_count; i++) {
     const char *name = r->metrics[i].name;
@@ -324,14 +378,16 @@ static tq_status_t put_test(tqh_history_t *h, sqlite3_stmt *ins_test, sqlite3_st
     /* A name recorded twice in one record (a malformed journal line) keeps its first value. */
     int dup = 0;
     for (size_t j = 0; j < i && !dup; j++) dup = r->metrics[j].name && !strcmp(r->metrics[j].name, name);
-    if (!dup) TQ_TRY(put_metric(h, ins_metric, test, name, "us", r->metrics[i].us, NULL, 0));
+    if (!dup) TQ_TRY(put_metric(h, metrics, test, name, "us", r->metrics[i].us, NULL, 0));
   }
   return NULL;
 }
 
 static tq_status_t add_run_locked(tqh_history_t *h, const tqh_history_run_t *run,
                                   const tqh_test_record_t *records, size_t count, int *out_added) {
-  sqlite3_stmt *find = NULL, *ins_run = NULL, *ins_test = NULL, *ins_metric = NULL;
+  sqlite3_stmt *find = NULL, *ins_run = NULL, *ins_test = NULL;
+  metric_rows_t metrics;
+  memset(&metrics, 0, sizeof(metrics));
   tq_status_t st = tqh__history_prepare(h, "SELECT id FROM runs WHERE run_id = ?1", &find);
   if (!st) {
     bind_text(find, 1, run->run_id);
@@ -355,11 +411,6 @@ static tq_status_t add_run_locked(tqh_history_t *h, const tqh_history_run_t *run
                               "started_at, duration, compile_time, run_time, host, run_started) "
                               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                               &ins_test);
-  if (!st)
-    st = tqh__history_prepare(h,
-                              "INSERT OR REPLACE INTO metrics(test, metric, value, samples) "
-                              "VALUES(?1, ?2, ?3, ?4)",
-                              &ins_metric);
   if (!st) {
     bind_text(ins_run, 1, run->run_id);
     bind_time(ins_run, 2, run->started_at);
@@ -387,11 +438,12 @@ static tq_status_t add_run_locked(tqh_history_t *h, const tqh_history_run_t *run
   }
   sqlite3_finalize(del);
   for (size_t i = 0; !st && i < count; i++)
-    st = put_test(h, ins_test, ins_metric, id, run->started_at, &records[i]);
+    st = put_test(h, ins_test, &metrics, id, run->started_at, &records[i]);
+  if (!st) st = metric_rows_flush(h, &metrics);
+  metric_rows_deinit(&metrics);
   sqlite3_finalize(find);
   sqlite3_finalize(ins_run);
   sqlite3_finalize(ins_test);
-  sqlite3_finalize(ins_metric);
   if (!st) *out_added = 1;
   return st;
 }
