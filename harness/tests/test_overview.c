@@ -286,6 +286,39 @@ START_TEST(overview_reads_traces_of_the_old_naming) {
 }
 END_TEST
 
+/* The known metrics first, in their order, then the others as they came: with few metrics and
+ * with more than the sort keeps its ranks for on the stack. */
+START_TEST(overview_sort_puts_known_metrics_first_and_keeps_the_others_in_order) {
+  size_t known = 0;
+  const tqh_metric_info_t *info = tqh_overview_metrics(&known);
+  size_t count = _i ? 90 : 7;
+  tqh_overview_t ov;
+  tqh_overview_init(&ov);
+  size_t next_known = known, others = 0, knowns = 0;
+  for (size_t i = 0; i < count; i++) {
+    char name[16];
+    if (i % 3 == 1 && next_known > 0) { /* known ones, last first */
+      TH_OK(tqh_overview_add(&ov, info[--next_known].label, i));
+      knowns++;
+    } else {
+      snprintf(name, sizeof(name), "other %03zu", i);
+      TH_OK(tqh_overview_add(&ov, name, i));
+      others++;
+    }
+  }
+  tqh_overview_sort(&ov);
+  ck_assert_uint_eq(ov.count, count);
+  for (size_t i = 0; i < knowns; i++)
+    ck_assert_str_eq(ov.metrics[i].name, info[known - knowns + i].label);
+  for (size_t i = knowns + 1; i < count; i++) {
+    ck_assert(!strncmp(ov.metrics[i].name, "other ", 6));
+    ck_assert(ov.metrics[i - 1].ns < ov.metrics[i].ns); /* their order of arrival */
+  }
+  ck_assert_uint_eq(knowns + others, count);
+  tqh_overview_deinit(&ov);
+}
+END_TEST
+
 static const struct {
   unsigned long long ns;
   const char *text;
@@ -396,6 +429,8 @@ Suite *overview_suite(void) {
   tcase_add_test(tc, overview_reads_traces_of_the_old_naming);
   tcase_add_loop_test(tc, overview_formats_wall_time_as_the_torq_tools, 0,
                       sizeof(wall_times) / sizeof(wall_times[0]));
+  tcase_add_loop_test(tc, overview_sort_puts_known_metrics_first_and_keeps_the_others_in_order, 0,
+                      2);
   tcase_add_loop_test(tc, overview_formats_durations_as_the_torq_tools, 0,
                       (int)(sizeof(durations) / sizeof(durations[0])));
   tcase_add_loop_test(tc, overview_formats_percentages_with_two_decimals, 0,

@@ -363,17 +363,28 @@ static size_t rank_of(const tqh_overview_metric_t *m) {
   return N_METRICS;
 }
 
+/* Metric i's rank: from `ranks` when there, else found again. */
+static size_t rank_at(const tqh_overview_t *ov, const size_t *ranks, size_t i) {
+  return ranks ? ranks[i] : rank_of(&ov->metrics[i]);
+}
+
 void tqh_overview_sort(tqh_overview_t *ov) {
-  /* A stable insertion sort by rank: a trace has a handful of metrics. */
+  /* A stable insertion sort by rank (a trace has tens of metrics), each rank found once: the
+   * sort is done for every test's overview. */
+  size_t local[64];
+  size_t *ranks = ov->count <= 64 ? local : tq_malloc(ov->count * sizeof(*ranks));
+  for (size_t i = 0; ranks && i < ov->count; i++) ranks[i] = rank_of(&ov->metrics[i]);
   for (size_t i = 1; i < ov->count; i++) {
     tqh_overview_metric_t m = ov->metrics[i];
-    size_t r = rank_of(&m), k = i;
-    while (k > 0 && rank_of(&ov->metrics[k - 1]) > r) {
+    size_t r = rank_at(ov, ranks, i), k = i;
+    for (; k > 0 && rank_at(ov, ranks, k - 1) > r; k--) {
       ov->metrics[k] = ov->metrics[k - 1];
-      k--;
+      if (ranks) ranks[k] = ranks[k - 1];
     }
     ov->metrics[k] = m;
+    if (ranks) ranks[k] = r;
   }
+  if (ranks != local) tq_free(ranks);
 }
 
 tq_status_t tqh_overview_read(const char *const *paths, size_t count, tqh_overview_t *out) {
@@ -443,12 +454,17 @@ tq_status_t tqh_overview_slice_name(const char *label, uint64_t ns, uint64_t ove
   char value[TQH_DURATION_SIZE], pct[TQH_DURATION_SIZE];
   tqh_format_duration(ns, value);
   tq_buf_clear(out);
-  if (!with_percent) return tq_buf_printf(out, "%s: %s", label, value);
+  TQ_TRY(tq_buf_append_cstr(out, label));
+  TQ_TRY(tq_buf_append(out, ": ", 2));
+  TQ_TRY(tq_buf_append_cstr(out, value));
+  if (!with_percent) return NULL;
   if (overall_ns)
     tqh_format_percent(ns, overall_ns, pct);
   else
     snprintf(pct, sizeof(pct), "0.00%%");
-  return tq_buf_printf(out, "%s: %s (%s)", label, value, pct);
+  TQ_TRY(tq_buf_append(out, " (", 2));
+  TQ_TRY(tq_buf_append_cstr(out, pct));
+  return tq_buf_putc(out, ')');
 }
 
 #define LABEL_COLS 26
