@@ -531,6 +531,7 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   run.exec.exec.run_id = tqh_results_run_id(results);
   run.exec.exec.profiling = options->profiling;
   run.exec.exec.profile_copy_dir = options->profile_copy_dir;
+  run.exec.logs = options->verbosity >= 1; /* as tqh__progress_log shows them */
   run.exec.test_dirs = tq_calloc(num_tests + 1, sizeof(char *));
   run.started_at = tq_calloc(num_tests + 1, sizeof(double));
   run.started_ns = tq_calloc(num_tests + 1, sizeof(uint64_t));

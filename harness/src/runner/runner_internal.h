@@ -155,6 +155,7 @@ typedef struct tqh__worker_ctx_s {
   tqh_executor_t exec;
   const tqh_test_t *const *tests;
   char **test_dirs; /* absolute folders, made by the worker */
+  int logs;         /* the parent shows the log lines (-v): else they are not sent */
 } tqh__worker_ctx_t;
 
 /* The worker's main (tqh__worker_main_fn): points its stdout and stderr at the test's stdout.txt

@@ -43,9 +43,12 @@ static void keep_output(void *ctx, int stream, const char *data, size_t len) {
     tq_status_free(tq_fd_write_all(fd, stream == 1 ? "stdout.txt" : "stderr.txt", data, len));
 }
 
-static void io_init(tqh_execute_io_t *io, worker_io_t *w) {
+/* Without `logs` the execution has no log (it neither formats nor sends its lines): the
+ * parent shows them only with -v, and a message to the parent costs both sides a system call
+ * or two and a wake-up. */
+static void io_init(tqh_execute_io_t *io, worker_io_t *w, int logs) {
   io->ctx = w;
-  io->log = send_log;
+  io->log = logs ? send_log : NULL;
   io->note = send_note;
   io->phase = send_phase;
   io->output = keep_output;
@@ -152,7 +155,7 @@ void tqh__worker_test_main(void *vctx, size_t test, int fd) {
     tq_status_free(tqh_test_result_add_file(&r, "stdout.txt"));
     tq_status_free(tqh_test_result_add_file(&r, "stderr.txt"));
     tqh_execute_io_t io;
-    io_init(&io, &w);
+    io_init(&io, &w, ctx->logs);
     tqh_execute_test(&ctx->exec, ctx->tests[test], ctx->test_dirs[test], &io, &r);
     name_the_limit(&r, limit);
   }
@@ -176,7 +179,7 @@ static void board_work(void *vctx, int fd,
   tqh__worker_ctx_t *ctx = vctx;
   worker_io_t w = {fd, -1, -1};
   tqh_execute_io_t io;
-  io_init(&io, &w);
+  io_init(&io, &w, ctx->logs);
   work(&ctx->exec, &io);
 }
 
