@@ -181,6 +181,14 @@ static const uint64_t k_pow10[18] = {
     100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull};
 /* clang-format on */
 
+/* scaled / 2^shift rounded to the nearest in *out; 0 at an exact tie (printf's to decide). */
+static int round_scaled(u128 scaled, int shift, uint64_t *out) {
+  u128 rest = scaled & (((u128)1 << shift) - 1), half = (u128)1 << (shift - 1);
+  if (rest == half) return 0;
+  *out = (uint64_t)(scaled >> shift) + (rest > half);
+  return 1;
+}
+
 /* The text of %.{p}g (p: 15 or 17) of v in `out`, as printf writes it, for the doubles that a
  * run writes most (magnitudes from 1e-10 to 1e15), without printf: printf's cost, and strtod's
  * to check that 15 digits read back, were a tenth of the runner's recording. The arithmetic is
@@ -210,9 +218,7 @@ static size_t format_g(double v, int p, char *out, int *reads_back) {
     else
       break;
   }
-  u128 rest = scaled & (((u128)1 << shift) - 1), half = (u128)1 << (shift - 1);
-  if (rest == half) return 0;
-  d += rest > half;
+  if (!round_scaled(scaled, shift, &d)) return 0;
   if (reads_back) {
     /* The text's distance from v, in the units of `scaled`, against half an ulp (5^k / 2), or a
      * quarter just below a power of two. */
@@ -289,10 +295,8 @@ tq_status_t tqh_format_fixed(tq_buf_t *out, double v, int decimals) {
   /* Exact, as in format_g: |v| 10^d = m 5^d / 2^shift, rounded to the nearest (a tie, a whole
    * number of units or a magnitude that does not fit is printf's). */
   if (isfinite(v) && decimals >= 0 && decimals <= 9 && a < 1e9 && shift > 0 && shift < 120) {
-    u128 scaled = (u128)m * k_pow5[decimals];
-    u128 rest = scaled & (((u128)1 << shift) - 1), half = (u128)1 << (shift - 1);
-    if (rest != half) {
-      uint64_t units = (uint64_t)(scaled >> shift) + (rest > half);
+    uint64_t units = 0;
+    if (round_scaled((u128)m * k_pow5[decimals], shift, &units)) {
       uint64_t whole = units / k_pow10[decimals], frac = units % k_pow10[decimals];
       char *o = text + sizeof(text);
       for (int i = 0; i < decimals; i++, frac /= 10) *--o = (char)('0' + frac % 10);

@@ -82,10 +82,15 @@ static tq_status_t esc(tq_buf_t *out, const char *s, int attribute) {
 }
 
 /* ` name="value"` */
-static tq_status_t attr(tq_buf_t *out, const char *name, const char *value) {
+/* ` name="`: an attribute up to its value. */
+static tq_status_t attr_open(tq_buf_t *out, const char *name) {
   TQ_TRY(tq_buf_putc(out, ' '));
   TQ_TRY(tq_buf_append_cstr(out, name));
-  TQ_TRY(tq_buf_append(out, "=\"", 2));
+  return tq_buf_append(out, "=\"", 2);
+}
+
+static tq_status_t attr(tq_buf_t *out, const char *name, const char *value) {
+  TQ_TRY(attr_open(out, name));
   TQ_TRY(esc(out, value ? value : "", 1));
   return tq_buf_putc(out, '"');
 }
@@ -107,9 +112,7 @@ static dur_t dur(double seconds) {
 }
 
 static tq_status_t attr_seconds(tq_buf_t *out, const char *name, double seconds) {
-  TQ_TRY(tq_buf_putc(out, ' '));
-  TQ_TRY(tq_buf_append_cstr(out, name));
-  TQ_TRY(tq_buf_append(out, "=\"", 2));
+  TQ_TRY(attr_open(out, name));
   TQ_TRY(tqh_format_fixed(out, nonneg(seconds), 6));
   return tq_buf_putc(out, '"');
 }
@@ -162,7 +165,7 @@ static tq_status_t property(tq_buf_t *out, const char *name, const char *value) 
 static tq_status_t property_seconds(tq_buf_t *out, const char *name, double v) {
   TQ_TRY(tq_buf_append_cstr(out, "        <property"));
   TQ_TRY(attr(out, "name", name));
-  TQ_TRY(tq_buf_append_cstr(out, " value=\""));
+  TQ_TRY(attr_open(out, "value"));
   TQ_TRY(tqh_format_fixed(out, isfinite(v) ? v : 0.0, 9));
   return tq_buf_append_cstr(out, "\"/>\n");
 }
