@@ -7,8 +7,10 @@
  *   crash:WORD     tests whose id contains WORD die of SIGSEGV in the run phase
  *   hang:WORD      tests whose id contains WORD hang in the run phase (until the timeout)
  *   sleep:SECONDS  every test sleeps that long in the run phase
+ *   trail:PATH     every test appends a line to PATH: its id and its worker's pid (put it first)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +34,13 @@ static void inject_faults(const tqh_test_t *test, const tqh_execute_io_t *io) {
     char *arg = strchr(item, ':');
     if (!arg) continue;
     *arg++ = 0;
-    if (!strcmp(item, "sleep")) {
+    if (!strcmp(item, "trail")) {
+      int fd = open(arg, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+      if (fd >= 0) {
+        dprintf(fd, "%s %ld\n", test->id, (long)getpid());
+        close(fd);
+      }
+    } else if (!strcmp(item, "sleep")) {
       double s = atof(arg);
       struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
       run_phase(io, test->settings.run_timeout_s + s);

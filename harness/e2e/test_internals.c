@@ -2,6 +2,7 @@
  * handling, the progress lines. (The rest of this binary runs the real torq-test.) */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -520,6 +521,93 @@ START_TEST(worker_pool_runs_tests_and_reports_crash_and_timeout) {
 }
 END_TEST
 
+/* A worker that enters two phases once the test hands it a byte on `*ctx`, then reports. */
+static void child_phases(void *ctx, size_t test, int fd) {
+  (void)test;
+  char go;
+  if (read(*(const int *)ctx, &go, 1) != 1) _exit(3);
+  tq_status_free(tqh__worker_phase(fd, "compile", 100));
+  tq_status_free(tqh__worker_phase(fd, "run", 0.25));
+  tqh_test_result_t r;
+  tqh_test_result_init(&r);
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  tq_status_free(tqh__result_encode(&r, &b));
+  tq_status_free(tqh__msg_send(fd, TQH__MSG_RESULT, b.data, b.len));
+  tq_buf_deinit(&b);
+  tqh_test_result_deinit(&r);
+}
+
+/* Lets worker `w` run its test once the parent looks at its board by `look_by`: returns the
+ * PHASE messages it sent before its RESULT; out_go_ns: when it was let go. */
+static int phases_sent(tqh__worker_t *w, int go_fd, uint64_t look_by, uint64_t *out_go_ns) {
+  tqh__worker_look_by(w, look_by);
+  *out_go_ns = tqh_now_ns();
+  ck_assert_int_eq(write(go_fd, "g", 1), 1);
+  int phases = 0, results = 0;
+  while (!results) {
+    struct pollfd pfd = {w->fd, POLLIN, 0};
+    ck_assert_int_eq(poll(&pfd, 1, 10000), 1);
+    ck_assert_ptr_null(tqh__worker_read(w));
+    ck_assert_int_ge(w->fd, 0);
+    for (;;) {
+      uint32_t type;
+      const char *data;
+      size_t len;
+      int got;
+      ck_assert_ptr_null(tqh__worker_next_msg(w, &type, &data, &len, &got));
+      if (!got) break;
+      phases += type == TQH__MSG_PHASE;
+      results += type == TQH__MSG_RESULT;
+    }
+  }
+  return phases;
+}
+
+/* The phases of a test reach the parent through the board they share: a message is sent only
+ * when the phase's deadline comes before the parent's next look; the board of an earlier test
+ * does not count for the next. */
+START_TEST(worker_phases_go_through_the_board_and_wake_the_parent_only_when_due) {
+  int go[2];
+  ck_assert_int_eq(pipe(go), 0);
+  tqh__worker_t w;
+  ck_assert_ptr_null(tqh__worker_spawn(&w, NULL, 0, child_phases, &go[0]));
+  ck_assert_ptr_nonnull(w.board);
+  for (int round = 0; round < 2; round++) {
+    ck_assert_ptr_null(tqh__worker_assign(&w, 0, 10));
+    uint64_t assigned = tqh_now_ns();
+    /* Before the worker enters a phase of this test, the parent keeps the one it set. */
+    tqh__worker_sync_phase(&w);
+    ck_assert_str_eq(w.phase, "start");
+    ck_assert_uint_ge(w.deadline_ns, assigned + 9000000000ull);
+    uint64_t go_ns;
+    /* A look due in 0.1 s comes before either deadline (100 s, 0.25 s): no message. The second
+     * time the parent may sleep without end: each phase wakes it. */
+    int phases =
+        phases_sent(&w, go[1], round == 0 ? tqh_now_ns() + 100000000u : UINT64_MAX, &go_ns);
+    ck_assert_int_eq(phases, round == 0 ? 0 : 2);
+    uint64_t done = tqh_now_ns();
+    tqh__worker_sync_phase(&w);
+    ck_assert_str_eq(w.phase, "run");
+    ck_assert_double_eq(w.phase_s, 0.25);
+    ck_assert_uint_ge(w.deadline_ns, go_ns + 250000000u);
+    ck_assert_uint_le(w.deadline_ns, done + 250000000u);
+    /* When the worker took the test: after the parent handed it over, before it reported. */
+    uint64_t begun = tqh__worker_begun_ns(&w);
+    ck_assert_uint_ge(begun, w.started_ns);
+    ck_assert_uint_le(begun, done);
+  }
+  tqh__worker_retire(&w);
+  close(go[1]);
+  int logs, results;
+  int status = pump(&w, &logs, &results);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ck_assert_ptr_null(w.board);
+  tqh_test_result_deinit(&w.result);
+  close(go[0]);
+}
+END_TEST
+
 START_TEST(message_longer_than_limit_is_refused) {
   tqh__worker_t w;
   memset(&w, 0, sizeof(w));
@@ -660,6 +748,7 @@ Suite *e2e_suite_internals(void) {
   tc = tcase_create("worker");
   tcase_add_test(tc, result_roundtrips_through_encoding);
   tcase_add_test(tc, worker_pool_runs_tests_and_reports_crash_and_timeout);
+  tcase_add_test(tc, worker_phases_go_through_the_board_and_wake_the_parent_only_when_due);
   tcase_add_test(tc, message_longer_than_limit_is_refused);
   suite_add_tcase(s, tc);
   tc = tcase_create("compare");

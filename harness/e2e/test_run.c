@@ -234,66 +234,96 @@ static char *journal_line_of(const char *run_dir, const char *name) {
   return line;
 }
 
+/* Serially too: there the next test is sent to the worker ahead (runner.c), and goes to a fresh
+ * worker instead after a test that did not pass, a crash or a timeout. */
 START_TEST(each_failure_stays_in_its_test_and_the_rest_run) {
-  e2e_scratch_t s;
-  e2e_scratch_init(&s);
-  char *suite = write_mixed_suite(&s);
-  e2e_proc_t p;
-  e2e_run_faults(&s, e2e_top(),
-                 (const char *const[]){"TORQ_TEST_FAULT=crash:crashes;hang:hangs", NULL},
-                 (const char *const[]){suite, "-j", "2", NULL}, &p);
-  ck_assert_msg(p.exit_code == 1, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
-  char *run = e2e_only_run(&s);
-  ck_assert_uint_eq(e2e_journal_count(run, NULL), 8);
-  ck_assert_uint_eq(e2e_journal_count(run, "passed"), 2);
-  ck_assert_uint_eq(e2e_journal_count(run, "failed"), 2);
-  ck_assert_uint_eq(e2e_journal_count(run, "error"), 2);
-  ck_assert_uint_eq(e2e_journal_count(run, "xfailed"), 1);
-  ck_assert_uint_eq(e2e_journal_count(run, "skipped"), 1);
-  static const struct {
-    const char *name, *outcome, *type, *says;
-  } want[] = {
-      {"good_first", "passed", NULL, NULL},
-      {"does_not_compile", "failed", "compile_error", "broken.mlir:4:5: error: returned value"},
-      {"too_slow_for_its_gate", "failed", "expectation", "overall_us"},
-      {"crashes", "error", "crash", "SIGSEGV"},
-      {"hangs", "error", "timeout", "timeout"},
-      {"known_broken", "xfailed", "compile_error", "the compiler rejects"},
-      {"skipped_one", "skipped", NULL, "not today"},
-      {"good_last", "passed", NULL, NULL},
-  };
-  for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-    char *line = journal_line_of(run, want[i].name);
-    char *o = e2e_path("\"outcome\":\"%s\"", want[i].outcome);
-    ck_assert_msg(strstr(line, o) != NULL, "%s: %s", want[i].name, line);
-    if (want[i].type) {
-      char *t = e2e_path("\"failure_type\":\"%s\"", want[i].type);
-      ck_assert_msg(strstr(line, t) != NULL, "%s: %s", want[i].name, line);
-      free(t);
+  for (int serial = 0; serial < 2; serial++) {
+    e2e_scratch_t s;
+    e2e_scratch_init(&s);
+    char *suite = write_mixed_suite(&s);
+    e2e_proc_t p;
+    char *fault = e2e_path("TORQ_TEST_FAULT=trail:%s/trail;crash:crashes;hang:hangs", s.dir);
+    e2e_run_faults(&s, e2e_top(), (const char *const[]){fault, NULL},
+                   (const char *const[]){suite, "-j", serial ? "1" : "2", NULL}, &p);
+    free(fault);
+    ck_assert_msg(p.exit_code == 1, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
+    char *run = e2e_only_run(&s);
+    ck_assert_uint_eq(e2e_journal_count(run, NULL), 8);
+    ck_assert_uint_eq(e2e_journal_count(run, "passed"), 2);
+    ck_assert_uint_eq(e2e_journal_count(run, "failed"), 2);
+    ck_assert_uint_eq(e2e_journal_count(run, "error"), 2);
+    ck_assert_uint_eq(e2e_journal_count(run, "xfailed"), 1);
+    ck_assert_uint_eq(e2e_journal_count(run, "skipped"), 1);
+    static const struct {
+      const char *name, *outcome, *type, *says;
+    } want[] = {
+        {"good_first", "passed", NULL, NULL},
+        {"does_not_compile", "failed", "compile_error", "broken.mlir:4:5: error: returned value"},
+        {"too_slow_for_its_gate", "failed", "expectation", "overall_us"},
+        {"crashes", "error", "crash", "SIGSEGV"},
+        {"hangs", "error", "timeout", "timeout"},
+        {"known_broken", "xfailed", "compile_error", "the compiler rejects"},
+        {"skipped_one", "skipped", NULL, "not today"},
+        {"good_last", "passed", NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+      char *line = journal_line_of(run, want[i].name);
+      char *o = e2e_path("\"outcome\":\"%s\"", want[i].outcome);
+      ck_assert_msg(strstr(line, o) != NULL, "%s: %s", want[i].name, line);
+      if (want[i].type) {
+        char *t = e2e_path("\"failure_type\":\"%s\"", want[i].type);
+        ck_assert_msg(strstr(line, t) != NULL, "%s: %s", want[i].name, line);
+        free(t);
+      }
+      if (want[i].says)
+        ck_assert_msg(strstr(line, want[i].says) != NULL, "%s: %s", want[i].name, line);
+      free(o);
+      free(line);
     }
-    if (want[i].says) ck_assert_msg(strstr(line, want[i].says) != NULL, "%s: %s", want[i].name, line);
-    free(o);
-    free(line);
+    size_t t, f, e, sk;
+    const char *parser;
+    char *junit = e2e_path("%s/junit.xml", run);
+    e2e_junit_counts(junit, &t, &f, &e, &sk, &parser);
+    ck_assert_uint_eq(t, 8);
+    ck_assert_uint_eq(f, 2);
+    ck_assert_uint_eq(e, 2);
+    ck_assert_uint_eq(sk, 2); /* skipped + xfailed */
+    /* Each test ran once; serially, the test after one that did not pass ran in a fresh
+     * worker (not in the one it was sent to ahead). */
+    char *trail_path = e2e_path("%s/trail", s.dir);
+    char *trail = e2e_read(trail_path);
+    ck_assert_ptr_nonnull(trail);
+    static const char *const ran[] = {"good_first", "too_slow_for_its_gate", "crashes", "hangs",
+                                      "good_last"};
+    long pid[5];
+    for (size_t i = 0; i < 5; i++) {
+      char *key = e2e_path("mixed/%s ", ran[i]);
+      const char *at = strstr(trail, key);
+      ck_assert_msg(at != NULL, "%s did not run:\n%s", ran[i], trail);
+      ck_assert_msg(strstr(at + 1, key) == NULL, "%s ran twice:\n%s", ran[i], trail);
+      pid[i] = atol(at + strlen(key));
+      free(key);
+    }
+    if (serial) {
+      ck_assert_msg(pid[1] != pid[0], "%s", trail); /* does_not_compile failed in between */
+      ck_assert_msg(pid[2] != pid[1], "%s", trail); /* too_slow_for_its_gate failed */
+      ck_assert_msg(pid[3] != pid[2], "%s", trail); /* crashes crashed */
+      ck_assert_msg(pid[4] != pid[3], "%s", trail); /* hangs timed out */
+    }
+    free(trail);
+    free(trail_path);
+    /* The crash left what the worker printed in its stderr.txt. */
+    char *crash_err = e2e_path("%s/mixed+crashes/stderr.txt", run);
+    char *text = e2e_read(crash_err);
+    ck_assert_msg(text && strstr(text, "crashing on purpose"), "%s", crash_err);
+    free(text);
+    free(crash_err);
+    free(junit);
+    free(run);
+    free(suite);
+    e2e_proc_free(&p);
+    e2e_scratch_free(&s);
   }
-  size_t t, f, e, sk;
-  const char *parser;
-  char *junit = e2e_path("%s/junit.xml", run);
-  e2e_junit_counts(junit, &t, &f, &e, &sk, &parser);
-  ck_assert_uint_eq(t, 8);
-  ck_assert_uint_eq(f, 2);
-  ck_assert_uint_eq(e, 2);
-  ck_assert_uint_eq(sk, 2); /* skipped + xfailed */
-  /* The crash left what the worker printed in its stderr.txt. */
-  char *crash_err = e2e_path("%s/mixed+crashes/stderr.txt", run);
-  char *text = e2e_read(crash_err);
-  ck_assert_msg(text && strstr(text, "crashing on purpose"), "%s", crash_err);
-  free(text);
-  free(crash_err);
-  free(junit);
-  free(run);
-  free(suite);
-  e2e_proc_free(&p);
-  e2e_scratch_free(&s);
 }
 END_TEST
 
@@ -337,8 +367,9 @@ START_TEST(expected_failure_that_passes_is_xpassed_or_failed_when_strict) {
   char *model = e2e_path("%s/add.mlir", s.dir);
   e2e_write_add_model(model);
   char *suite = e2e_path("%s/x.yaml", s.dir);
-  e2e_write(suite, "suite: x\ntests:\n  - name: fixed\n    model: add.mlir\n"
-                   "    xfail: was broken once\n");
+  e2e_write(suite,
+            "suite: x\ntests:\n  - name: fixed\n    model: add.mlir\n"
+            "    xfail: was broken once\n");
   e2e_proc_t p;
   e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, "--no-profiling", NULL}, &p);
   ck_assert_msg(p.exit_code == 0, "%s%s", p.out, p.err);
@@ -347,7 +378,8 @@ START_TEST(expected_failure_that_passes_is_xpassed_or_failed_when_strict) {
   char *aside = e2e_path("%s/first", s.dir);
   ck_assert_int_eq(rename(run, aside), 0);
   e2e_proc_free(&p);
-  e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, "--no-profiling", "--strict", NULL}, &p);
+  e2e_run(&s, e2e_top(), NULL, (const char *const[]){suite, "--no-profiling", "--strict", NULL},
+          &p);
   ck_assert_msg(p.exit_code == 1, "%s%s", p.out, p.err);
   free(run);
   run = e2e_only_run(&s);
@@ -370,8 +402,9 @@ START_TEST(report_rebuilds_the_same_reports_from_the_journal) {
   char *model = e2e_path("%s/add.mlir", s.dir);
   e2e_write_add_model(model);
   char *suite = e2e_path("%s/r.yaml", s.dir);
-  e2e_write(suite, "suite: r\ntests:\n  - name: a\n    model: add.mlir\n    repeat: 2\n"
-                   "  - name: b\n    model: add.mlir\n    repeat: 3\n");
+  e2e_write(suite,
+            "suite: r\ntests:\n  - name: a\n    model: add.mlir\n    repeat: 2\n"
+            "  - name: b\n    model: add.mlir\n    repeat: 3\n");
   char *copy = e2e_path("%s/copy/junit.xml", s.dir);
   char *opt = e2e_path("--junitxml=%s", copy);
   char *profdir = e2e_path("%s/profiles", s.dir);

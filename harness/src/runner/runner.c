@@ -50,6 +50,86 @@ int tqh_runner_exit_code(const tqh_runner_summary_t *summary) {
   return 0;
 }
 
+/* ---- The next test, sent ahead --------------------------------------------------------------
+ * With one simulator worker and no board (-j 1), the parent puts the worker's next test in its
+ * command pipe while the current one runs: the worker starts it as soon as it has sent its
+ * result, without waiting for the parent to take it, and the parent records the previous test
+ * meanwhile. With more workers it does not: a test sent ahead would wait behind a long test
+ * while another worker is free. A simulator worker exits after a test that did not pass
+ * (worker_main.c), just as the parent retires it then: the test sent ahead goes back in front of
+ * its queue, as it does whenever the worker does not run it. */
+
+static void take_back_next(tqh__run_t *run, tqh__worker_t *w) {
+  if (!w->has_next) return;
+  w->has_next = 0;
+  tqh__run_queue_push_front(run, run->test_class[w->next], w->next);
+}
+
+/* Test `i` starts: its start time and attempt, for the parent's view of worker `w` too. */
+static void test_begins(tqh__run_t *run, size_t i, tqh__worker_t *w) {
+  run->started_at[i] = tqh_now_unix();
+  run->started_ns[i] = tqh_now_ns();
+  run->attempts[i]++;
+  tqh__worker_begin(w, i, run->tests[i]->settings.compile_timeout_s);
+  run->running++;
+}
+
+/* The test of `w` is over (its RESULT): the test sent ahead is now the one it runs, unless the
+ * worker does not run it (retired, or killed). */
+static void begin_next(tqh__run_t *run, tqh__worker_t *w) {
+  if (!w->has_next) return;
+  if (w->pid <= 0 || w->busy || w->retiring || w->timed_out || w->cancelled) {
+    take_back_next(run, w);
+    return;
+  }
+  w->has_next = 0;
+  size_t j = w->next;
+  test_begins(run, j, w);
+  /* The worker took it when it sent its last result, mostly before the parent read that: its
+   * time and deadline count from then. */
+  uint64_t begun = tqh__worker_begun_ns(w);
+  if (begun && begun < run->started_ns[j]) {
+    uint64_t early = run->started_ns[j] - begun;
+    run->started_ns[j] = begun;
+    run->started_at[j] -= (double)early / 1e9;
+    w->started_ns = begun;
+    if (w->deadline_ns) w->deadline_ns -= early;
+  }
+}
+
+/* Records test `i`, which is to be skipped, as such. */
+static tq_status_t record_skip(tqh__run_t *run, size_t i) {
+  run->started_at[i] = tqh_now_unix();
+  return tqh__run_record_simple(run, i, TQH_OUTCOME_SKIPPED, "skip", run->tests[i]->skip);
+}
+
+static tq_status_t send_ahead(tqh__run_t *run) {
+  if (run->num_workers != 1 || run->num_sim != 1) return NULL;
+  tqh__worker_t *w = &run->workers[0];
+  /* The worker must live to run it, and not be replaced before (TQH__WORKER_MAX_TESTS). */
+  if (w->pid <= 0 || !w->busy || w->has_next || w->retiring || w->fd < 0 || w->timed_out ||
+      w->cancelled || w->tests_run + 2 > TQH__WORKER_MAX_TESTS)
+    return NULL;
+  size_t i;
+  while (tqh__run_queue_pop(run, TQH__CLASS_SIM, &i)) {
+    if (run->tests[i]->skip) {
+      TQ_TRY(record_skip(run, i));
+      continue;
+    }
+    tq_status_t st = tqh__worker_send(w, i);
+    if (st) {
+      /* The worker is gone: its end of file comes next, and the test waits for another. */
+      tq_status_free(st);
+      tqh__run_queue_push_front(run, TQH__CLASS_SIM, i);
+      return NULL;
+    }
+    w->has_next = 1;
+    w->next = i;
+    return NULL;
+  }
+  return NULL;
+}
+
 /* Takes every whole message out of a worker's buffer. */
 static tq_status_t drain(tqh__run_t *run, tqh__worker_t *w) {
   for (;;) {
@@ -70,6 +150,8 @@ static tq_status_t drain(tqh__run_t *run, tqh__worker_t *w) {
     if (!w->busy) continue; /* nothing else is expected from an idle worker */
     if (type == TQH__MSG_LOG) {
       tqh__progress_log(&run->progress, run->tests[w->test]->id, data, len);
+    } else if (type == TQH__MSG_PHASE && w->board) {
+      tqh__worker_sync_phase(w); /* the board says more than the message: it may be newer */
     } else if (type == TQH__MSG_PHASE && len >= sizeof(double)) {
       double limit;
       memcpy(&limit, data, sizeof(double));
@@ -81,6 +163,7 @@ static tq_status_t drain(tqh__run_t *run, tqh__worker_t *w) {
       TQ_TRY(tqh__result_decode(data, len, &w->result));
       w->have_result = 1;
       tqh__run_finish_test(run, w, -1);
+      begin_next(run, w);
     }
   }
 }
@@ -117,11 +200,9 @@ static tq_status_t start_test(tqh__run_t *run, size_t i, size_t k) {
   const tqh_test_t *t = run->tests[i];
   tqh__worker_t *w = &run->workers[k];
   if (w->pid == 0) TQ_TRY(spawn(run, w));
-  run->started_at[i] = tqh_now_unix();
-  run->started_ns[i] = tqh_now_ns();
-  run->attempts[i]++;
   /* Until the worker says which phase it is in, it has the compile phase's time. */
-  tq_status_t st = tqh__worker_assign(w, i, t->settings.compile_timeout_s);
+  test_begins(run, i, w);
+  tq_status_t st = tqh__worker_send(w, i);
   if (st) {
     /* The worker died while idle: a fresh one gets the test. */
     tq_status_free(st);
@@ -131,7 +212,6 @@ static tq_status_t start_test(tqh__run_t *run, size_t i, size_t k) {
     TQ_TRY(spawn(run, w));
     TQ_TRY(tqh__worker_assign(w, i, t->settings.compile_timeout_s));
   }
-  run->running++;
   return NULL;
 }
 
@@ -158,15 +238,8 @@ static tq_status_t start_tests(tqh__run_t *run) {
   tq_status_t st = NULL;
   for (size_t k = 0; k < run->num_workers && !st; k++) {
     size_t i;
-    while (!st && slot_free(run, k) && next_for_slot(run, k, &i)) {
-      const tqh_test_t *t = run->tests[i];
-      if (t->skip) {
-        run->started_at[i] = tqh_now_unix();
-        st = tqh__run_record_simple(run, i, TQH_OUTCOME_SKIPPED, "skip", t->skip);
-        continue;
-      }
-      st = start_test(run, i, k);
-    }
+    while (!st && slot_free(run, k) && next_for_slot(run, k, &i))
+      st = run->tests[i]->skip ? record_skip(run, i) : start_test(run, i, k);
   }
   return st;
 }
@@ -260,6 +333,7 @@ static void stop_workers(tqh__run_t *run, const sigset_t *wait_mask) {
   size_t *boards = tq_calloc(run->num_workers + 1, sizeof(size_t)), n = 0;
   for (size_t k = 0; k < run->num_workers; k++) {
     tqh__worker_t *w = &run->workers[k];
+    take_back_next(run, w);
     if (w->pid <= 0) continue;
     int board = tqh__run_slot_board(run, k);
     if (w->busy) {
@@ -305,6 +379,7 @@ static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
           if (board >= 0) run->board_dirty[board] = 1;
         }
         tqh__worker_retire(w);
+        take_back_next(run, w);
       }
     }
     if (!stopping && run->options->maxfail && run->failures >= run->options->maxfail &&
@@ -320,11 +395,13 @@ static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
     int halted = stopping || run->summary->stopped;
     if (!st && !halted) st = tqh__run_fail_orphans(run);
     if (!st && !halted) st = start_tests(run);
+    if (!st && !halted) st = send_ahead(run);
     if (!st) st = tqh__run_record_pending(run);
     if (st || (run->running == 0 && (halted || run->queued == 0))) break;
 
     size_t n = 0;
     uint64_t now = tqh_now_ns(), wake = 0;
+    int boards = 0;
     for (size_t k = 0; k < run->num_workers; k++) {
       tqh__worker_t *w = &run->workers[k];
       if (w->pid <= 0 || w->fd < 0) continue;
@@ -332,8 +409,24 @@ static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
       pfds[n].events = POLLIN;
       pfds[n].revents = 0;
       owners[n++] = w;
+      tqh__worker_sync_phase(w);
+      boards |= w->busy && w->board;
       if (w->busy && w->deadline_ns && !w->timed_out && (!wake || w->deadline_ns < wake))
         wake = w->deadline_ns;
+    }
+    /* A look at the boards every TQH__PHASE_LOOK_NS spares the workers a wake-up message for
+     * every phase of a longer limit. A phase entered from here on is seen by the look or woken
+     * for (tqh__worker_look_by). */
+    if (boards) {
+      if (!wake || wake > now + TQH__PHASE_LOOK_NS) wake = now + TQH__PHASE_LOOK_NS;
+      uint64_t look_by = wake;
+      for (size_t k = 0; k < run->num_workers; k++) {
+        tqh__worker_t *w = &run->workers[k];
+        if (w->pid <= 0 || w->fd < 0) continue;
+        tqh__worker_look_by(w, look_by);
+        if (w->busy && w->deadline_ns && !w->timed_out && w->deadline_ns < wake)
+          wake = w->deadline_ns;
+      }
     }
     struct timespec ts, *tsp = NULL;
     uint64_t wait_ns = UINT64_MAX;
@@ -365,13 +458,16 @@ static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
     for (size_t k = 0; k < run->num_workers; k++) {
       tqh__worker_t *w = &run->workers[k];
       if (w->pid <= 0 || w->fd >= 0) continue;
+      tqh__worker_sync_phase(w); /* the phase a crash is named by */
       int status = tqh__worker_reap(w);
       if (w->busy) tqh__run_finish_test(run, w, status);
+      take_back_next(run, w);
       tqh_test_result_deinit(&w->result);
     }
     now = tqh_now_ns();
     for (size_t k = 0; k < run->num_workers; k++) {
       tqh__worker_t *w = &run->workers[k];
+      tqh__worker_sync_phase(w);
       if (w->pid > 0 && w->busy && w->deadline_ns && !w->timed_out && now >= w->deadline_ns) {
         w->timed_out = 1;
         tqh__worker_kill(w);

@@ -26,7 +26,8 @@ tq_status_t tqh__result_decode(const void *data, size_t len, tqh_test_result_t *
 
 /* Framed messages from a worker to the parent: u32 type, u32 length, payload. */
 /* LOG: a line for -v. PHASE: a double, the seconds the phase that starts now may take (the
- * parent moves the worker's deadline). RESULT: an encoded tqh_test_result_t, last. NOTE: a line
+ * parent moves the worker's deadline; with a phase board, the board says it and the message only
+ * wakes the parent). RESULT: an encoded tqh_test_result_t, last. NOTE: a line
  * the user always sees (board events: runtime sync, leases, reconnections), also from an idle
  * worker. */
 enum { TQH__MSG_LOG = 1, TQH__MSG_PHASE = 2, TQH__MSG_RESULT = 3, TQH__MSG_NOTE = 4 };
@@ -38,6 +39,30 @@ tq_status_t tqh__msg_send(int fd, uint32_t type, const void *data, size_t len) T
 /* Sends PHASE: `limit_s` and `name` (at most 15 bytes kept, NUL-padded to 16). */
 tq_status_t tqh__msg_send_phase(int fd, const char *name, double limit_s) TQ_MUST_USE;
 
+/* The phase a worker is in, in memory it shares with the parent (made at spawn). The worker
+ * writes it (a sequence lock: `seq` is odd while it does) at every phase, which costs no system
+ * call; the parent reads it when it sets its next wake-up, checks the deadlines or names the
+ * phase of a timeout or a crash. The parent writes `look_by_ns`: it reads the board again by
+ * then at the latest. A PHASE message, a wake-up, is sent only for a deadline before that. */
+typedef struct tqh__phase_board_s {
+  uint64_t seq;
+  uint64_t gen;         /* the tests the worker has been handed: whose phase this is */
+  uint64_t deadline_ns; /* tqh_now_ns's clock (shared by both processes); 0: none */
+  uint64_t limit_bits;  /* the phase's limit, a double's bits */
+  uint64_t name[2];     /* the phase's name, NUL-padded (15 bytes at most) */
+  uint64_t look_by_ns;  /* the parent's: UINT64_MAX while it may sleep without end */
+  uint64_t begun_ns;    /* when the worker took test `begun_gen` (written before it) */
+  uint64_t begun_gen;
+} tqh__phase_board_t;
+
+/* The parent looks at a busy worker's board at least this often, so that a phase of a longer
+ * limit than this needs no wake-up (nanoseconds). */
+#define TQH__PHASE_LOOK_NS 2000000000ull
+
+/* In a worker: enters phase `name` of `limit_s` seconds (0: no limit) of the current test: on
+ * the board, and a PHASE message when the parent must wake for it (or when there is no board). */
+tq_status_t tqh__worker_phase(int fd, const char *name, double limit_s) TQ_MUST_USE;
+
 /* A worker process of the pool, seen from the parent. */
 typedef struct tqh__worker_s {
   pid_t pid;  /* 0: the slot is free */
@@ -48,12 +73,16 @@ typedef struct tqh__worker_s {
   size_t tests_run;
   size_t test;
   uint64_t started_ns;
-  uint64_t deadline_ns; /* 0: none */
-  int timed_out;        /* killed by us at the deadline */
-  int cancelled;        /* killed by us on cancel */
-  double phase_s;       /* the limit of the phase it is in */
-  char phase[16];       /* "compile", "run" */
-  tq_buf_t in;          /* received bytes not yet taken as messages */
+  uint64_t deadline_ns;      /* 0: none */
+  int timed_out;             /* killed by us at the deadline */
+  int cancelled;             /* killed by us on cancel */
+  double phase_s;            /* the limit of the phase it is in */
+  char phase[16];            /* "compile", "run" */
+  tqh__phase_board_t *board; /* shared with the worker; NULL: phases come as messages only */
+  int has_next;              /* `next` is in its command pipe, sent ahead (runner.c) */
+  size_t next;
+  uint64_t gen; /* the tests handed to it (tqh__phase_board_t.gen) */
+  tq_buf_t in;  /* received bytes not yet taken as messages */
   size_t in_pos;
   int have_result;
   tqh_test_result_t result;
@@ -87,6 +116,23 @@ tq_status_t tqh__worker_spawn_hooks(tqh__worker_t *w, const int *close_fds, size
 /* Hands test `test` to the idle worker `w`, with `timeout_s` (0: none) until it reports its
  * first phase. TQ_UNAVAILABLE when the worker is gone. */
 tq_status_t tqh__worker_assign(tqh__worker_t *w, size_t test, double timeout_s) TQ_MUST_USE;
+
+/* The two halves of tqh__worker_assign: the parent's view of `w` becomes test `test` in its
+ * start phase; the test's index goes into the worker's command pipe (a worker that is still busy
+ * reads it when its test is over: the next test, sent ahead). */
+void tqh__worker_begin(tqh__worker_t *w, size_t test, double timeout_s);
+tq_status_t tqh__worker_send(tqh__worker_t *w, size_t test) TQ_MUST_USE;
+
+/* Takes the phase of busy `w`'s test from its board into w->phase, w->phase_s and
+ * w->deadline_ns (nothing when the board holds an earlier test's phase or is being written). */
+void tqh__worker_sync_phase(tqh__worker_t *w);
+
+/* When busy `w`'s worker took its test from the pipe (tqh_now_ns), or 0 when it has not yet. */
+uint64_t tqh__worker_begun_ns(const tqh__worker_t *w);
+
+/* Tells busy `w`'s worker that the parent looks at its board again by `ns` (UINT64_MAX: it may
+ * not); then takes the phase again (a phase entered meanwhile is seen here, or woken for). */
+void tqh__worker_look_by(tqh__worker_t *w, uint64_t ns);
 
 /* Closes the worker's command pipe: it exits when idle; reap it at end of file. */
 void tqh__worker_retire(tqh__worker_t *w);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -272,6 +273,74 @@ tq_status_t tqh__msg_send_phase(int fd, const char *name, double limit_s) {
   return tqh__msg_send(fd, TQH__MSG_PHASE, msg, sizeof(msg));
 }
 
+/* ---- The phase board ------------------------------------------------------------------------ */
+
+/* In a worker: its own board (NULL: none, or not a worker) and the tests it has been handed. */
+static tqh__phase_board_t *own_board;
+static uint64_t own_gen;
+
+tq_status_t tqh__worker_phase(int fd, const char *name, double limit_s) {
+  tqh__phase_board_t *b = own_board;
+  if (!b) return tqh__msg_send_phase(fd, name, limit_s);
+  uint64_t deadline = limit_s > 0 ? tqh_now_ns() + (uint64_t)(limit_s * 1e9) : 0;
+  uint64_t words[2] = {0, 0}, limit_bits;
+  size_t n = strnlen(name, sizeof(words) - 1);
+  memcpy(words, name, n);
+  memcpy(&limit_bits, &limit_s, sizeof(limit_bits));
+  /* The only writer: odd while the fields change, even again after. */
+  uint64_t seq = __atomic_load_n(&b->seq, __ATOMIC_RELAXED);
+  __atomic_store_n(&b->seq, seq + 1, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  __atomic_store_n(&b->gen, own_gen, __ATOMIC_RELAXED);
+  __atomic_store_n(&b->deadline_ns, deadline, __ATOMIC_RELAXED);
+  __atomic_store_n(&b->limit_bits, limit_bits, __ATOMIC_RELAXED);
+  __atomic_store_n(&b->name[0], words[0], __ATOMIC_RELAXED);
+  __atomic_store_n(&b->name[1], words[1], __ATOMIC_RELAXED);
+  __atomic_store_n(&b->seq, seq + 2, __ATOMIC_RELEASE);
+  /* Against tqh__worker_look_by's store and reload: either the parent sees this phase there,
+   * or this load sees the parent's newer look_by_ns. */
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  uint64_t look_by = __atomic_load_n(&b->look_by_ns, __ATOMIC_RELAXED);
+  if (deadline && deadline < look_by) return tqh__msg_send_phase(fd, name, limit_s);
+  return NULL;
+}
+
+void tqh__worker_sync_phase(tqh__worker_t *w) {
+  tqh__phase_board_t *b = w->board;
+  if (!b || !w->busy) return;
+  /* A worker killed while writing leaves `seq` odd: the parent keeps what it had. */
+  for (int tries = 0; tries < 100; tries++) {
+    uint64_t seq = __atomic_load_n(&b->seq, __ATOMIC_ACQUIRE);
+    if (seq & 1) continue;
+    uint64_t gen = __atomic_load_n(&b->gen, __ATOMIC_RELAXED);
+    uint64_t deadline = __atomic_load_n(&b->deadline_ns, __ATOMIC_RELAXED);
+    uint64_t limit_bits = __atomic_load_n(&b->limit_bits, __ATOMIC_RELAXED);
+    uint64_t words[2] = {__atomic_load_n(&b->name[0], __ATOMIC_RELAXED),
+                         __atomic_load_n(&b->name[1], __ATOMIC_RELAXED)};
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&b->seq, __ATOMIC_RELAXED) != seq) continue;
+    if (gen != w->gen) return; /* the phase of an earlier test: this one is at its start */
+    w->deadline_ns = deadline;
+    memcpy(&w->phase_s, &limit_bits, sizeof(w->phase_s));
+    memcpy(w->phase, words, sizeof(w->phase) - 1);
+    w->phase[sizeof(w->phase) - 1] = 0;
+    return;
+  }
+}
+
+uint64_t tqh__worker_begun_ns(const tqh__worker_t *w) {
+  if (!w->board || !w->busy) return 0;
+  if (__atomic_load_n(&w->board->begun_gen, __ATOMIC_ACQUIRE) != w->gen) return 0;
+  return __atomic_load_n(&w->board->begun_ns, __ATOMIC_RELAXED);
+}
+
+void tqh__worker_look_by(tqh__worker_t *w, uint64_t ns) {
+  if (!w->board || !w->busy) return;
+  __atomic_store_n(&w->board->look_by_ns, ns, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  tqh__worker_sync_phase(w);
+}
+
 /* ---- Workers -------------------------------------------------------------------------------- */
 
 /* Reads one command (a test index) from the parent; 0 at end of file (the parent retires us).
@@ -317,6 +386,15 @@ tq_status_t tqh__worker_spawn_hooks(tqh__worker_t *w, const int *close_fds, size
     close(res[1]);
     return TQ_STATUS(TQ_UNAVAILABLE, "cannot make a pipe for a worker: %s", strerror(err));
   }
+  /* Without a board (no shared memory to be had) the phases come as messages, as they did. */
+  tqh__phase_board_t *board =
+      mmap(NULL, sizeof(*board), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (board == MAP_FAILED) {
+    board = NULL;
+  } else {
+    memset(board, 0, sizeof(*board));
+    board->look_by_ns = UINT64_MAX;
+  }
   pid_t parent = getpid();
   /* Buffered output would be written twice (by the parent and the child). */
   fflush(NULL);
@@ -327,9 +405,12 @@ tq_status_t tqh__worker_spawn_hooks(tqh__worker_t *w, const int *close_fds, size
     close(res[1]);
     close(cmd[0]);
     close(cmd[1]);
+    if (board) munmap(board, sizeof(*board));
     return TQ_STATUS(TQ_UNAVAILABLE, "cannot fork a worker: %s", strerror(err));
   }
   if (pid == 0) {
+    own_board = board;
+    own_gen = 0;
     close(res[0]);
     close(cmd[1]);
     /* The other workers' pipes: holding their command ends would keep them from ever seeing
@@ -360,7 +441,14 @@ tq_status_t tqh__worker_spawn_hooks(tqh__worker_t *w, const int *close_fds, size
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     uint64_t test;
-    while (read_command(cmd[0], &test, hooks, ctx, res[1])) main_fn(ctx, (size_t)test, res[1]);
+    while (read_command(cmd[0], &test, hooks, ctx, res[1])) {
+      own_gen++;
+      if (own_board) {
+        __atomic_store_n(&own_board->begun_ns, tqh_now_ns(), __ATOMIC_RELAXED);
+        __atomic_store_n(&own_board->begun_gen, own_gen, __ATOMIC_RELEASE);
+      }
+      main_fn(ctx, (size_t)test, res[1]);
+    }
     if (hooks && hooks->exit) hooks->exit(ctx, res[1]);
     _exit(0);
   }
@@ -372,14 +460,15 @@ tq_status_t tqh__worker_spawn_hooks(tqh__worker_t *w, const int *close_fds, size
   w->pid = pid;
   w->fd = res[0];
   w->cmd_fd = cmd[1];
+  w->board = board;
   tq_buf_init(&w->in, 0);
   tqh_test_result_init(&w->result);
   return NULL;
 }
 
-tq_status_t tqh__worker_assign(tqh__worker_t *w, size_t test, double timeout_s) {
-  uint64_t cmd = test;
+void tqh__worker_begin(tqh__worker_t *w, size_t test, double timeout_s) {
   w->test = test;
+  w->gen++;
   w->busy = 1;
   w->started_ns = tqh_now_ns();
   w->deadline_ns = timeout_s > 0 ? w->started_ns + (uint64_t)(timeout_s * 1e9) : 0;
@@ -390,7 +479,16 @@ tq_status_t tqh__worker_assign(tqh__worker_t *w, size_t test, double timeout_s) 
   w->phase_s = timeout_s;
   tqh_test_result_deinit(&w->result);
   tqh_test_result_init(&w->result);
-  /* Eight bytes into an empty pipe: never blocks, never split. */
+}
+
+tq_status_t tqh__worker_assign(tqh__worker_t *w, size_t test, double timeout_s) {
+  tqh__worker_begin(w, test, timeout_s);
+  return tqh__worker_send(w, test);
+}
+
+tq_status_t tqh__worker_send(tqh__worker_t *w, size_t test) {
+  uint64_t cmd = test;
+  /* Eight bytes into a pipe that holds at most one more command: never blocks, never split. */
   ssize_t n;
   do {
     n = write(w->cmd_fd, &cmd, sizeof(cmd));
@@ -469,5 +567,8 @@ int tqh__worker_reap(tqh__worker_t *w) {
   w->pid = 0;
   tq_buf_deinit(&w->in);
   w->in_pos = 0;
+  if (w->board) munmap(w->board, sizeof(*w->board));
+  w->board = NULL;
+  w->gen = 0;
   return status;
 }

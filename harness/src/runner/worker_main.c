@@ -33,7 +33,7 @@ static void send_note(void *ctx, const char *line, size_t len) {
 
 static void send_phase(void *ctx, const char *name, double limit_s) {
   const worker_io_t *w = ctx;
-  tq_status_free(tqh__msg_send_phase(w->fd, name, limit_s));
+  tq_status_free(tqh__worker_phase(w->fd, name, limit_s));
 }
 
 static void keep_output(void *ctx, int stream, const char *data, size_t len) {
@@ -170,7 +170,11 @@ void tqh__worker_test_main(void *vctx, size_t test, int fd) {
   if (!st) st = tqh__msg_send(fd, TQH__MSG_RESULT, msg.data, msg.len);
   tq_status_free(st);
   tq_buf_deinit(&msg);
+  /* After anything but a pass the parent retires a simulator worker (finish.c), and may have
+   * sent it its next test already (runner.c): that test is for a fresh worker, not this one. */
+  int last = r.outcome != TQH_OUTCOME_PASSED && !ctx->exec.board;
   tqh_test_result_deinit(&r);
+  if (last) _exit(0);
 }
 
 /* A board's idle or exit work (execute.h), its notes sent to the parent on `fd`. */
