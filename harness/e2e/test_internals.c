@@ -1,6 +1,7 @@
 /* The runner's own parts, tested directly: the compile cache, the worker protocol and process
  * handling, the progress lines. (The rest of this binary runs the real torq-test.) */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -301,33 +302,60 @@ END_TEST
 
 /* A file size limit of one byte makes the write of the temporary fail (EFBIG, with SIGXFSZ
  * ignored) after the temporary exists. */
+/* Both ways of writing (by path, and relative to an open folder) leave the old file and no
+ * temporary when the write fails, and say which file; the relative one writes the same file. */
 START_TEST(quick_atomic_write_that_fails_leaves_no_temporary) {
   e2e_scratch_t s;
   e2e_scratch_init(&s);
-  char *path = e2e_path("%s/w/out.txt", s.dir), *dir = e2e_path("%s/w", s.dir);
+  char *path = e2e_path("%s/w/t/out.txt", s.dir), *dir = e2e_path("%s/w/t", s.dir);
+  char *top = e2e_path("%s/w", s.dir);
   e2e_write(path, "old");
-  struct rlimit saved, lim;
-  ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &saved), 0);
-  lim = saved;
-  lim.rlim_cur = 1;
-  void (*saved_handler)(int) = signal(SIGXFSZ, SIG_IGN);
-  ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
-  tq_status_t st = tqh_write_quick_atomic(path, "new content", 11);
-  ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &saved), 0);
-  signal(SIGXFSZ, saved_handler);
-  ck_assert_ptr_nonnull(st);
-  tq_status_free(st);
-  char **names;
-  size_t count;
-  ck_assert_ptr_null(tq_dir_list(dir, NULL, &names, &count));
-  ck_assert_uint_eq(count, 1);
-  ck_assert_str_eq(names[0], "out.txt");
-  tq_dir_list_free(names, count);
+  int top_fd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  ck_assert_int_ge(top_fd, 0);
+  for (int relative = 0; relative < 2; relative++) {
+    struct rlimit saved, lim;
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    lim = saved;
+    lim.rlim_cur = 1;
+    void (*saved_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    tq_status_t st = relative
+                         ? tqh_write_quick_atomic_at(top_fd, "t/out.txt", path, "new content", 11)
+                         : tqh_write_quick_atomic(path, "new content", 11);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &saved), 0);
+    signal(SIGXFSZ, saved_handler);
+    ck_assert_ptr_nonnull(st);
+    /* The message names the temporary by its whole path either way. */
+    char *tmp_prefix = e2e_path("%s/.out.txt.tmp.", dir);
+    ck_assert_msg(strstr(tq_status_message(st), tmp_prefix), "%s", tq_status_message(st));
+    free(tmp_prefix);
+    tq_status_free(st);
+    char **names;
+    size_t count;
+    ck_assert_ptr_null(tq_dir_list(dir, NULL, &names, &count));
+    ck_assert_uint_eq(count, 1);
+    ck_assert_str_eq(names[0], "out.txt");
+    tq_dir_list_free(names, count);
+    char *text = e2e_read(path);
+    ck_assert_str_eq(text, "old");
+    free(text);
+  }
+  ck_assert_ptr_null(tqh_write_quick_atomic_at(top_fd, "t/out.txt", path, "new content", 11));
   char *text = e2e_read(path);
-  ck_assert_str_eq(text, "old");
+  ck_assert_str_eq(text, "new content");
   free(text);
+  /* `path` must end in `rel`, whole components. */
+  static const char *const wrong[] = {"out.txt2", "/out.txt", "ut.txt", ""};
+  for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+    tq_status_t st = tqh_write_quick_atomic_at(top_fd, wrong[i], path, "x", 1);
+    ck_assert_ptr_nonnull(st);
+    ck_assert_int_eq(tq_status_code(st), TQ_INVALID_ARGUMENT);
+    tq_status_free(st);
+  }
+  close(top_fd);
   free(path);
   free(dir);
+  free(top);
   e2e_scratch_free(&s);
 }
 END_TEST

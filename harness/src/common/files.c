@@ -40,11 +40,21 @@ tq_status_t tqh_write_plain(const char *path, const void *data, size_t len) {
 }
 
 tq_status_t tqh_write_quick_atomic(const char *path, const void *data, size_t len) {
+  return tqh_write_quick_atomic_at(AT_FDCWD, path, path, data, len);
+}
+
+tq_status_t tqh_write_quick_atomic_at(int dir_fd, const char *rel, const char *path,
+                                      const void *data, size_t len) {
+  size_t path_len = strlen(path), rel_len = strlen(rel);
+  if (!rel_len || rel_len > path_len || strcmp(path + path_len - rel_len, rel) != 0 ||
+      (rel_len < path_len && path[path_len - rel_len - 1] != '/'))
+    return TQ_STATUS(TQ_INVALID_ARGUMENT, "%s: does not end in '%s'", path, rel);
   /* The pid and a counter keep the temporary name apart from other processes and threads. */
   static unsigned long counter;
   unsigned long n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
   const char *slash = strrchr(path, '/');
   size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+  /* The temporary's whole path, for messages; its tail, from where `rel` starts, for the calls. */
   tq_buf_t tmp;
   tq_buf_init(&tmp, 0);
   tq_status_t st = tq_buf_append(&tmp, path, dir_len);
@@ -53,8 +63,9 @@ tq_status_t tqh_write_quick_atomic(const char *path, const void *data, size_t le
     tq_buf_deinit(&tmp);
     return st;
   }
+  const char *tmp_rel = tmp.data + (path_len - rel_len);
   /* O_EXCL with 0666: the mode a new file gets from the umask, and no clash with a stale file. */
-  int fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  int fd = openat(dir_fd, tmp_rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) {
     st = tqh_errno_status(errno, path, "cannot create a temporary file");
     tq_buf_deinit(&tmp);
@@ -62,10 +73,10 @@ tq_status_t tqh_write_quick_atomic(const char *path, const void *data, size_t le
   }
   st = tq_fd_write_all(fd, tmp.data, data, len);
   if (close(fd) != 0 && !st) st = tqh_errno_status(errno, tmp.data, "close failed");
-  if (!st && rename(tmp.data, path) != 0)
+  if (!st && renameat(dir_fd, tmp_rel, dir_fd, rel) != 0)
     st = tqh_errno_status(errno, path, "cannot rename into place");
   /* Whatever failed, the temporary goes: a failed write must not leave litter beside `path`. */
-  if (st) unlink(tmp.data);
+  if (st) unlinkat(dir_fd, tmp_rel, 0);
   tq_buf_deinit(&tmp);
   return st;
 }

@@ -29,6 +29,11 @@ tq_status_t tqh_write_plain(const char *path, const void *data, size_t len) TQ_M
  * process (no fsync: not durable across a power loss). On error the temporary is removed and
  * `path` is as it was. */
 tq_status_t tqh_write_quick_atomic(const char *path, const void *data, size_t len) TQ_MUST_USE;
+/* The same at `rel` within the folder open as `dir_fd` (AT_FDCWD: the working folder), which
+ * spares the kernel the walk down the folders above; `path`, the file's whole path, ends in
+ * `rel` (whole components) and names it in messages. */
+tq_status_t tqh_write_quick_atomic_at(int dir_fd, const char *rel, const char *path,
+                                      const void *data, size_t len) TQ_MUST_USE;
 
 /* Mirrors `from` (a file or a folder tree) at `to` with hard links, copying where linking fails
  * (another file system; the copy keeps the file's permission bits). Symbolic links are recreated;
