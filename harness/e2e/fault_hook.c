@@ -8,6 +8,7 @@
  *   hang:WORD      tests whose id contains WORD hang in the run phase (until the timeout)
  *   sleep:SECONDS  every test sleeps that long in the run phase
  *   trail:PATH     every test appends a line to PATH: its id and its worker's pid (put it first)
+ *   nap:WORD       tests whose id contains WORD sleep 2 s in the run phase
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +40,11 @@ static void inject_faults(const tqh_test_t *test, const tqh_execute_io_t *io) {
       if (fd >= 0) {
         dprintf(fd, "%s %ld\n", test->id, (long)getpid());
         close(fd);
+      }
+    } else if (!strcmp(item, "nap") && strstr(test->id, arg)) {
+      struct timespec ts = {2, 0};
+      run_phase(io, test->settings.run_timeout_s + 2);
+      while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
       }
     } else if (!strcmp(item, "sleep")) {
       double s = atof(arg);

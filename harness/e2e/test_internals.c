@@ -602,6 +602,7 @@ START_TEST(worker_phases_go_through_the_board_and_wake_the_parent_only_when_due)
   ck_assert_ptr_null(tqh__worker_spawn(&w, NULL, 0, child_phases, &go[0]));
   ck_assert_ptr_nonnull(w.board);
   for (int round = 0; round < 2; round++) {
+    uint64_t handed = tqh_now_ns();
     ck_assert_ptr_null(tqh__worker_assign(&w, 0, 10));
     uint64_t assigned = tqh_now_ns();
     /* Before the worker enters a phase of this test, the parent keeps the one it set. */
@@ -622,7 +623,7 @@ START_TEST(worker_phases_go_through_the_board_and_wake_the_parent_only_when_due)
     ck_assert_uint_le(w.deadline_ns, done + 250000000u);
     /* When the worker took the test: after the parent handed it over, before it reported. */
     uint64_t begun = tqh__worker_begun_ns(&w);
-    ck_assert_uint_ge(begun, w.started_ns);
+    ck_assert_uint_ge(begun, handed);
     ck_assert_uint_le(begun, done);
   }
   tqh__worker_retire(&w);
@@ -631,6 +632,106 @@ START_TEST(worker_phases_go_through_the_board_and_wake_the_parent_only_when_due)
   int status = pump(&w, &logs, &results);
   ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   ck_assert_ptr_null(w.board);
+  tqh_test_result_deinit(&w.result);
+  close(go[0]);
+}
+END_TEST
+
+/* A worker that says which test it runs (a LOG of its index), the first once it is let go. */
+static void child_claims(void *ctx, size_t test, int fd) {
+  char go;
+  if (test == 0 && read(*(const int *)ctx, &go, 1) != 1) _exit(3);
+  char line[32];
+  int n = snprintf(line, sizeof(line), "ran %zu", test);
+  tq_status_free(tqh__msg_send(fd, TQH__MSG_LOG, line, (size_t)n));
+  tqh_test_result_t r;
+  tqh_test_result_init(&r);
+  tq_buf_t b;
+  tq_buf_init(&b, 0);
+  tq_status_free(tqh__result_encode(&r, &b));
+  tq_status_free(tqh__msg_send(fd, TQH__MSG_RESULT, b.data, b.len));
+  tq_buf_deinit(&b);
+  tqh_test_result_deinit(&r);
+}
+
+/* Reads `w` until `results` RESULTs came; appends what its LOGs said to `ran`. */
+static void read_results(tqh__worker_t *w, int results, tq_buf_t *ran) {
+  while (results > 0) {
+    struct pollfd pfd = {w->fd, POLLIN, 0};
+    ck_assert_int_eq(poll(&pfd, 1, 10000), 1);
+    ck_assert_ptr_null(tqh__worker_read(w));
+    ck_assert_int_ge(w->fd, 0);
+    for (;;) {
+      uint32_t type;
+      const char *data;
+      size_t len;
+      int got;
+      ck_assert_ptr_null(tqh__worker_next_msg(w, &type, &data, &len, &got));
+      if (!got) break;
+      if (type == TQH__MSG_LOG) ck_assert_ptr_null(tq_buf_printf(ran, "%.*s;", (int)len, data));
+      results -= type == TQH__MSG_RESULT;
+    }
+  }
+}
+
+/* Commands sent ahead to a busy worker can be taken back before it comes to them: it skips
+ * them and runs what comes after; one it has taken cannot be. */
+START_TEST(tests_sent_ahead_are_taken_back_before_the_worker_comes_to_them) {
+  int go[2];
+  ck_assert_int_eq(pipe(go), 0);
+  tqh__worker_t w;
+  ck_assert_ptr_null(tqh__worker_spawn(&w, NULL, 0, child_claims, &go[0]));
+  ck_assert_ptr_nonnull(w.board);
+  ck_assert_ptr_null(tqh__worker_assign(&w, 0, 10));
+  /* Test 0 is taken (the worker waits in it); 1 and 2 are sent ahead. */
+  while (tqh__worker_begun_ns(&w) == 0) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  for (size_t t = 1; t <= 2; t++) {
+    uint64_t seq;
+    ck_assert_ptr_null(tqh__worker_send(&w, t, &seq));
+    w.next[w.num_next].test = t;
+    w.next[w.num_next++].seq = seq;
+  }
+  size_t kept = 99;
+  ck_assert_int_eq(tqh__worker_take_back(&w, &kept), 1);
+  ck_assert_uint_eq(kept, 0);
+  w.num_next = 0;
+  /* Test 3 is sent ahead after that, and taken back too (the range grows). */
+  uint64_t seq3;
+  ck_assert_ptr_null(tqh__worker_send(&w, 3, &seq3));
+  w.next[0].test = 3;
+  w.next[0].seq = seq3;
+  w.num_next = 1;
+  ck_assert_int_eq(tqh__worker_take_back(&w, &kept), 1);
+  ck_assert_uint_eq(kept, 0);
+  w.num_next = 0;
+  /* Test 4 is not taken back: the worker runs 0, skips 1 to 3, runs 4. */
+  uint64_t seq4;
+  ck_assert_ptr_null(tqh__worker_send(&w, 4, &seq4));
+  ck_assert_int_eq(write(go[1], "g", 1), 1);
+  tq_buf_t ran;
+  tq_buf_init(&ran, 0);
+  read_results(&w, 2, &ran);
+  ck_assert_str_eq(ran.data, "ran 0;ran 4;");
+  /* Once the worker has taken a test, it cannot be had back. */
+  tqh__worker_begin(&w, 4, seq4, 10);
+  ck_assert_uint_eq(tqh__worker_begun_ns(&w) != 0, 1);
+  uint64_t seq5;
+  ck_assert_ptr_null(tqh__worker_send(&w, 5, &seq5));
+  read_results(&w, 1, &ran);
+  w.next[0].test = 5;
+  w.next[0].seq = seq5;
+  w.num_next = 1;
+  ck_assert_int_eq(tqh__worker_take_back(&w, &kept), 0);
+  ck_assert_str_eq(ran.data, "ran 0;ran 4;ran 5;");
+  tq_buf_deinit(&ran);
+  tqh__worker_retire(&w);
+  close(go[1]);
+  int logs, results;
+  int status = pump(&w, &logs, &results);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   tqh_test_result_deinit(&w.result);
   close(go[0]);
 }
@@ -777,6 +878,7 @@ Suite *e2e_suite_internals(void) {
   tcase_add_test(tc, result_roundtrips_through_encoding);
   tcase_add_test(tc, worker_pool_runs_tests_and_reports_crash_and_timeout);
   tcase_add_test(tc, worker_phases_go_through_the_board_and_wake_the_parent_only_when_due);
+  tcase_add_test(tc, tests_sent_ahead_are_taken_back_before_the_worker_comes_to_them);
   tcase_add_test(tc, message_longer_than_limit_is_refused);
   suite_add_tcase(s, tc);
   tc = tcase_create("compare");

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "e2e.h"
+#include "runner/runner_internal.h"
+#include "torq/base/str.h"
 
 /* The overview blocks of summary.txt without the WALL_TIME lines (host timing varies). */
 static char *overview_without_wall_time(const char *run_dir) {
@@ -327,6 +329,109 @@ START_TEST(each_failure_stays_in_its_test_and_the_rest_run) {
 }
 END_TEST
 
+/* Serially, past the tests one worker runs before a fresh one replaces it: the tests sent
+ * ahead never cross to the fresh worker, every test is recorded once, in order, and passes, also
+ * when one read of the worker's pipe brings several results. */
+START_TEST(a_serial_run_outlasting_its_workers_records_every_test_once) {
+  const size_t n = TQH__WORKER_MAX_TESTS + 80;
+  if (e2e_light()) {
+    tq_test_skip("%zu tests in a row are left out under valgrind (TORQ_VALGRIND)", n);
+    return;
+  }
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *add = e2e_path("%s/add.mlir", s.dir), *suite = e2e_path("%s/long.yaml", s.dir);
+  e2e_write_add_model(add);
+  tq_buf_t yaml;
+  tq_buf_init(&yaml, 0);
+  ck_assert_ptr_null(tq_buf_printf(&yaml, "suite: long\ntests:\n"));
+  for (size_t i = 0; i < n; i++)
+    ck_assert_ptr_null(tq_buf_printf(
+        &yaml, "  - {name: t%04zu, model: add.mlir, inputs: ['4xi32=%zu,2,3,4', '4xi32=1']}\n", i,
+        i));
+  e2e_write(suite, yaml.data);
+  tq_buf_deinit(&yaml);
+  e2e_proc_t p;
+  e2e_run(&s, s.dir, NULL, (const char *const[]){suite, "-j", "1", "--no-profiling", "-q", NULL},
+          &p);
+  ck_assert_msg(p.exit_code == 0, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
+  char *run = e2e_only_run(&s);
+  ck_assert_uint_eq(e2e_journal_count(run, NULL), n);
+  ck_assert_uint_eq(e2e_journal_count(run, "passed"), n);
+  char *journal_path = e2e_path("%s/journal.jsonl", run);
+  char *journal = e2e_read(journal_path);
+  ck_assert_ptr_nonnull(journal);
+  const char *at = journal;
+  for (size_t i = 0; i < n; i++) {
+    char key[64];
+    snprintf(key, sizeof(key), "\"id\":\"long+t%04zu\"", i);
+    const char *line = strstr(at, key);
+    ck_assert_msg(line != NULL, "long/t%04zu is not recorded after long/t%04zu", i, i - 1);
+    at = line + strlen(key);
+  }
+  free(journal);
+  free(journal_path);
+  free(run);
+  free(add);
+  free(suite);
+  e2e_proc_free(&p);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
+/* With -j 2, the tests sent ahead to a worker held up by a long test are taken back by the other
+ * worker once the queue is empty: none waits behind the long one. */
+START_TEST(tests_sent_ahead_do_not_wait_behind_a_long_test) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *add = e2e_path("%s/add.mlir", s.dir), *suite = e2e_path("%s/lag.yaml", s.dir);
+  e2e_write_add_model(add);
+  e2e_write(suite, "suite: lag\ntests:\n"
+                   "  - {name: long_one, model: add.mlir}\n"
+                   "  - {name: t1, model: add.mlir}\n  - {name: t2, model: add.mlir}\n"
+                   "  - {name: t3, model: add.mlir}\n  - {name: t4, model: add.mlir}\n"
+                   "  - {name: t5, model: add.mlir}\n  - {name: t6, model: add.mlir}\n");
+  char *fault = e2e_path("TORQ_TEST_FAULT=trail:%s/trail;nap:long_one", s.dir);
+  e2e_proc_t p;
+  e2e_run_faults(&s, s.dir, (const char *const[]){fault, NULL},
+                 (const char *const[]){suite, "-j", "2", "--no-profiling", NULL}, &p);
+  ck_assert_msg(p.exit_code == 0, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
+  char *run = e2e_only_run(&s);
+  ck_assert_uint_eq(e2e_journal_count(run, "passed"), 7);
+  /* Each short test is recorded before the long one, and ran in the other worker. */
+  char *journal_path = e2e_path("%s/journal.jsonl", run);
+  char *journal = e2e_read(journal_path);
+  char *trail_path = e2e_path("%s/trail", s.dir);
+  char *trail = e2e_read(trail_path);
+  ck_assert_ptr_nonnull(journal);
+  ck_assert_ptr_nonnull(trail);
+  const char *long_at = strstr(journal, "\"id\":\"lag+long_one\"");
+  const char *long_trail = strstr(trail, "lag/long_one ");
+  ck_assert_ptr_nonnull(long_at);
+  ck_assert_ptr_nonnull(long_trail);
+  long long_pid = atol(long_trail + strlen("lag/long_one "));
+  for (int i = 1; i <= 6; i++) {
+    char key[64], who[32];
+    snprintf(key, sizeof(key), "\"id\":\"lag+t%d\"", i);
+    snprintf(who, sizeof(who), "lag/t%d ", i);
+    const char *at = strstr(journal, key), *ran = strstr(trail, who);
+    ck_assert_msg(at && at < long_at, "t%d is recorded after long_one", i);
+    ck_assert_msg(ran && atol(ran + strlen(who)) != long_pid, "t%d ran behind long_one:\n%.400s",
+                  i, trail);
+  }
+  free(trail);
+  free(trail_path);
+  free(journal);
+  free(journal_path);
+  free(run);
+  free(fault);
+  free(add);
+  free(suite);
+  e2e_proc_free(&p);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
 /* Fault injection lives only in torq-test-faults: the shipped torq-test runs the same suite with
  * TORQ_TEST_FAULT set as if it were not. */
 START_TEST(shipped_binary_ignores_fault_injection) {
@@ -458,6 +563,8 @@ Suite *e2e_suite_run(void) {
   tcase_add_test(tc, smoke_suite_passes_and_writes_the_results_folder);
   tcase_add_test(tc, second_run_compiles_nothing_and_gives_the_same_overview);
   tcase_add_test(tc, each_failure_stays_in_its_test_and_the_rest_run);
+  tcase_add_test(tc, a_serial_run_outlasting_its_workers_records_every_test_once);
+  tcase_add_test(tc, tests_sent_ahead_do_not_wait_behind_a_long_test);
   tcase_add_test(tc, shipped_binary_ignores_fault_injection);
   tcase_add_test(tc, expected_failure_that_passes_is_xpassed_or_failed_when_strict);
   tcase_add_test(tc, report_rebuilds_the_same_reports_from_the_journal);

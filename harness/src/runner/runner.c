@@ -50,41 +50,45 @@ int tqh_runner_exit_code(const tqh_runner_summary_t *summary) {
   return 0;
 }
 
-/* ---- The next test, sent ahead --------------------------------------------------------------
- * With one simulator worker and no board (-j 1), the parent puts the worker's next test in its
- * command pipe while the current one runs: the worker starts it as soon as it has sent its
- * result, without waiting for the parent to take it, and the parent records the previous test
- * meanwhile. With more workers it does not: a test sent ahead would wait behind a long test
- * while another worker is free. A simulator worker exits after a test that did not pass
- * (worker_main.c), just as the parent retires it then: the test sent ahead goes back in front of
- * its queue, as it does whenever the worker does not run it. */
+/* ---- The next tests, sent ahead -------------------------------------------------------------
+ * In a run on the simulator alone, the parent puts each worker's next tests (TQH__AHEAD) in its
+ * command pipe while its current one runs: the worker starts the next as soon as it has sent its
+ * result, without waiting for the parent to take it, and the parent records the previous tests
+ * meanwhile (two, so that a late wake-up of the parent does not stall the worker). A worker that
+ * is free while the queue is empty takes over the tests sent ahead to another that has not begun
+ * them (tqh__worker_take_back), so that none waits behind a long test. A simulator worker exits
+ * after a test that did not pass (worker_main.c), just as the parent retires it then: its tests
+ * sent ahead go back in front of the queue, as they do whenever the worker does not run them. */
 
 static void take_back_next(tqh__run_t *run, tqh__worker_t *w) {
-  if (!w->has_next) return;
-  w->has_next = 0;
-  tqh__run_queue_push_front(run, run->test_class[w->next], w->next);
+  while (w->num_next) {
+    size_t j = w->next[--w->num_next].test;
+    tqh__run_queue_push_front(run, run->test_class[j], j);
+  }
 }
 
-/* Test `i` starts: its start time and attempt, for the parent's view of worker `w` too. */
-static void test_begins(tqh__run_t *run, size_t i, tqh__worker_t *w) {
+/* Test `i` starts as command `seq` of worker `w`: its start time and attempt. */
+static void test_begins(tqh__run_t *run, size_t i, tqh__worker_t *w, uint64_t seq) {
   run->started_at[i] = tqh_now_unix();
   run->started_ns[i] = tqh_now_ns();
   run->attempts[i]++;
-  tqh__worker_begin(w, i, run->tests[i]->settings.compile_timeout_s);
+  tqh__worker_begin(w, i, seq, run->tests[i]->settings.compile_timeout_s);
   run->running++;
 }
 
-/* The test of `w` is over (its RESULT): the test sent ahead is now the one it runs, unless the
- * worker does not run it (retired, or killed). */
+/* The test of `w` is over (its RESULT): the first test sent ahead is now the one it runs, unless
+ * the worker does not run them (retired, or killed). */
 static void begin_next(tqh__run_t *run, tqh__worker_t *w) {
-  if (!w->has_next) return;
+  if (!w->num_next) return;
   if (w->pid <= 0 || w->busy || w->retiring || w->timed_out || w->cancelled) {
     take_back_next(run, w);
     return;
   }
-  w->has_next = 0;
-  size_t j = w->next;
-  test_begins(run, j, w);
+  size_t j = w->next[0].test;
+  uint64_t seq = w->next[0].seq;
+  w->num_next--;
+  memmove(w->next, w->next + 1, w->num_next * sizeof(w->next[0]));
+  test_begins(run, j, w, seq);
   /* The worker took it when it sent its last result, mostly before the parent read that: its
    * time and deadline count from then. */
   uint64_t begun = tqh__worker_begun_ns(w);
@@ -103,31 +107,56 @@ static tq_status_t record_skip(tqh__run_t *run, size_t i) {
   return tqh__run_record_simple(run, i, TQH_OUTCOME_SKIPPED, "skip", run->tests[i]->skip);
 }
 
+/* Tests are sent ahead to the workers of a run on the simulator alone: a board's worker keeps its
+ * own pace (connections, leases), and without a board to share the worker could not give its
+ * tests back. One worker needs no board for that: there is no other to give them to. */
+static int sends_ahead(const tqh__run_t *run, const tqh__worker_t *w) {
+  return !run->num_boards && (w->board || run->num_workers == 1);
+}
+
 static tq_status_t send_ahead(tqh__run_t *run) {
-  if (run->num_workers != 1 || run->num_sim != 1) return NULL;
-  tqh__worker_t *w = &run->workers[0];
-  /* The worker must live to run it, and not be replaced before (TQH__WORKER_MAX_TESTS). */
-  if (w->pid <= 0 || !w->busy || w->has_next || w->retiring || w->fd < 0 || w->timed_out ||
-      w->cancelled || w->tests_run + 2 > TQH__WORKER_MAX_TESTS)
-    return NULL;
-  size_t i;
-  while (tqh__run_queue_pop(run, TQH__CLASS_SIM, &i)) {
-    if (run->tests[i]->skip) {
-      TQ_TRY(record_skip(run, i));
+  for (size_t k = 0; k < run->num_workers; k++) {
+    tqh__worker_t *w = &run->workers[k];
+    /* The worker must live to run them, and not be replaced before (TQH__WORKER_MAX_TESTS). */
+    if (!sends_ahead(run, w) || w->pid <= 0 || !w->busy || w->retiring || w->fd < 0 ||
+        w->timed_out || w->cancelled)
       continue;
+    size_t i;
+    while (w->num_next < TQH__AHEAD &&
+           w->tests_run + 1 + w->num_next + 1 <= TQH__WORKER_MAX_TESTS &&
+           tqh__run_queue_pop(run, TQH__CLASS_SIM, &i)) {
+      if (run->tests[i]->skip) {
+        TQ_TRY(record_skip(run, i));
+        continue;
+      }
+      uint64_t seq;
+      tq_status_t st = tqh__worker_send(w, i, &seq);
+      if (st) {
+        /* The worker is gone: its end of file comes next, and the test waits for another. */
+        tq_status_free(st);
+        tqh__run_queue_push_front(run, TQH__CLASS_SIM, i);
+        break;
+      }
+      w->next[w->num_next].test = i;
+      w->next[w->num_next++].seq = seq;
     }
-    tq_status_t st = tqh__worker_send(w, i);
-    if (st) {
-      /* The worker is gone: its end of file comes next, and the test waits for another. */
-      tq_status_free(st);
-      tqh__run_queue_push_front(run, TQH__CLASS_SIM, i);
-      return NULL;
-    }
-    w->has_next = 1;
-    w->next = i;
-    return NULL;
   }
   return NULL;
+}
+
+/* The simulator's queue is empty and a slot is free: takes back the tests sent ahead that a
+ * worker has not begun, into the queue's front. */
+static void take_back_for_free_slot(tqh__run_t *run) {
+  for (size_t k = 0; k < run->num_workers; k++) {
+    tqh__worker_t *w = &run->workers[k];
+    size_t kept;
+    if (w->pid <= 0 || !w->busy || !w->num_next || !tqh__worker_take_back(w, &kept)) continue;
+    while (w->num_next > kept) {
+      size_t j = w->next[--w->num_next].test;
+      tqh__run_queue_push_front(run, TQH__CLASS_SIM, j);
+    }
+    return;
+  }
 }
 
 /* Takes every whole message out of a worker's buffer. */
@@ -197,12 +226,10 @@ static tq_status_t spawn(tqh__run_t *run, tqh__worker_t *w) {
 
 /* Hands test `i` to the worker of slot `k`, forking one when needed. */
 static tq_status_t start_test(tqh__run_t *run, size_t i, size_t k) {
-  const tqh_test_t *t = run->tests[i];
   tqh__worker_t *w = &run->workers[k];
   if (w->pid == 0) TQ_TRY(spawn(run, w));
-  /* Until the worker says which phase it is in, it has the compile phase's time. */
-  test_begins(run, i, w);
-  tq_status_t st = tqh__worker_send(w, i);
+  uint64_t seq;
+  tq_status_t st = tqh__worker_send(w, i, &seq);
   if (st) {
     /* The worker died while idle: a fresh one gets the test. */
     tq_status_free(st);
@@ -210,8 +237,10 @@ static tq_status_t start_test(tqh__run_t *run, size_t i, size_t k) {
     tqh__worker_reap(w);
     tqh_test_result_deinit(&w->result);
     TQ_TRY(spawn(run, w));
-    TQ_TRY(tqh__worker_assign(w, i, t->settings.compile_timeout_s));
+    TQ_TRY(tqh__worker_send(w, i, &seq));
   }
+  /* Until the worker says which phase it is in, it has the compile phase's time. */
+  test_begins(run, i, w, seq);
   return NULL;
 }
 
@@ -238,6 +267,9 @@ static tq_status_t start_tests(tqh__run_t *run) {
   tq_status_t st = NULL;
   for (size_t k = 0; k < run->num_workers && !st; k++) {
     size_t i;
+    if (slot_free(run, k) && tqh__run_slot_board(run, k) < 0 &&
+        run->queues[TQH__CLASS_SIM].head == run->queues[TQH__CLASS_SIM].tail)
+      take_back_for_free_slot(run);
     while (!st && slot_free(run, k) && next_for_slot(run, k, &i))
       st = run->tests[i]->skip ? record_skip(run, i) : start_test(run, i, k);
   }
@@ -632,7 +664,7 @@ tq_status_t tqh_runner_run_boards(const tqh_runner_options_t *options,
   run.started_at = tq_calloc(num_tests + 1, sizeof(double));
   run.started_ns = tq_calloc(num_tests + 1, sizeof(uint64_t));
   run.workers = tq_calloc(run.num_workers + 1, sizeof(tqh__worker_t));
-  run.pending = tq_calloc(run.num_workers + 1, sizeof(tqh__pending_t));
+  run.pending = tq_calloc(run.num_workers * (1 + TQH__AHEAD) + 1, sizeof(tqh__pending_t));
   run.ctxs = tq_calloc(run.num_workers + 1, sizeof(tqh__worker_ctx_t));
   if (!st && (!run.exec.test_dirs || !run.started_at || !run.started_ns || !run.workers ||
               !run.pending || !run.ctxs))

@@ -46,14 +46,19 @@ tq_status_t tqh__msg_send_phase(int fd, const char *name, double limit_s) TQ_MUS
  * then at the latest. A PHASE message, a wake-up, is sent only for a deadline before that. */
 typedef struct tqh__phase_board_s {
   uint64_t seq;
-  uint64_t gen;         /* the tests the worker has been handed: whose phase this is */
+  uint64_t gen;         /* the command (the test) whose phase this is */
   uint64_t deadline_ns; /* tqh_now_ns's clock (shared by both processes); 0: none */
   uint64_t limit_bits;  /* the phase's limit, a double's bits */
   uint64_t name[2];     /* the phase's name, NUL-padded (15 bytes at most) */
   uint64_t look_by_ns;  /* the parent's: UINT64_MAX while it may sleep without end */
-  uint64_t begun_ns;    /* when the worker took test `begun_gen` (written before it) */
-  uint64_t begun_gen;
+  uint64_t claim;       /* the command the worker took last, or the last one taken back */
+  uint64_t begun_gen;   /* the last command the worker took from its pipe */
+  uint64_t begun_ns[4]; /* when it took command g, at g % 4 (written before begun_gen) */
 } tqh__phase_board_t;
+
+/* In `claim`: the parent has taken back the commands sent after the one the worker took last,
+ * up to this one (with the bit cleared); the worker skips them, then takes commands again. */
+#define TQH__CLAIM_TAKEN_BACK (1ull << 63)
 
 /* The parent looks at a busy worker's board at least this often, so that a phase of a longer
  * limit than this needs no wake-up (nanoseconds). */
@@ -62,6 +67,9 @@ typedef struct tqh__phase_board_s {
 /* In a worker: enters phase `name` of `limit_s` seconds (0: no limit) of the current test: on
  * the board, and a PHASE message when the parent must wake for it (or when there is no board). */
 tq_status_t tqh__worker_phase(int fd, const char *name, double limit_s) TQ_MUST_USE;
+
+/* The tests a worker may be sent ahead of the one it runs (runner.c). */
+#define TQH__AHEAD 2
 
 /* A worker process of the pool, seen from the parent. */
 typedef struct tqh__worker_s {
@@ -73,17 +81,21 @@ typedef struct tqh__worker_s {
   size_t tests_run;
   size_t test;
   uint64_t started_ns;
-  uint64_t deadline_ns;      /* 0: none */
-  int timed_out;             /* killed by us at the deadline */
-  int cancelled;             /* killed by us on cancel */
-  double phase_s;            /* the limit of the phase it is in */
-  char phase[16];            /* "compile", "run" */
-  tqh__phase_board_t *board; /* shared with the worker; NULL: phases come as messages only */
-  int has_next;              /* `next` is in its command pipe, sent ahead (runner.c) */
-  size_t next;
-  uint64_t gen; /* the tests handed to it (tqh__phase_board_t.gen) */
-  tq_buf_t in;  /* received bytes not yet taken as messages */
+  uint64_t deadline_ns; /* 0: none */
+  int timed_out;        /* killed by us at the deadline */
+  int cancelled;        /* killed by us on cancel */
+  double phase_s;       /* the limit of the phase it is in */
+  char phase[16];       /* "compile", "run" */
+  tq_buf_t in;          /* received bytes not yet taken as messages */
   size_t in_pos;
+  tqh__phase_board_t *board; /* shared with the worker; NULL: phases come as messages only */
+  uint64_t sent;             /* the commands sent to it: each has the next number */
+  uint64_t gen;              /* the command of its test (tqh__phase_board_t.gen) */
+  struct {
+    size_t test;
+    uint64_t seq;
+  } next[TQH__AHEAD]; /* tests sent ahead, in its command pipe (runner.c), in order */
+  size_t num_next;
   int have_result;
   tqh_test_result_t result;
 } tqh__worker_t;
@@ -117,11 +129,16 @@ tq_status_t tqh__worker_spawn_hooks(tqh__worker_t *w, const int *close_fds, size
  * first phase. TQ_UNAVAILABLE when the worker is gone. */
 tq_status_t tqh__worker_assign(tqh__worker_t *w, size_t test, double timeout_s) TQ_MUST_USE;
 
-/* The two halves of tqh__worker_assign: the parent's view of `w` becomes test `test` in its
- * start phase; the test's index goes into the worker's command pipe (a worker that is still busy
- * reads it when its test is over: the next test, sent ahead). */
-void tqh__worker_begin(tqh__worker_t *w, size_t test, double timeout_s);
-tq_status_t tqh__worker_send(tqh__worker_t *w, size_t test) TQ_MUST_USE;
+/* The two halves of tqh__worker_assign: the test's index goes into the worker's command pipe,
+ * as command *out_seq (a worker that is still busy reads it when its test is over: a test sent
+ * ahead); the parent's view of `w` becomes test `test` of command `seq`, in its start phase. */
+tq_status_t tqh__worker_send(tqh__worker_t *w, size_t test, uint64_t *out_seq) TQ_MUST_USE;
+void tqh__worker_begin(tqh__worker_t *w, size_t test, uint64_t seq, double timeout_s);
+
+/* Takes back from busy `w` the tests sent ahead that its worker has not taken yet (it will skip
+ * their commands): returns 1 and sets *out_kept to how many of w->next it still runs; 0 when
+ * none can be had now. */
+int tqh__worker_take_back(tqh__worker_t *w, size_t *out_kept) TQ_MUST_USE;
 
 /* Takes the phase of busy `w`'s test from its board into w->phase, w->phase_s and
  * w->deadline_ns (nothing when the board holds an earlier test's phase or is being written). */
@@ -245,7 +262,9 @@ typedef struct tqh__run_s {
   tqh_compile_cache_t cache;
   tqh__worker_t *workers;
   size_t num_workers, running;
-  tqh__pending_t *pending; /* finished, not yet recorded: at most one per worker */
+  /* Finished, not yet recorded: at most 1 + TQH__AHEAD per worker (the results one read of its
+   * pipe can hold), recorded before the next read. */
+  tqh__pending_t *pending;
   size_t num_pending;
   double *started_at; /* CLOCK_REALTIME per test */
   uint64_t *started_ns;

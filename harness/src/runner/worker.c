@@ -1,10 +1,12 @@
 /* Forked worker processes and what they send back.
  *
  * A pool of forked workers (fork, no exec: a worker already has the whole plan in its memory).
- * The parent hands a worker a test by writing its index (a u64) to the worker's command pipe; the
- * worker runs it and answers on its result pipe with framed messages (u32 type, u32 length,
- * payload; host byte order, both ends are the same program): log lines while it runs, then one
- * RESULT. Then it waits for the next index; end of file on the command pipe retires it.
+ * The parent hands a worker a test by writing a command (the test's index and the command's
+ * number, two u64) to the worker's command pipe; the worker takes it (unless the parent took it
+ * back: the phase board's `claim`), runs it and answers on its result pipe with framed messages
+ * (u32 type, u32 length, payload; host byte order, both ends are the same program): log lines
+ * while it runs, then one RESULT. Then it reads the next command; end of file on the command
+ * pipe retires it.
  *
  * Reusing workers saves a fork, an exit and the copy-on-write faults of a fresh process per test
  * (most of the runner's own cost for tiny tests). Isolation does not suffer where it matters: a
@@ -305,6 +307,62 @@ tq_status_t tqh__worker_phase(int fd, const char *name, double limit_s) {
   return NULL;
 }
 
+/* In a worker: takes command `seq` to run it (1), or finds it taken back by the parent (0). */
+static int claim(uint64_t seq) {
+  tqh__phase_board_t *b = own_board;
+  if (!b) {
+    own_gen = seq;
+    return 1;
+  }
+  /* Each change is a compare-and-swap against the parent's (tqh__worker_take_back): when one
+   * fails, the other side moved first, and the claim is looked at again. */
+  for (;;) {
+    uint64_t c = __atomic_load_n(&b->claim, __ATOMIC_ACQUIRE);
+    if (c & TQH__CLAIM_TAKEN_BACK) {
+      uint64_t last = c & ~TQH__CLAIM_TAKEN_BACK;
+      if (seq < last) return 0;
+      /* The last command taken back (or one after it): the commands are ours again. */
+      if (!__atomic_compare_exchange_n(&b->claim, &c, own_gen, 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE))
+        continue;
+      if (seq == last) return 0;
+      continue;
+    }
+    if (__atomic_compare_exchange_n(&b->claim, &c, seq, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      break;
+  }
+  own_gen = seq;
+  __atomic_store_n(&b->begun_ns[seq % 4], tqh_now_ns(), __ATOMIC_RELAXED);
+  __atomic_store_n(&b->begun_gen, seq, __ATOMIC_RELEASE);
+  return 1;
+}
+
+int tqh__worker_take_back(tqh__worker_t *w, size_t *out_kept) {
+  *out_kept = w->num_next;
+  if (!w->board || !w->num_next) return 0;
+  for (int tries = 0; tries < 8; tries++) {
+    uint64_t c = __atomic_load_n(&w->board->claim, __ATOMIC_ACQUIRE);
+    size_t kept = 0;
+    if (c & TQH__CLAIM_TAKEN_BACK) {
+      /* An earlier taking back the worker has not come to: it has not passed those commands, so
+       * it has taken none sent since, and the range grows to them. */
+    } else if (c < w->gen) {
+      return 0; /* not even the test the parent counts as running is taken: it must not be */
+    } else {
+      /* What the worker has taken it runs: the tests sent ahead after that can be had. */
+      while (kept < w->num_next && w->next[kept].seq <= c) kept++;
+    }
+    if (kept == w->num_next) return 0;
+    uint64_t last = w->next[w->num_next - 1].seq | TQH__CLAIM_TAKEN_BACK;
+    if (__atomic_compare_exchange_n(&w->board->claim, &c, last, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+      *out_kept = kept;
+      return 1;
+    }
+  }
+  return 0;
+}
+
 void tqh__worker_sync_phase(tqh__worker_t *w) {
   tqh__phase_board_t *b = w->board;
   if (!b || !w->busy) return;
@@ -330,8 +388,12 @@ void tqh__worker_sync_phase(tqh__worker_t *w) {
 
 uint64_t tqh__worker_begun_ns(const tqh__worker_t *w) {
   if (!w->board || !w->busy) return 0;
-  if (__atomic_load_n(&w->board->begun_gen, __ATOMIC_ACQUIRE) != w->gen) return 0;
-  return __atomic_load_n(&w->board->begun_ns, __ATOMIC_RELAXED);
+  /* The slot of test w->gen is not written again before the worker takes test w->gen + 4,
+   * which the parent has not sent (it sends at most TQH__AHEAD ahead). */
+  _Static_assert(TQH__AHEAD + 1 < 4, "begun_ns holds the tests a worker may have been sent");
+  uint64_t begun = __atomic_load_n(&w->board->begun_gen, __ATOMIC_ACQUIRE);
+  if (begun < w->gen || begun - w->gen >= 4) return 0;
+  return __atomic_load_n(&w->board->begun_ns[w->gen % 4], __ATOMIC_RELAXED);
 }
 
 void tqh__worker_look_by(tqh__worker_t *w, uint64_t ns) {
@@ -345,7 +407,7 @@ void tqh__worker_look_by(tqh__worker_t *w, uint64_t ns) {
 
 /* Reads one command (a test index) from the parent; 0 at end of file (the parent retires us).
  * While none comes, calls the idle hook every hooks->idle_s. */
-static int read_command(int fd, uint64_t *out_test, const tqh__worker_hooks_t *hooks, void *ctx,
+static int read_command(int fd, uint64_t out_cmd[2], const tqh__worker_hooks_t *hooks, void *ctx,
                         int res_fd) {
   if (hooks && hooks->idle && hooks->idle_s > 0) {
     int ms = (int)(hooks->idle_s * 1000);
@@ -358,10 +420,10 @@ static int read_command(int fd, uint64_t *out_test, const tqh__worker_hooks_t *h
       if (rc == 0) hooks->idle(ctx, res_fd);
     }
   }
-  char *p = (char *)out_test;
+  char *p = (char *)out_cmd;
   size_t got = 0;
-  while (got < sizeof(*out_test)) {
-    ssize_t n = read(fd, p + got, sizeof(*out_test) - got);
+  while (got < 2 * sizeof(uint64_t)) {
+    ssize_t n = read(fd, p + got, 2 * sizeof(uint64_t) - got);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return 0;
     got += (size_t)n;
@@ -440,14 +502,10 @@ tq_status_t tqh__worker_spawn_hooks(tqh__worker_t *w, const int *close_fds, size
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    uint64_t test;
-    while (read_command(cmd[0], &test, hooks, ctx, res[1])) {
-      own_gen++;
-      if (own_board) {
-        __atomic_store_n(&own_board->begun_ns, tqh_now_ns(), __ATOMIC_RELAXED);
-        __atomic_store_n(&own_board->begun_gen, own_gen, __ATOMIC_RELEASE);
-      }
-      main_fn(ctx, (size_t)test, res[1]);
+    uint64_t command[2]; /* the test, the command's number */
+    while (read_command(cmd[0], command, hooks, ctx, res[1])) {
+      if (!claim(command[1])) continue;
+      main_fn(ctx, (size_t)command[0], res[1]);
     }
     if (hooks && hooks->exit) hooks->exit(ctx, res[1]);
     _exit(0);
@@ -466,9 +524,9 @@ tq_status_t tqh__worker_spawn_hooks(tqh__worker_t *w, const int *close_fds, size
   return NULL;
 }
 
-void tqh__worker_begin(tqh__worker_t *w, size_t test, double timeout_s) {
+void tqh__worker_begin(tqh__worker_t *w, size_t test, uint64_t seq, double timeout_s) {
   w->test = test;
-  w->gen++;
+  w->gen = seq;
   w->busy = 1;
   w->started_ns = tqh_now_ns();
   w->deadline_ns = timeout_s > 0 ? w->started_ns + (uint64_t)(timeout_s * 1e9) : 0;
@@ -482,13 +540,16 @@ void tqh__worker_begin(tqh__worker_t *w, size_t test, double timeout_s) {
 }
 
 tq_status_t tqh__worker_assign(tqh__worker_t *w, size_t test, double timeout_s) {
-  tqh__worker_begin(w, test, timeout_s);
-  return tqh__worker_send(w, test);
+  uint64_t seq;
+  TQ_TRY(tqh__worker_send(w, test, &seq));
+  tqh__worker_begin(w, test, seq, timeout_s);
+  return NULL;
 }
 
-tq_status_t tqh__worker_send(tqh__worker_t *w, size_t test) {
-  uint64_t cmd = test;
-  /* Eight bytes into a pipe that holds at most one more command: never blocks, never split. */
+tq_status_t tqh__worker_send(tqh__worker_t *w, size_t test, uint64_t *out_seq) {
+  uint64_t cmd[2] = {test, w->sent + 1};
+  /* Sixteen bytes into a pipe that holds at most a few more commands (TQH__AHEAD, and those
+   * taken back): never blocks, never split. */
   ssize_t n;
   do {
     n = write(w->cmd_fd, &cmd, sizeof(cmd));
@@ -496,6 +557,7 @@ tq_status_t tqh__worker_send(tqh__worker_t *w, size_t test) {
   if (n != (ssize_t)sizeof(cmd))
     return TQ_STATUS(TQ_UNAVAILABLE, "cannot hand a test to worker %ld: %s", (long)w->pid,
                      n < 0 ? strerror(errno) : "short write");
+  *out_seq = ++w->sent;
   return NULL;
 }
 
@@ -570,5 +632,6 @@ int tqh__worker_reap(tqh__worker_t *w) {
   if (w->board) munmap(w->board, sizeof(*w->board));
   w->board = NULL;
   w->gen = 0;
+  w->sent = 0;
   return status;
 }
