@@ -432,6 +432,37 @@ START_TEST(tests_sent_ahead_do_not_wait_behind_a_long_test) {
 }
 END_TEST
 
+/* -x with -j 2: once a test fails, no test starts, also none of those sent ahead to the worker
+ * still in a long test. */
+START_TEST(exitfirst_starts_none_of_the_tests_sent_ahead) {
+  e2e_scratch_t s;
+  e2e_scratch_init(&s);
+  char *add = e2e_path("%s/add.mlir", s.dir), *bad = e2e_path("%s/bad.mlir", s.dir);
+  char *suite = e2e_path("%s/x.yaml", s.dir);
+  e2e_write_add_model(add);
+  e2e_write_broken_model(bad);
+  e2e_write(suite, "suite: x\ntests:\n"
+                   "  - {name: long_one, model: add.mlir}\n  - {name: bad, model: bad.mlir}\n"
+                   "  - {name: a, model: add.mlir}\n  - {name: b, model: add.mlir}\n"
+                   "  - {name: c, model: add.mlir}\n  - {name: d, model: add.mlir}\n");
+  e2e_proc_t p;
+  e2e_run_faults(&s, s.dir, (const char *const[]){"TORQ_TEST_FAULT=nap:long_one", NULL},
+                 (const char *const[]){suite, "-j", "2", "-x", "--no-profiling", NULL}, &p);
+  ck_assert_msg(p.exit_code == 1, "exit %d\n%s\n%s", p.exit_code, p.out, p.err);
+  char *run = e2e_only_run(&s);
+  ck_assert_uint_eq(e2e_journal_count(run, NULL), 6);
+  ck_assert_uint_eq(e2e_journal_count(run, "passed"), 1); /* long_one, started before */
+  ck_assert_uint_eq(e2e_journal_count(run, "failed"), 1);
+  ck_assert_uint_eq(e2e_journal_count(run, "not_run"), 4);
+  free(run);
+  free(add);
+  free(bad);
+  free(suite);
+  e2e_proc_free(&p);
+  e2e_scratch_free(&s);
+}
+END_TEST
+
 /* Fault injection lives only in torq-test-faults: the shipped torq-test runs the same suite with
  * TORQ_TEST_FAULT set as if it were not. */
 START_TEST(shipped_binary_ignores_fault_injection) {
@@ -565,6 +596,7 @@ Suite *e2e_suite_run(void) {
   tcase_add_test(tc, each_failure_stays_in_its_test_and_the_rest_run);
   tcase_add_test(tc, a_serial_run_outlasting_its_workers_records_every_test_once);
   tcase_add_test(tc, tests_sent_ahead_do_not_wait_behind_a_long_test);
+  tcase_add_test(tc, exitfirst_starts_none_of_the_tests_sent_ahead);
   tcase_add_test(tc, shipped_binary_ignores_fault_injection);
   tcase_add_test(tc, expected_failure_that_passes_is_xpassed_or_failed_when_strict);
   tcase_add_test(tc, report_rebuilds_the_same_reports_from_the_journal);

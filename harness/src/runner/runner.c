@@ -117,9 +117,10 @@ static int sends_ahead(const tqh__run_t *run, const tqh__worker_t *w) {
 static tq_status_t send_ahead(tqh__run_t *run) {
   for (size_t k = 0; k < run->num_workers; k++) {
     tqh__worker_t *w = &run->workers[k];
-    /* The worker must live to run them, and not be replaced before (TQH__WORKER_MAX_TESTS). */
+    /* The worker must live to run them, and not be replaced before (TQH__WORKER_MAX_TESTS);
+     * one whose tests were taken back is held up in a long test. */
     if (!sends_ahead(run, w) || w->pid <= 0 || !w->busy || w->retiring || w->fd < 0 ||
-        w->timed_out || w->cancelled)
+        w->timed_out || w->cancelled || tqh__worker_taking_back(w))
       continue;
     size_t i;
     while (w->num_next < TQH__AHEAD &&
@@ -144,19 +145,23 @@ static tq_status_t send_ahead(tqh__run_t *run) {
   return NULL;
 }
 
-/* The simulator's queue is empty and a slot is free: takes back the tests sent ahead that a
- * worker has not begun, into the queue's front. */
-static void take_back_for_free_slot(tqh__run_t *run) {
-  for (size_t k = 0; k < run->num_workers; k++) {
-    tqh__worker_t *w = &run->workers[k];
-    size_t kept;
-    if (w->pid <= 0 || !w->busy || !w->num_next || !tqh__worker_take_back(w, &kept)) continue;
-    while (w->num_next > kept) {
-      size_t j = w->next[--w->num_next].test;
-      tqh__run_queue_push_front(run, TQH__CLASS_SIM, j);
-    }
-    return;
+/* Takes back from worker `w` the tests sent ahead that it has not begun, into the front of the
+ * simulator's queue; whether any were. */
+static int take_back_unbegun(tqh__run_t *run, tqh__worker_t *w) {
+  size_t kept;
+  if (w->pid <= 0 || !w->busy || !w->num_next || !tqh__worker_take_back(w, &kept)) return 0;
+  while (w->num_next > kept) {
+    size_t j = w->next[--w->num_next].test;
+    tqh__run_queue_push_front(run, TQH__CLASS_SIM, j);
   }
+  return 1;
+}
+
+/* The simulator's queue is empty and a slot is free: the tests one worker was sent ahead and has
+ * not begun go to the queue. */
+static void take_back_for_free_slot(tqh__run_t *run) {
+  for (size_t k = 0; k < run->num_workers; k++)
+    if (take_back_unbegun(run, &run->workers[k])) return;
 }
 
 /* Takes every whole message out of a worker's buffer. */
@@ -425,6 +430,9 @@ static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
       if (run->options->verbosity >= 0) tqh__progress_print(&run->progress, line);
     }
     int halted = stopping || run->summary->stopped;
+    /* No test starts any more: what the workers were sent ahead and have not begun is not run. */
+    for (size_t k = 0; halted && k < run->num_workers; k++)
+      take_back_unbegun(run, &run->workers[k]);
     if (!st && !halted) st = tqh__run_fail_orphans(run);
     if (!st && !halted) st = start_tests(run);
     if (!st && !halted) st = send_ahead(run);

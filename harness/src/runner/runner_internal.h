@@ -139,6 +139,8 @@ void tqh__worker_begin(tqh__worker_t *w, size_t test, uint64_t seq, double timeo
  * their commands): returns 1 and sets *out_kept to how many of w->next it still runs; 0 when
  * none can be had now. */
 int tqh__worker_take_back(tqh__worker_t *w, size_t *out_kept) TQ_MUST_USE;
+/* Whether commands taken back from `w` are still ahead of its worker (it is in a long test). */
+int tqh__worker_taking_back(const tqh__worker_t *w);
 
 /* Takes the phase of busy `w`'s test from its board into w->phase, w->phase_s and
  * w->deadline_ns (nothing when the board holds an earlier test's phase or is being written). */

@@ -363,6 +363,11 @@ int tqh__worker_take_back(tqh__worker_t *w, size_t *out_kept) {
   return 0;
 }
 
+int tqh__worker_taking_back(const tqh__worker_t *w) {
+  return w->board &&
+         (__atomic_load_n(&w->board->claim, __ATOMIC_ACQUIRE) & TQH__CLAIM_TAKEN_BACK) != 0;
+}
+
 void tqh__worker_sync_phase(tqh__worker_t *w) {
   tqh__phase_board_t *b = w->board;
   if (!b || !w->busy) return;
