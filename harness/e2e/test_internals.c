@@ -637,10 +637,11 @@ START_TEST(worker_phases_go_through_the_board_and_wake_the_parent_only_when_due)
 }
 END_TEST
 
-/* A worker that says which test it runs (a LOG of its index), the first once it is let go. */
+/* A worker that says which test it runs (a LOG of its index); tests 0 and 1 once it is let go
+ * (a byte each). */
 static void child_claims(void *ctx, size_t test, int fd) {
   char go;
-  if (test == 0 && read(*(const int *)ctx, &go, 1) != 1) _exit(3);
+  if (test <= 1 && read(*(const int *)ctx, &go, 1) != 1) _exit(3);
   char line[32];
   int n = snprintf(line, sizeof(line), "ran %zu", test);
   tq_status_free(tqh__msg_send(fd, TQH__MSG_LOG, line, (size_t)n));
@@ -726,6 +727,54 @@ START_TEST(tests_sent_ahead_are_taken_back_before_the_worker_comes_to_them) {
   w.num_next = 1;
   ck_assert_int_eq(tqh__worker_take_back(&w, &kept), 0);
   ck_assert_str_eq(ran.data, "ran 0;ran 4;ran 5;");
+  tq_buf_deinit(&ran);
+  tqh__worker_retire(&w);
+  close(go[1]);
+  int logs, results;
+  int status = pump(&w, &logs, &results);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  tqh_test_result_deinit(&w.result);
+  close(go[0]);
+}
+END_TEST
+
+/* A test the worker has taken while the parent has not yet read the result before it is never
+ * taken back, not by a second taking back either. */
+START_TEST(a_test_the_worker_took_is_not_taken_back) {
+  int go[2];
+  ck_assert_int_eq(pipe(go), 0);
+  tqh__worker_t w;
+  ck_assert_ptr_null(tqh__worker_spawn(&w, NULL, 0, child_claims, &go[0]));
+  ck_assert_ptr_nonnull(w.board);
+  ck_assert_ptr_null(tqh__worker_assign(&w, 0, 10));
+  for (size_t t = 1; t <= 2; t++) {
+    uint64_t seq;
+    ck_assert_ptr_null(tqh__worker_send(&w, t, &seq));
+    w.next[w.num_next].test = t;
+    w.next[w.num_next++].seq = seq;
+  }
+  /* The worker runs test 0 and takes test 1 (and waits in it); the parent has read nothing. */
+  ck_assert_int_eq(write(go[1], "g", 1), 1);
+  while (__atomic_load_n(&w.board->begun_gen, __ATOMIC_ACQUIRE) != w.next[0].seq) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  size_t kept = 99;
+  ck_assert_int_eq(tqh__worker_take_back(&w, &kept), 1);
+  ck_assert_uint_eq(kept, 1); /* test 1 is the worker's; test 2 is taken back */
+  w.num_next = kept;
+  ck_assert_int_eq(tqh__worker_taking_back(&w), 1);
+  ck_assert_int_eq(tqh__worker_take_back(&w, &kept), 0);
+  ck_assert_uint_eq(w.num_next, 1);
+  /* Test 1 goes on and ends; 2 is skipped; 3 runs. */
+  ck_assert_int_eq(write(go[1], "g", 1), 1);
+  uint64_t seq3;
+  ck_assert_ptr_null(tqh__worker_send(&w, 3, &seq3));
+  tq_buf_t ran;
+  tq_buf_init(&ran, 0);
+  read_results(&w, 3, &ran);
+  ck_assert_str_eq(ran.data, "ran 0;ran 1;ran 3;");
+  ck_assert_int_eq(tqh__worker_taking_back(&w), 0);
   tq_buf_deinit(&ran);
   tqh__worker_retire(&w);
   close(go[1]);
@@ -879,6 +928,7 @@ Suite *e2e_suite_internals(void) {
   tcase_add_test(tc, worker_pool_runs_tests_and_reports_crash_and_timeout);
   tcase_add_test(tc, worker_phases_go_through_the_board_and_wake_the_parent_only_when_due);
   tcase_add_test(tc, tests_sent_ahead_are_taken_back_before_the_worker_comes_to_them);
+  tcase_add_test(tc, a_test_the_worker_took_is_not_taken_back);
   tcase_add_test(tc, message_longer_than_limit_is_refused);
   suite_add_tcase(s, tc);
   tc = tcase_create("compare");

@@ -342,16 +342,14 @@ int tqh__worker_take_back(tqh__worker_t *w, size_t *out_kept) {
   if (!w->board || !w->num_next) return 0;
   for (int tries = 0; tries < 8; tries++) {
     uint64_t c = __atomic_load_n(&w->board->claim, __ATOMIC_ACQUIRE);
+    /* The commands up to `done` are the worker's (it took them) or taken back already. With an
+     * earlier taking back that it has not come to, it has taken nothing after that range, so the
+     * range can grow. */
+    uint64_t done = c & ~TQH__CLAIM_TAKEN_BACK;
+    /* The test the parent counts as running must be the worker's: it is never taken back. */
+    if (w->gen > done) return 0;
     size_t kept = 0;
-    if (c & TQH__CLAIM_TAKEN_BACK) {
-      /* An earlier taking back the worker has not come to: it has not passed those commands, so
-       * it has taken none sent since, and the range grows to them. */
-    } else if (c < w->gen) {
-      return 0; /* not even the test the parent counts as running is taken: it must not be */
-    } else {
-      /* What the worker has taken it runs: the tests sent ahead after that can be had. */
-      while (kept < w->num_next && w->next[kept].seq <= c) kept++;
-    }
+    while (kept < w->num_next && w->next[kept].seq <= done) kept++;
     if (kept == w->num_next) return 0;
     uint64_t last = w->next[w->num_next - 1].seq | TQH__CLAIM_TAKEN_BACK;
     if (__atomic_compare_exchange_n(&w->board->claim, &c, last, 0, __ATOMIC_ACQ_REL,
