@@ -25,6 +25,14 @@ static void run_phase(const tqh_execute_io_t *io, double limit_s) {
   if (io && io->phase) io->phase(io->ctx, "run", limit_s);
 }
 
+/* The run phase, `s` seconds longer than the test's run timeout, spent asleep. */
+static void sleep_in_run_phase(const tqh_test_t *test, const tqh_execute_io_t *io, double s) {
+  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  run_phase(io, test->settings.run_timeout_s + s);
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
 static void inject_faults(const tqh_test_t *test, const tqh_execute_io_t *io) {
   const char *spec = getenv("TORQ_TEST_FAULT");
   if (!spec || !*spec) return;
@@ -42,16 +50,9 @@ static void inject_faults(const tqh_test_t *test, const tqh_execute_io_t *io) {
         close(fd);
       }
     } else if (!strcmp(item, "nap") && strstr(test->id, arg)) {
-      struct timespec ts = {2, 0};
-      run_phase(io, test->settings.run_timeout_s + 2);
-      while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-      }
+      sleep_in_run_phase(test, io, 2);
     } else if (!strcmp(item, "sleep")) {
-      double s = atof(arg);
-      struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-      run_phase(io, test->settings.run_timeout_s + s);
-      while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-      }
+      sleep_in_run_phase(test, io, atof(arg));
     } else if (!strcmp(item, "crash") && strstr(test->id, arg)) {
       static const char says[] = "torq-test: TORQ_TEST_FAULT: crashing on purpose\n";
       run_phase(io, test->settings.run_timeout_s);

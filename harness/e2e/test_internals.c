@@ -300,10 +300,10 @@ START_TEST(tree_read_once_is_linked_again_and_fails_once_the_source_changed) {
 }
 END_TEST
 
-/* A file size limit of one byte makes the write of the temporary fail (EFBIG, with SIGXFSZ
- * ignored) after the temporary exists. */
 /* Both ways of writing (by path, and relative to an open folder) leave the old file and no
- * temporary when the write fails, and say which file; the relative one writes the same file. */
+ * temporary when the write fails, and say which file; the relative one writes the same file. A
+ * file size limit of one byte makes the write of the temporary fail (EFBIG, with SIGXFSZ ignored)
+ * after the temporary exists. */
 START_TEST(quick_atomic_write_that_fails_leaves_no_temporary) {
   e2e_scratch_t s;
   e2e_scratch_init(&s);
@@ -549,13 +549,8 @@ START_TEST(worker_pool_runs_tests_and_reports_crash_and_timeout) {
 }
 END_TEST
 
-/* A worker that enters two phases once the test hands it a byte on `*ctx`, then reports. */
-static void child_phases(void *ctx, size_t test, int fd) {
-  (void)test;
-  char go;
-  if (read(*(const int *)ctx, &go, 1) != 1) _exit(3);
-  tq_status_free(tqh__worker_phase(fd, "compile", 100));
-  tq_status_free(tqh__worker_phase(fd, "run", 0.25));
+/* In a worker: sends an empty RESULT (the test is over). */
+static void report_done(int fd) {
   tqh_test_result_t r;
   tqh_test_result_init(&r);
   tq_buf_t b;
@@ -566,14 +561,21 @@ static void child_phases(void *ctx, size_t test, int fd) {
   tqh_test_result_deinit(&r);
 }
 
-/* Lets worker `w` run its test once the parent looks at its board by `look_by`: returns the
- * PHASE messages it sent before its RESULT; out_go_ns: when it was let go. */
-static int phases_sent(tqh__worker_t *w, int go_fd, uint64_t look_by, uint64_t *out_go_ns) {
-  tqh__worker_look_by(w, look_by);
-  *out_go_ns = tqh_now_ns();
-  ck_assert_int_eq(write(go_fd, "g", 1), 1);
-  int phases = 0, results = 0;
-  while (!results) {
+/* A worker that enters two phases once the test hands it a byte on `*ctx`, then reports. */
+static void child_phases(void *ctx, size_t test, int fd) {
+  (void)test;
+  char go;
+  if (read(*(const int *)ctx, &go, 1) != 1) _exit(3);
+  tq_status_free(tqh__worker_phase(fd, "compile", 100));
+  tq_status_free(tqh__worker_phase(fd, "run", 0.25));
+  report_done(fd);
+}
+
+/* Reads `w` until `results` RESULTs came; appends what its LOGs said to `logs` (may be NULL).
+ * Returns the PHASE messages among them. */
+static int read_results(tqh__worker_t *w, int results, tq_buf_t *logs) {
+  int phases = 0;
+  while (results > 0) {
     struct pollfd pfd = {w->fd, POLLIN, 0};
     ck_assert_int_eq(poll(&pfd, 1, 10000), 1);
     ck_assert_ptr_null(tqh__worker_read(w));
@@ -585,11 +587,25 @@ static int phases_sent(tqh__worker_t *w, int go_fd, uint64_t look_by, uint64_t *
       int got;
       ck_assert_ptr_null(tqh__worker_next_msg(w, &type, &data, &len, &got));
       if (!got) break;
+      if (type == TQH__MSG_LOG && logs)
+        ck_assert_ptr_null(tq_buf_printf(logs, "%.*s;", (int)len, data));
       phases += type == TQH__MSG_PHASE;
-      results += type == TQH__MSG_RESULT;
+      results -= type == TQH__MSG_RESULT;
     }
   }
   return phases;
+}
+
+/* Retires `w`, whose test is over, and lets it go: it exits cleanly; its board goes with it. */
+static void end_worker(tqh__worker_t *w, int go[2]) {
+  tqh__worker_retire(w);
+  close(go[1]);
+  int logs, results;
+  int status = pump(w, &logs, &results);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ck_assert_ptr_null(w->board);
+  tqh_test_result_deinit(&w->result);
+  close(go[0]);
 }
 
 /* The phases of a test reach the parent through the board they share: a message is sent only
@@ -609,12 +625,12 @@ START_TEST(worker_phases_go_through_the_board_and_wake_the_parent_only_when_due)
     tqh__worker_sync_phase(&w);
     ck_assert_str_eq(w.phase, "start");
     ck_assert_uint_ge(w.deadline_ns, assigned + 9000000000ull);
-    uint64_t go_ns;
     /* A look due in 0.1 s comes before either deadline (100 s, 0.25 s): no message. The second
      * time the parent may sleep without end: each phase wakes it. */
-    int phases =
-        phases_sent(&w, go[1], round == 0 ? tqh_now_ns() + 100000000u : UINT64_MAX, &go_ns);
-    ck_assert_int_eq(phases, round == 0 ? 0 : 2);
+    tqh__worker_look_by(&w, round == 0 ? tqh_now_ns() + 100000000u : UINT64_MAX);
+    uint64_t go_ns = tqh_now_ns();
+    ck_assert_int_eq(write(go[1], "g", 1), 1);
+    ck_assert_int_eq(read_results(&w, 1, NULL), round == 0 ? 0 : 2);
     uint64_t done = tqh_now_ns();
     tqh__worker_sync_phase(&w);
     ck_assert_str_eq(w.phase, "run");
@@ -622,18 +638,11 @@ START_TEST(worker_phases_go_through_the_board_and_wake_the_parent_only_when_due)
     ck_assert_uint_ge(w.deadline_ns, go_ns + 250000000u);
     ck_assert_uint_le(w.deadline_ns, done + 250000000u);
     /* When the worker took the test: after the parent handed it over, before it reported. */
-    uint64_t begun = tqh__worker_begun_ns(&w);
+    uint64_t begun = tqh__worker_begun_ns(&w, w.gen);
     ck_assert_uint_ge(begun, handed);
     ck_assert_uint_le(begun, done);
   }
-  tqh__worker_retire(&w);
-  close(go[1]);
-  int logs, results;
-  int status = pump(&w, &logs, &results);
-  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  ck_assert_ptr_null(w.board);
-  tqh_test_result_deinit(&w.result);
-  close(go[0]);
+  end_worker(&w, go);
 }
 END_TEST
 
@@ -645,33 +654,23 @@ static void child_claims(void *ctx, size_t test, int fd) {
   char line[32];
   int n = snprintf(line, sizeof(line), "ran %zu", test);
   tq_status_free(tqh__msg_send(fd, TQH__MSG_LOG, line, (size_t)n));
-  tqh_test_result_t r;
-  tqh_test_result_init(&r);
-  tq_buf_t b;
-  tq_buf_init(&b, 0);
-  tq_status_free(tqh__result_encode(&r, &b));
-  tq_status_free(tqh__msg_send(fd, TQH__MSG_RESULT, b.data, b.len));
-  tq_buf_deinit(&b);
-  tqh_test_result_deinit(&r);
+  report_done(fd);
 }
 
-/* Reads `w` until `results` RESULTs came; appends what its LOGs said to `ran`. */
-static void read_results(tqh__worker_t *w, int results, tq_buf_t *ran) {
-  while (results > 0) {
-    struct pollfd pfd = {w->fd, POLLIN, 0};
-    ck_assert_int_eq(poll(&pfd, 1, 10000), 1);
-    ck_assert_ptr_null(tqh__worker_read(w));
-    ck_assert_int_ge(w->fd, 0);
-    for (;;) {
-      uint32_t type;
-      const char *data;
-      size_t len;
-      int got;
-      ck_assert_ptr_null(tqh__worker_next_msg(w, &type, &data, &len, &got));
-      if (!got) break;
-      if (type == TQH__MSG_LOG) ck_assert_ptr_null(tq_buf_printf(ran, "%.*s;", (int)len, data));
-      results -= type == TQH__MSG_RESULT;
-    }
+/* Sends test `test` ahead to busy `w`, as the runner does (w->next); returns its command. */
+static uint64_t send_ahead_by_hand(tqh__worker_t *w, size_t test) {
+  uint64_t seq;
+  ck_assert_ptr_null(tqh__worker_send(w, test, &seq));
+  w->next[w->num_next].test = test;
+  w->next[w->num_next++].seq = seq;
+  return seq;
+}
+
+/* Waits until `w`'s worker has taken command `seq`. */
+static void wait_begun(const tqh__worker_t *w, uint64_t seq) {
+  while (tqh__worker_begun_ns(w, seq) == 0) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
   }
 }
 
@@ -685,26 +684,15 @@ START_TEST(tests_sent_ahead_are_taken_back_before_the_worker_comes_to_them) {
   ck_assert_ptr_nonnull(w.board);
   ck_assert_ptr_null(tqh__worker_assign(&w, 0, 10));
   /* Test 0 is taken (the worker waits in it); 1 and 2 are sent ahead. */
-  while (tqh__worker_begun_ns(&w) == 0) {
-    struct timespec ts = {0, 1000000};
-    nanosleep(&ts, NULL);
-  }
-  for (size_t t = 1; t <= 2; t++) {
-    uint64_t seq;
-    ck_assert_ptr_null(tqh__worker_send(&w, t, &seq));
-    w.next[w.num_next].test = t;
-    w.next[w.num_next++].seq = seq;
-  }
+  wait_begun(&w, w.gen);
+  send_ahead_by_hand(&w, 1);
+  send_ahead_by_hand(&w, 2);
   size_t kept = 99;
   ck_assert_int_eq(tqh__worker_take_back(&w, &kept), 1);
   ck_assert_uint_eq(kept, 0);
   w.num_next = 0;
   /* Test 3 is sent ahead after that, and taken back too (the range grows). */
-  uint64_t seq3;
-  ck_assert_ptr_null(tqh__worker_send(&w, 3, &seq3));
-  w.next[0].test = 3;
-  w.next[0].seq = seq3;
-  w.num_next = 1;
+  send_ahead_by_hand(&w, 3);
   ck_assert_int_eq(tqh__worker_take_back(&w, &kept), 1);
   ck_assert_uint_eq(kept, 0);
   w.num_next = 0;
@@ -717,8 +705,8 @@ START_TEST(tests_sent_ahead_are_taken_back_before_the_worker_comes_to_them) {
   read_results(&w, 2, &ran);
   ck_assert_str_eq(ran.data, "ran 0;ran 4;");
   /* Once the worker has taken a test, it cannot be had back. */
-  tqh__worker_begin(&w, 4, seq4, 10);
-  ck_assert_uint_eq(tqh__worker_begun_ns(&w) != 0, 1);
+  tqh__worker_begin(&w, 4, seq4, tqh_now_ns(), 10);
+  ck_assert_uint_eq(tqh__worker_begun_ns(&w, seq4) != 0, 1);
   uint64_t seq5;
   ck_assert_ptr_null(tqh__worker_send(&w, 5, &seq5));
   read_results(&w, 1, &ran);
@@ -728,13 +716,7 @@ START_TEST(tests_sent_ahead_are_taken_back_before_the_worker_comes_to_them) {
   ck_assert_int_eq(tqh__worker_take_back(&w, &kept), 0);
   ck_assert_str_eq(ran.data, "ran 0;ran 4;ran 5;");
   tq_buf_deinit(&ran);
-  tqh__worker_retire(&w);
-  close(go[1]);
-  int logs, results;
-  int status = pump(&w, &logs, &results);
-  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  tqh_test_result_deinit(&w.result);
-  close(go[0]);
+  end_worker(&w, go);
 }
 END_TEST
 
@@ -747,18 +729,11 @@ START_TEST(a_test_the_worker_took_is_not_taken_back) {
   ck_assert_ptr_null(tqh__worker_spawn(&w, NULL, 0, child_claims, &go[0]));
   ck_assert_ptr_nonnull(w.board);
   ck_assert_ptr_null(tqh__worker_assign(&w, 0, 10));
-  for (size_t t = 1; t <= 2; t++) {
-    uint64_t seq;
-    ck_assert_ptr_null(tqh__worker_send(&w, t, &seq));
-    w.next[w.num_next].test = t;
-    w.next[w.num_next++].seq = seq;
-  }
+  uint64_t seq1 = send_ahead_by_hand(&w, 1);
+  send_ahead_by_hand(&w, 2);
   /* The worker runs test 0 and takes test 1 (and waits in it); the parent has read nothing. */
   ck_assert_int_eq(write(go[1], "g", 1), 1);
-  while (__atomic_load_n(&w.board->begun_gen, __ATOMIC_ACQUIRE) != w.next[0].seq) {
-    struct timespec ts = {0, 1000000};
-    nanosleep(&ts, NULL);
-  }
+  wait_begun(&w, seq1);
   size_t kept = 99;
   ck_assert_int_eq(tqh__worker_take_back(&w, &kept), 1);
   ck_assert_uint_eq(kept, 1); /* test 1 is the worker's; test 2 is taken back */
@@ -776,13 +751,7 @@ START_TEST(a_test_the_worker_took_is_not_taken_back) {
   ck_assert_str_eq(ran.data, "ran 0;ran 1;ran 3;");
   ck_assert_int_eq(tqh__worker_taking_back(&w), 0);
   tq_buf_deinit(&ran);
-  tqh__worker_retire(&w);
-  close(go[1]);
-  int logs, results;
-  int status = pump(&w, &logs, &results);
-  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  tqh_test_result_deinit(&w.result);
-  close(go[0]);
+  end_worker(&w, go);
 }
 END_TEST
 

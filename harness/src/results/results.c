@@ -470,7 +470,8 @@ tq_status_t tqh_results_write_file(tqh_results_t *results, const char *test_id, 
   }
   /* The test's folder is there already, mostly (its worker made it): the folders are made only
    * when the file cannot be, which saves two system calls per file of every test. */
-  tq_status_t s = put_test_file(results, path, strlen(results->run_dir) + 1, data, len);
+  size_t rel_at = strlen(results->run_dir) + 1; /* `path` within the run folder */
+  tq_status_t s = put_test_file(results, path, rel_at, data, len);
   if (s && tq_status_code(s) == TQ_NOT_FOUND) {
     tq_status_free(s);
     s = make_dir(dir);
@@ -480,7 +481,7 @@ tq_status_t tqh_results_write_file(tqh_results_t *results, const char *test_id, 
       s = tq_file_mkdirs(path);
       *slash = '/';
     }
-    if (!s) s = put_test_file(results, path, strlen(results->run_dir) + 1, data, len);
+    if (!s) s = put_test_file(results, path, rel_at, data, len);
   }
   tq_free(dir);
   tq_free(path);

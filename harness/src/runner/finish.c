@@ -113,8 +113,9 @@ static void planned_target(const tqh__run_t *run, size_t i, tq_buf_t *out) {
   tq_status_free(st);
 }
 
-/* Records a finished (or never run) test: the results, the progress, the summary. */
-static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
+/* Records a finished (or never run) test, over at `ended_ns` (0: now): the results, the
+ * progress, the summary. */
+static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r, uint64_t ended_ns) {
   const tqh_test_t *t = run->tests[i];
   char model[256];
   model_title(t, model, sizeof(model));
@@ -182,7 +183,10 @@ static tq_status_t record(tqh__run_t *run, size_t i, tqh_test_result_t *r) {
   rec.failure_type = r->failure_type;
   rec.text = r->text;
   rec.started_at = run->started_at[i];
-  rec.duration_s = run->started_ns[i] ? (double)(tqh_now_ns() - run->started_ns[i]) / 1e9 : 0;
+  if (!ended_ns) ended_ns = tqh_now_ns();
+  rec.duration_s = run->started_ns[i] && ended_ns > run->started_ns[i]
+                       ? (double)(ended_ns - run->started_ns[i]) / 1e9
+                       : 0;
   if (!run->started_ns[i]) rec.started_at = now;
   rec.has_wall_time = r->has_wall_time && r->num_samples > 0;
   rec.wall_time_s = stats.median;
@@ -268,7 +272,7 @@ tq_status_t tqh__run_record_simple(tqh__run_t *run, size_t i, tqh_outcome_t outc
   r.failure_type = type ? tq_strndup(type, strlen(type)) : NULL;
   r.message = message ? tq_strndup(message, strlen(message)) : NULL;
   run->failures += outcome == TQH_OUTCOME_FAILED || outcome == TQH_OUTCOME_ERROR;
-  tq_status_t st = record(run, i, &r);
+  tq_status_t st = record(run, i, &r, 0);
   tqh_test_result_deinit(&r);
   return st;
 }
@@ -380,6 +384,7 @@ void tqh__run_finish_test(tqh__run_t *run, tqh__worker_t *w, int status) {
   apply_xfail(run, t, r);
   run->failures += r->outcome == TQH_OUTCOME_FAILED || r->outcome == TQH_OUTCOME_ERROR;
   run->pending[run->num_pending].test = i;
+  run->pending[run->num_pending].ended_ns = tqh_now_ns();
   run->pending[run->num_pending].result = *r;
   run->num_pending++;
   tqh_test_result_init(r);
@@ -440,7 +445,7 @@ tq_status_t tqh__run_record_pending(tqh__run_t *run) {
   tq_status_t st = NULL;
   for (size_t k = 0; k < run->num_pending; k++) {
     tqh__pending_t *p = &run->pending[k];
-    if (!st) st = record(run, p->test, &p->result);
+    if (!st) st = record(run, p->test, &p->result, p->ended_ns);
     tqh_test_result_deinit(&p->result);
   }
   run->num_pending = 0;

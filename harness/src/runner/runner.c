@@ -60,19 +60,25 @@ int tqh_runner_exit_code(const tqh_runner_summary_t *summary) {
  * after a test that did not pass (worker_main.c), just as the parent retires it then: its tests
  * sent ahead go back in front of the queue, as they do whenever the worker does not run them. */
 
-static void take_back_next(tqh__run_t *run, tqh__worker_t *w) {
-  while (w->num_next) {
+/* The tests sent ahead to `w` after the first `keep` go back in front of their queues (keep 0:
+ * all of them, when the worker will not run them). */
+static void give_back(tqh__run_t *run, tqh__worker_t *w, size_t keep) {
+  while (w->num_next > keep) {
     size_t j = w->next[--w->num_next].test;
     tqh__run_queue_push_front(run, run->test_class[j], j);
   }
 }
 
-/* Test `i` starts as command `seq` of worker `w`: its start time and attempt. */
-static void test_begins(tqh__run_t *run, size_t i, tqh__worker_t *w, uint64_t seq) {
-  run->started_at[i] = tqh_now_unix();
-  run->started_ns[i] = tqh_now_ns();
+/* Test `i` starts as command `seq` of worker `w`, at `start_ns` (0: now): its start time and
+ * attempt; its deadline counts from then. */
+static void test_begins(tqh__run_t *run, size_t i, tqh__worker_t *w, uint64_t seq,
+                        uint64_t start_ns) {
+  uint64_t now = tqh_now_ns();
+  if (!start_ns || start_ns > now) start_ns = now;
+  run->started_at[i] = tqh_now_unix() - (double)(now - start_ns) / 1e9;
+  run->started_ns[i] = start_ns;
   run->attempts[i]++;
-  tqh__worker_begin(w, i, seq, run->tests[i]->settings.compile_timeout_s);
+  tqh__worker_begin(w, i, seq, start_ns, run->tests[i]->settings.compile_timeout_s);
   run->running++;
 }
 
@@ -81,24 +87,16 @@ static void test_begins(tqh__run_t *run, size_t i, tqh__worker_t *w, uint64_t se
 static void begin_next(tqh__run_t *run, tqh__worker_t *w) {
   if (!w->num_next) return;
   if (w->pid <= 0 || w->busy || w->retiring || w->timed_out || w->cancelled) {
-    take_back_next(run, w);
+    give_back(run, w, 0);
     return;
   }
   size_t j = w->next[0].test;
   uint64_t seq = w->next[0].seq;
   w->num_next--;
   memmove(w->next, w->next + 1, w->num_next * sizeof(w->next[0]));
-  test_begins(run, j, w, seq);
-  /* The worker took it when it sent its last result, mostly before the parent read that: its
-   * time and deadline count from then. */
-  uint64_t begun = tqh__worker_begun_ns(w);
-  if (begun && begun < run->started_ns[j]) {
-    uint64_t early = run->started_ns[j] - begun;
-    run->started_ns[j] = begun;
-    run->started_at[j] -= (double)early / 1e9;
-    w->started_ns = begun;
-    if (w->deadline_ns) w->deadline_ns -= early;
-  }
+  /* The worker took it when it sent its last result, mostly before the parent read that: it
+   * began then. */
+  test_begins(run, j, w, seq, tqh__worker_begun_ns(w, seq));
 }
 
 /* Records test `i`, which is to be skipped, as such. */
@@ -150,10 +148,7 @@ static tq_status_t send_ahead(tqh__run_t *run) {
 static int take_back_unbegun(tqh__run_t *run, tqh__worker_t *w) {
   size_t kept;
   if (w->pid <= 0 || !w->busy || !w->num_next || !tqh__worker_take_back(w, &kept)) return 0;
-  while (w->num_next > kept) {
-    size_t j = w->next[--w->num_next].test;
-    tqh__run_queue_push_front(run, TQH__CLASS_SIM, j);
-  }
+  give_back(run, w, kept);
   return 1;
 }
 
@@ -245,7 +240,7 @@ static tq_status_t start_test(tqh__run_t *run, size_t i, size_t k) {
     TQ_TRY(tqh__worker_send(w, i, &seq));
   }
   /* Until the worker says which phase it is in, it has the compile phase's time. */
-  test_begins(run, i, w, seq);
+  test_begins(run, i, w, seq, 0);
   return NULL;
 }
 
@@ -370,7 +365,7 @@ static void stop_workers(tqh__run_t *run, const sigset_t *wait_mask) {
   size_t *boards = tq_calloc(run->num_workers + 1, sizeof(size_t)), n = 0;
   for (size_t k = 0; k < run->num_workers; k++) {
     tqh__worker_t *w = &run->workers[k];
-    take_back_next(run, w);
+    give_back(run, w, 0);
     if (w->pid <= 0) continue;
     int board = tqh__run_slot_board(run, k);
     if (w->busy) {
@@ -416,7 +411,7 @@ static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
           if (board >= 0) run->board_dirty[board] = 1;
         }
         tqh__worker_retire(w);
-        take_back_next(run, w);
+        give_back(run, w, 0);
       }
     }
     if (!stopping && run->options->maxfail && run->failures >= run->options->maxfail &&
@@ -501,7 +496,7 @@ static tq_status_t loop(tqh__run_t *run, const sigset_t *wait_mask) {
       tqh__worker_sync_phase(w); /* the phase a crash is named by */
       int status = tqh__worker_reap(w);
       if (w->busy) tqh__run_finish_test(run, w, status);
-      take_back_next(run, w);
+      give_back(run, w, 0);
       tqh_test_result_deinit(&w->result);
     }
     now = tqh_now_ns();

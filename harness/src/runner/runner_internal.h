@@ -131,9 +131,11 @@ tq_status_t tqh__worker_assign(tqh__worker_t *w, size_t test, double timeout_s) 
 
 /* The two halves of tqh__worker_assign: the test's index goes into the worker's command pipe,
  * as command *out_seq (a worker that is still busy reads it when its test is over: a test sent
- * ahead); the parent's view of `w` becomes test `test` of command `seq`, in its start phase. */
+ * ahead); the parent's view of `w` becomes test `test` of command `seq`, begun at `start_ns`,
+ * in its start phase. */
 tq_status_t tqh__worker_send(tqh__worker_t *w, size_t test, uint64_t *out_seq) TQ_MUST_USE;
-void tqh__worker_begin(tqh__worker_t *w, size_t test, uint64_t seq, double timeout_s);
+void tqh__worker_begin(tqh__worker_t *w, size_t test, uint64_t seq, uint64_t start_ns,
+                       double timeout_s);
 
 /* Takes back from busy `w` the tests sent ahead that its worker has not taken yet (it will skip
  * their commands): returns 1 and sets *out_kept to how many of w->next it still runs; 0 when
@@ -146,8 +148,9 @@ int tqh__worker_taking_back(const tqh__worker_t *w);
  * w->deadline_ns (nothing when the board holds an earlier test's phase or is being written). */
 void tqh__worker_sync_phase(tqh__worker_t *w);
 
-/* When busy `w`'s worker took its test from the pipe (tqh_now_ns), or 0 when it has not yet. */
-uint64_t tqh__worker_begun_ns(const tqh__worker_t *w);
+/* When `w`'s worker took command `seq` from its pipe (tqh_now_ns), or 0 when it has not yet
+ * (or took a later one since, or there is no board). */
+uint64_t tqh__worker_begun_ns(const tqh__worker_t *w, uint64_t seq);
 
 /* Tells busy `w`'s worker that the parent looks at its board again by `ns` (UINT64_MAX: it may
  * not); then takes the phase again (a phase entered meanwhile is seen here, or woken for). */
@@ -241,6 +244,7 @@ void tqh__worker_board_cleanup(void *ctx, size_t test, int fd);
 /* A finished test's result, recorded once the next test has started. */
 typedef struct tqh__pending_s {
   size_t test;
+  uint64_t ended_ns; /* when its end was seen (its RESULT, or its worker's end): its duration's */
   tqh_test_result_t result;
 } tqh__pending_t;
 

@@ -389,14 +389,14 @@ void tqh__worker_sync_phase(tqh__worker_t *w) {
   }
 }
 
-uint64_t tqh__worker_begun_ns(const tqh__worker_t *w) {
-  if (!w->board || !w->busy) return 0;
-  /* The slot of test w->gen is not written again before the worker takes test w->gen + 4,
-   * which the parent has not sent (it sends at most TQH__AHEAD ahead). */
+uint64_t tqh__worker_begun_ns(const tqh__worker_t *w, uint64_t seq) {
+  if (!w->board) return 0;
+  /* The slot of command `seq` is not written again before the worker takes command seq + 4,
+   * which the parent has not sent (it sends at most TQH__AHEAD ahead of the one it runs). */
   _Static_assert(TQH__AHEAD + 1 < 4, "begun_ns holds the tests a worker may have been sent");
   uint64_t begun = __atomic_load_n(&w->board->begun_gen, __ATOMIC_ACQUIRE);
-  if (begun < w->gen || begun - w->gen >= 4) return 0;
-  return __atomic_load_n(&w->board->begun_ns[w->gen % 4], __ATOMIC_RELAXED);
+  if (begun < seq || begun - seq >= 4) return 0;
+  return __atomic_load_n(&w->board->begun_ns[seq % 4], __ATOMIC_RELAXED);
 }
 
 void tqh__worker_look_by(tqh__worker_t *w, uint64_t ns) {
@@ -527,11 +527,12 @@ tq_status_t tqh__worker_spawn_hooks(tqh__worker_t *w, const int *close_fds, size
   return NULL;
 }
 
-void tqh__worker_begin(tqh__worker_t *w, size_t test, uint64_t seq, double timeout_s) {
+void tqh__worker_begin(tqh__worker_t *w, size_t test, uint64_t seq, uint64_t start_ns,
+                       double timeout_s) {
   w->test = test;
   w->gen = seq;
   w->busy = 1;
-  w->started_ns = tqh_now_ns();
+  w->started_ns = start_ns;
   w->deadline_ns = timeout_s > 0 ? w->started_ns + (uint64_t)(timeout_s * 1e9) : 0;
   w->timed_out = 0;
   w->cancelled = 0;
@@ -545,7 +546,7 @@ void tqh__worker_begin(tqh__worker_t *w, size_t test, uint64_t seq, double timeo
 tq_status_t tqh__worker_assign(tqh__worker_t *w, size_t test, double timeout_s) {
   uint64_t seq;
   TQ_TRY(tqh__worker_send(w, test, &seq));
-  tqh__worker_begin(w, test, seq, timeout_s);
+  tqh__worker_begin(w, test, seq, tqh_now_ns(), timeout_s);
   return NULL;
 }
 
